@@ -1,0 +1,90 @@
+"""`engram <command>`: parses arguments and dispatches; each command lives in its own module.
+
+A command module under engram/commands/ exposes `add_parser(subparsers)` (which calls
+`set_defaults(func=run)`) and `run(args) -> int`. Heavy imports stay inside `run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Sequence
+
+from engram import __version__
+from engram.errors import EngramError
+
+# name -> module; the order is the order of `engram --help`.
+COMMANDS = {
+    "demo": "engram.commands.demo",
+    "decide": "engram.commands.decide",
+    "status": "engram.commands.status",
+    "show": "engram.commands.show",
+    "maintain": "engram.commands.maintain",
+    "consolidate": "engram.commands.consolidate",
+    "query": "engram.commands.query",
+    "mcp": "engram.commands.mcp",
+    "install": "engram.commands.install",
+    "uninstall": "engram.commands.uninstall",
+    "doctor": "engram.commands.doctor",
+    "forget": "engram.commands.forget",
+    "export": "engram.commands.export",
+    "import": "engram.commands.import_",
+    "eval": "engram.commands.eval",
+    "backfill": "engram.commands.backfill",
+    "replay": "engram.commands.replay",
+    "worker": "engram.commands.worker",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="engram", description="Persistent memory for AI coding agents."
+    )
+    parser.add_argument("--version", action="version", version=f"engram {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name == module:  # not built yet
+                continue
+            raise
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except EngramError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("ENGRAM_RAISE_ERRORS"):
+            raise
+        import traceback
+
+        from engram.config import engram_home
+        from engram.log import log
+
+        path = os.path.join(engram_home(), "logs", "cli.log")
+        log(path, "cli", f"{type(exc).__name__}: {exc} | " + traceback.format_exc())
+        print(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"Check the log at {path}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

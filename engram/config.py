@@ -1,0 +1,220 @@
+"""Configuration, data paths and project identity.
+
+Everything lives under ENGRAM_HOME (default ~/.engram). config.json is optional and
+every key in it is optional: the spec's defaults apply, an unknown key is a warning,
+a value of the wrong type is an error naming the key. Standard library only: the
+hook imports this on every call.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.errors import ConfigError, UnsafeIdentifier
+from engram.hashing import sha256_hex
+
+# The spec's config block, verbatim, then engram's own keys.
+DEFAULTS: dict = {
+    "embeddingProvider": "anthropic",
+    "embeddingModel": "voyage-3-lite",
+    "consolidationModel": "claude-sonnet-4-6",
+    "episodeExtractionModel": "claude-opus-4-6",
+    "contradictionModel": "claude-haiku-4-5",
+    "decayFactor": 0.6,
+    "activationThreshold": 0.1,
+    "windowSize": 10,
+    "windowOverlap": 3,
+    "minEventsForFullConsolidation": 3,
+    "contradictionStrengthThreshold": 0.3,
+    "maxContradictionFailures": 3,
+    "probeTimeoutMs": 30000,
+    # engram's own keys
+    "llmProvider": "anthropic",  # anthropic | openai | offline (used only when its key is set)
+    "discussionModel": "claude-haiku-4-5",
+    "openaiModel": "gpt-4.1-mini",
+    "fsync": False,  # fsync every JSONL append (slower; survives power loss, not just crashes)
+    "tokenBudget": 1200,  # max tokens injected per SessionStart / UserPromptSubmit
+    "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)
+    "involuntaryMinStrength": 0.5,
+    "involuntaryTopK": 3,
+    "maxDiffChars": 4000,
+    "maxOutputChars": 2000,
+    "maxPromptChars": 2000,
+    "maxConcurrentWorkers": 2,
+    "logMaxBytes": 1_000_000,
+}
+
+_NUMBER = (int, float)
+
+
+def engram_home() -> str:
+    return os.path.abspath(os.path.expanduser(os.environ.get("ENGRAM_HOME") or "~/.engram"))
+
+
+def load_config(home: str | None = None) -> tuple[dict, list[str]]:
+    """Return (config, warnings). Raises ConfigError for unreadable files or bad types."""
+    path = os.path.join(home or engram_home(), "config.json")
+    cfg = dict(DEFAULTS)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return cfg, []
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror}); fix its permissions") from None
+    try:
+        user = jsonio.loads(raw.decode("utf-8", "replace"))
+    except ValueError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc}); fix or delete the file") from None
+    if not isinstance(user, dict):
+        raise ConfigError(f"{path}: must hold a JSON object of settings")
+    warnings = []
+    for key, value in user.items():
+        if key not in DEFAULTS:
+            warnings.append(f"{path}: unknown key {key!r} ignored")
+            continue
+        want = DEFAULTS[key]
+        ok = (
+            isinstance(value, bool)
+            if isinstance(want, bool)
+            else (isinstance(value, _NUMBER) and not isinstance(value, bool))
+            if isinstance(want, _NUMBER)
+            else isinstance(value, type(want))
+        )
+        if not ok:
+            raise ConfigError(
+                f"{path}: key {key!r} must be {type(want).__name__}, got {type(value).__name__} "
+                f"({value!r}); the default is {want!r}"
+            )
+        cfg[key] = value
+    return cfg, warnings
+
+
+# -- project identity ---------------------------------------------------------
+
+
+def project_root(cwd: str) -> str:
+    """The git top-level of cwd (found by walking up to .git, no subprocess), else cwd."""
+    cwd = os.path.realpath(cwd or ".")
+    d = cwd
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return cwd
+        d = parent
+
+
+def project_id(root: str) -> str:
+    return sha256_hex(root)[:16]
+
+
+def safe_name(value: object, what: str = "session id") -> str:
+    """Validate a harness-supplied id before it becomes part of a file name."""
+    if not isinstance(value, str) or not value or len(value) > 128:
+        raise UnsafeIdentifier(f"{what} must be a non-empty string of at most 128 characters")
+    for ch in value:
+        if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
+            raise UnsafeIdentifier(f"{what} {value[:40]!r} holds a character other than A-Z a-z 0-9 - _ .")
+    if value.strip(".") == "":
+        raise UnsafeIdentifier(f"{what} {value!r} is only dots")
+    return value
+
+
+class Project:
+    """Paths of one project's data directory (created 0700 on first use)."""
+
+    __slots__ = ("home", "root", "id", "dir")
+
+    def __init__(self, root: str, home: str | None = None):
+        self.home = home or engram_home()
+        self.root = root
+        self.id = project_id(root)
+        self.dir = os.path.join(self.home, "projects", self.id)
+
+    @classmethod
+    def from_cwd(cls, cwd: str, home: str | None = None) -> "Project":
+        return cls(project_root(cwd), home)
+
+    @classmethod
+    def from_dir(cls, project_dir: str) -> "Project":
+        """Open an existing project directory by reading its project.json."""
+        with open(os.path.join(project_dir, "project.json"), "rb") as f:
+            meta = jsonio.loads(f.read().decode("utf-8", "replace"))
+        home = os.path.dirname(os.path.dirname(os.path.abspath(project_dir)))
+        return cls(meta["root"], home)
+
+    @property
+    def db_path(self) -> str:
+        return os.path.join(self.dir, "engram.db")
+
+    def events_path(self, session: str) -> str:
+        return os.path.join(self.dir, "events", safe_name(session) + ".jsonl")
+
+    def episode_path(self, session: str) -> str:
+        return os.path.join(self.dir, "episodes", safe_name(session) + ".episode.json")
+
+    def state_path(self, session: str) -> str:
+        return os.path.join(self.dir, "sessions", safe_name(session) + ".state.json")
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.dir, "logs", "engram.log")
+
+    def ensure(self) -> "Project":
+        """Create the directory tree and project.json if missing (0700 / 0600)."""
+        if os.path.isdir(os.path.join(self.dir, "events")):
+            return self
+        for d in (self.home, os.path.join(self.home, "projects"), self.dir):
+            os.makedirs(d, mode=0o700, exist_ok=True)  # mode applies to the leaf only
+            os.chmod(d, 0o700)
+        for sub in ("events", "episodes", "sessions", "logs"):
+            os.makedirs(os.path.join(self.dir, sub), mode=0o700, exist_ok=True)
+        meta = os.path.join(self.dir, "project.json")
+        if not os.path.exists(meta):
+            import time
+
+            body = jsonio.dumps(
+                {
+                    "root": self.root,
+                    "name": os.path.basename(self.root) or self.root,
+                    "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+            )
+            write_atomic(meta, body.encode())
+        return self
+
+
+def all_projects(home: str | None = None) -> list[Project]:
+    base = os.path.join(home or engram_home(), "projects")
+    out = []
+    try:
+        names = sorted(os.listdir(base))
+    except FileNotFoundError:
+        return out
+    for name in names:
+        try:
+            out.append(Project.from_dir(os.path.join(base, name)))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
+    """Write a file so that readers see the old or the new content, never a mix.
+
+    `durable=False` skips the fsync, for small state the next run can rebuild.
+    """
+    tmp = f"{path}.tmp.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)

@@ -1,0 +1,13 @@
+"""Errors that reach a CLI user as one line (the CLI maps them to `Error: ...`)."""
+
+
+class EngramError(Exception):
+    """A fault the user can fix; the message names what is wrong and what to do."""
+
+
+class ConfigError(EngramError):
+    """config.json is unreadable or holds a value of the wrong type."""
+
+
+class UnsafeIdentifier(EngramError):
+    """A session id (or other harness-supplied name) that cannot become a file name."""

@@ -1,0 +1,21 @@
+"""sha256 without `import hashlib`.
+
+hashlib loads OpenSSL (~2 ms here); the builtin `_sha2`/`_sha256` module computes the
+same digest in ~0.2 ms of import, which matters on a hook that runs on every tool call.
+"""
+
+from __future__ import annotations
+
+try:
+    from _sha2 import sha256 as _sha256  # Python >= 3.12
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # Python 3.11
+    except ImportError:  # pragma: no cover - builds without the builtin module
+        from hashlib import sha256 as _sha256
+
+
+def sha256_hex(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return _sha256(data).hexdigest()

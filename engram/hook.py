@@ -1,0 +1,124 @@
+"""`python -m engram.hook <Event> [--harness NAME]`: one lifecycle event, then exit 0.
+
+Reads the harness's JSON payload from stdin, hands it to the harness adapter and to
+`engram.lifecycle`, prints only what the harness's contract allows, and always exits 0:
+on any fault it logs one line (to the project log, or stderr when there is no project)
+and prints nothing. Standard library only; nothing here may import a third-party package.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MAX_STDIN = 64 * 1024 * 1024
+ADAPTERS = {
+    "claude-code": "engram.adapters.claude_code",
+    "claude": "engram.adapters.claude_code",
+}
+
+
+def _adapter(name: str):
+    module = ADAPTERS.get(name)
+    if module is None:
+        raise ValueError(f"unknown harness {name!r}; known: {', '.join(sorted(set(ADAPTERS)))}")
+    __import__(module)
+    return sys.modules[module]
+
+
+def _parse_argv(argv: list[str]) -> tuple[str, str | None]:
+    event, harness = "", None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--harness" and i + 1 < len(argv):
+            harness = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("--harness="):
+            harness = a.split("=", 1)[1]
+        elif not event:
+            event = a
+        i += 1
+    return event, harness
+
+
+def detect_harness(payload: dict) -> str:
+    """Fallback when --harness is absent (harness-contracts §0 heuristic)."""
+    return "claude-code"
+
+
+def run(event: str, harness: str | None, raw: bytes, env_cwd: str) -> str:
+    """Handle one event; return what to print. Raises on faults (main() logs them)."""
+    from engram import jsonio, lifecycle
+
+    if not raw.strip():
+        raise ValueError("empty stdin: no payload")
+    payload = jsonio.loads(raw.decode("utf-8", "replace"))
+    if not isinstance(payload, dict):
+        raise ValueError(f"payload is a JSON {type(payload).__name__}, not an object")
+    name = harness or detect_harness(payload)
+    adapter = _adapter(name)
+    kind, data = adapter.request(event, payload)
+    if kind == "ignore":
+        return ""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else env_cwd
+    transcript = payload.get("transcript_path")
+    ctx = lifecycle.Ctx(payload.get("session_id"), cwd, adapter.NAME,
+                        transcript if isinstance(transcript, str) else None)
+    if kind == "tool":
+        context = lifecycle.tool_calls(ctx, data["calls"]) if data["calls"] else None
+    else:
+        context = getattr(lifecycle, kind)(ctx, **data)
+    return adapter.render(event, context)
+
+
+def _fault(event: str, raw: bytes, exc: BaseException) -> None:
+    """Log a fault where the user will look: the project's log when the project is known."""
+    from engram.log import log
+
+    msg = f"{event or '?'}: {type(exc).__name__}: {exc}"
+    path = None
+    try:
+        from engram import config, jsonio
+
+        payload = jsonio.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
+        cwd = payload.get("cwd") if isinstance(payload, dict) else None
+        project = config.Project.from_cwd(cwd if isinstance(cwd, str) and cwd else os.getcwd())
+        if os.path.isdir(os.path.join(project.dir, "logs")) and os.access(os.path.join(project.dir, "logs"), os.W_OK):
+            path = project.log_path
+    except BaseException:
+        path = None
+    log(path, "hook", msg)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    event, raw = "", b""
+    try:
+        if os.environ.get("ENGRAM_DISABLE", "") not in ("", "0"):
+            return 0
+        event, harness = _parse_argv(argv)
+        raw = sys.stdin.buffer.read(MAX_STDIN + 1)
+        if len(raw) > MAX_STDIN:
+            raw = b""
+            raise ValueError(f"payload larger than {MAX_STDIN} bytes; not captured")
+        out = run(event, harness, raw, os.getcwd())
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BaseException as exc:  # the agent must never see a failing hook
+        try:
+            _fault(event, raw, exc)
+        except BaseException:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    main()
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        pass
+    os._exit(0)  # skip interpreter teardown; nothing is left buffered

@@ -1,0 +1,68 @@
+"""JSON for the hook's hot path, without `import json`.
+
+`import json` costs ~7.5 ms here because `json.decoder` pulls in `re` (and with it
+`enum`); that alone is three quarters of the PostToolUse budget (ARCHITECTURE §2).
+The C accelerators in `_json` do all the real work of the stdlib module, so this
+module drives them directly. Workers and the CLI may use `json`/`orjson` freely.
+"""
+
+from __future__ import annotations
+
+try:
+    import _json
+except ImportError:  # pragma: no cover - CPython always ships _json
+    _json = None
+
+
+class _ScanContext:
+    # The attributes `_json.make_scanner` reads from a `json.JSONDecoder`.
+    strict = False
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {
+        "NaN": float("nan"),
+        "Infinity": float("inf"),
+        "-Infinity": float("-inf"),
+    }.__getitem__
+    memo = None
+
+
+_WS = " \t\n\r"
+
+if _json is not None:
+    _scan = _json.make_scanner(_ScanContext())
+    # (markers, default, encoder, indent, key_sep, item_sep, sort_keys, skipkeys, allow_nan)
+    _encode = _json.make_encoder(
+        None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True
+    )
+    _encode_sorted = _json.make_encoder(
+        None, None, _json.encode_basestring_ascii, None, ":", ",", True, False, True
+    )
+
+
+def loads(text: str):
+    """Parse one JSON document; raise ValueError on anything else."""
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.loads(text)
+    text = text.strip(_WS)
+    try:
+        obj, end = _scan(text, 0)
+    except StopIteration as exc:
+        raise ValueError(f"invalid JSON at offset {exc.value}") from None
+    if end != len(text):
+        raise ValueError(f"extra data at offset {end}")
+    return obj
+
+
+def dumps(obj, sort_keys: bool = False) -> str:
+    """Compact, ASCII-only JSON (one line, safe to append to a JSONL file)."""
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.dumps(obj, separators=(",", ":"), sort_keys=sort_keys)
+    enc = _encode_sorted if sort_keys else _encode
+    return "".join(enc(obj, 0))

@@ -1,0 +1,170 @@
+"""What engram does at each lifecycle event, harness-agnostic.
+
+Adapters translate a harness payload into calls of these functions and translate the
+returned context text (or None) back into the harness's output. The generic Python
+API (`engram.adapters.generic`) calls them directly.
+"""
+
+from __future__ import annotations
+
+from engram import config
+from engram.core import derive, event_stream, session_state
+
+AGENT_SUMMARY_CHARS = 800  # ~200 tokens
+USER_SUMMARY_CHARS = 300
+
+
+class Ctx:
+    """One hook invocation: which project, which session, which settings."""
+
+    __slots__ = ("project", "session", "cfg", "harness", "cwd", "transcript_path", "extra")
+
+    def __init__(self, session: str, cwd: str, harness: str = "claude-code",
+                 transcript_path: str | None = None, home: str | None = None):
+        self.session = config.safe_name(session)
+        self.cwd = cwd
+        self.harness = harness
+        self.transcript_path = transcript_path
+        self.project = config.Project.from_cwd(cwd, home).ensure()
+        self.cfg, warnings = config.load_config(self.project.home)
+        self.extra: dict = {}  # harness tags (e.g. GSD milestone/slice/task) added to every event
+        for w in warnings:
+            self.log(w, "WARN")
+
+    def log(self, message: str, level: str = "ERROR") -> None:
+        from engram.log import log
+
+        log(self.project.log_path, f"hook:{self.harness}", f"session={self.session} {message}", level)
+
+    def locked(self) -> session_state.Locked:
+        return session_state.Locked(self.project.state_path(self.session),
+                                    self.project.events_path(self.session))
+
+    def append(self, st: dict, events: list[dict]) -> None:
+        if self.extra:
+            for ev in events:
+                for k, v in self.extra.items():
+                    ev.setdefault(k, v)
+        event_stream.append(self.project.events_path(self.session), st, self.session, events,
+                            self.cfg["fsync"])
+
+
+def _pop_pending(st: dict) -> list[str]:
+    pending, st["pending"] = st["pending"], []
+    return [p for p in pending if isinstance(p, str)]
+
+
+def _join(parts: list[str]) -> str | None:
+    parts = [p for p in parts if p]
+    return "\n\n".join(parts) if parts else None
+
+
+def session_start(ctx: Ctx, source: str = "startup") -> str | None:
+    with ctx.locked() as st:
+        ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
+                         "harness": ctx.harness, "cwd": ctx.cwd}])
+    return None
+
+
+def prompt(ctx: Ctx, text: str) -> str | None:
+    with ctx.locked() as st:
+        st["turn"] += 1
+        st["turn_tool_calls"] = 0
+        st["turn_events"] = []
+        cut: dict = {}
+        body = event_stream.clip(text, ctx.cfg["maxPromptChars"], "prompt", cut)
+        st["last_prompt"] = body[:USER_SUMMARY_CHARS]
+        ev = {"type": "user_prompt", "prompt": body}
+        if cut:
+            ev["truncated"] = cut
+        ctx.append(st, [ev])
+        pending = _pop_pending(st)
+    return _join(pending)
+
+
+def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
+    """Capture one tool call (or several, e.g. a multi-file patch) and its derived events."""
+    root = ctx.project.root
+    with ctx.locked() as st:
+        batch: list[dict] = []
+        for call in calls:
+            call.setdefault("cwd", ctx.cwd)
+            ev = event_stream.classify(call, root, ctx.cfg)
+            seq = st["seq"] + len(batch) + 1
+            if ev["type"] == "file_read":
+                derived = derive.for_read(ev, st)
+            elif ev["type"] == "file_write":
+                derived = derive.for_write(ev, st, seq)
+            else:
+                derived = []
+            if ev["type"] == "test_run":
+                st["last_test"] = {"seq": seq, "ok": ev["outcome"] == "pass"}
+            if ev["type"] in ("build", "research"):
+                st["turn_events"].append(seq)
+            for d in derived:
+                d["ref"] = seq
+            batch.append(ev)
+            batch.extend(derived)
+        st["turn_tool_calls"] += len(calls)
+        ctx.append(st, batch)
+        pending = _pop_pending(st)
+    return _join(pending)
+
+
+def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = False) -> None:
+    """Close the turn: `learned` records for its builds/research, then `turn_complete`."""
+    if not isinstance(last_message, str) or not last_message:
+        last_message = _last_assistant_text(ctx.transcript_path) or ""
+    with ctx.locked() as st:
+        cut: dict = {}
+        agent = event_stream.clip(last_message, AGENT_SUMMARY_CHARS, "agent_summary", cut)
+        events = [{"type": "learned", "ref": ref, "text": agent} for ref in st["turn_events"] if agent]
+        tc = {"type": "turn_complete", "user_summary": st["last_prompt"], "agent_summary": agent,
+              "tool_calls": st["turn_tool_calls"], "continuation": bool(stop_hook_active)}
+        if cut:
+            tc["truncated"] = cut
+        events.append(tc)
+        st["turn_events"] = []
+        st["turn_tool_calls"] = 0
+        ctx.append(st, events)
+    return None
+
+
+def session_end(ctx: Ctx, reason: str = "") -> None:
+    with ctx.locked() as st:
+        ctx.append(st, [{"type": "session_end", "reason": str(reason or "")[:40]}])
+
+
+def compact(ctx: Ctx, trigger: str = "") -> None:
+    with ctx.locked() as st:
+        ctx.append(st, [{"type": "compact", "trigger": str(trigger or "")[:40]}])
+
+
+def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) -> str | None:
+    """The last assistant text block in a Claude-style transcript JSONL (bounded read)."""
+    if not transcript_path or not isinstance(transcript_path, str):
+        return None
+    from engram import jsonio
+
+    try:
+        with open(transcript_path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - tail_bytes))
+            lines = f.read().split(b"\n")
+    except OSError:
+        return None
+    for raw in reversed(lines):
+        if b'"assistant"' not in raw:
+            continue
+        try:
+            rec = jsonio.loads(raw.decode("utf-8", "replace"))
+            content = rec["message"]["content"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(content, str):
+            return content
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if any(texts):
+            return "\n".join(t for t in texts if t)
+    return None

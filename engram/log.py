@@ -1,0 +1,47 @@
+"""The project log: one greppable line per fault or worker run, bounded in size.
+
+Format: `<UTC time> <pid> <component> <LEVEL> <message>`. When the file passes
+`logMaxBytes` it is moved to engram.log.1 (one generation kept).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+MAX_BYTES = 1_000_000
+
+
+def log(path: str | None, component: str, message: str, level: str = "ERROR") -> None:
+    """Append one line; never raises (a hook must not fail because logging did)."""
+    line = "%s %d %s %s %s\n" % (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        os.getpid(),
+        component,
+        level,
+        " ".join(str(message).split())[:2000],
+    )
+    if path is None:
+        try:
+            sys.stderr.write(line)
+        except Exception:
+            pass
+        return
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        try:
+            if os.stat(path).st_size > MAX_BYTES:
+                os.replace(path, path + ".1")
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:
+        try:
+            sys.stderr.write(line)
+        except Exception:
+            pass
