@@ -1,0 +1,155 @@
+"""Opening engram.db: which SQLite driver, which pragmas, and why.
+
+Two kinds of process open the database:
+
+* Workers and the CLI call `connect()`. sqlite-vec is a loadable extension, and this
+  machine's Python (like macOS's system Python) is built without extension loading, so
+  `connect()` prefers `sqlean` (sqlean.py: a drop-in `sqlite3` with its own SQLite that can
+  load extensions) and loads sqlite-vec into it. When either is missing it falls back to
+  the standard library with vectors off and records why; `vector_status()` and
+  `engram.db.embeddings.vector_path()` report it, so vectors are never skipped silently.
+* The hook's hot path calls `connect_readonly()`: standard library only (importing sqlean
+  or sqlite_vec would cost more than the whole PostToolUse budget). Every plain table is
+  readable without the extension; only `node_embeddings` (vec0) is not.
+
+Every connection gets WAL (readers never block the writer and vice versa) and a busy
+timeout, so a hook reading while a worker writes waits briefly instead of failing.
+Connections are in autocommit mode (`isolation_level=None`): transactions are explicit,
+through `engram.db.graph.transaction()`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+BUSY_TIMEOUT_MS = 5000
+
+# Exceptions of either driver: sqlean's classes are not subclasses of sqlite3's.
+DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)
+
+_CLASSES: dict[str, type] = {}
+_STATUS: tuple[str | None, str] | None = None  # (vec_version, reason), probed once
+
+
+def _connection_class(module: Any) -> type:
+    """A Connection subclass of the driver that can carry the vector status."""
+    cls = _CLASSES.get(module.__name__)
+    if cls is None:
+
+        class EngramConnection(module.Connection):  # type: ignore[name-defined,misc]
+            driver = module.__name__
+            vec_version: str | None = None
+            vector_reason = "sqlite-vec not loaded"
+
+        cls = _CLASSES[module.__name__] = EngramConnection
+    return cls
+
+
+def _vector_driver() -> tuple[Any, Any, str]:
+    """(driver module, sqlite_vec module or None, reason when None)."""
+    global DB_ERRORS
+    if os.environ.get("ENGRAM_NO_VECTORS"):
+        return sqlite3, None, "disabled by ENGRAM_NO_VECTORS"
+    try:
+        import sqlean
+    except ImportError:
+        sqlean = None
+    driver: Any = sqlean if sqlean is not None else sqlite3
+    if sqlean is not None and sqlean.Error not in DB_ERRORS:
+        DB_ERRORS = DB_ERRORS + (sqlean.Error,)
+    if sqlean is None and not hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3, None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
+    try:
+        import sqlite_vec
+    except ImportError:
+        return driver, None, "the sqlite-vec package is not installed"
+    return driver, sqlite_vec, ""
+
+
+def _open(module: Any, path: str, **kw: Any) -> Any:
+    return module.connect(
+        path, factory=_connection_class(module), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, **kw
+    )
+
+
+def _load_vec(conn: Any, sqlite_vec: Any) -> None:
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.vec_version = conn.execute("SELECT vec_version()").fetchone()[0]
+        conn.vector_reason = ""
+    except Exception as exc:  # any driver's error: record it, never hide it
+        conn.vec_version = None
+        conn.vector_reason = f"sqlite-vec failed to load: {exc}"
+
+
+def _pragmas(conn: Any, *, write: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if write:
+        conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL is durable against crashes in WAL mode; a power cut may lose the last
+        # commit, which the next consolidation redoes from the JSONL events.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def connect(path: str, *, vectors: bool = True, migrate: bool = True) -> Any:
+    """Open (creating if needed) a read-write connection to engram.db at `path`.
+
+    With `vectors`, sqlite-vec is loaded when possible; check `conn.vec_version` or
+    `vector_path(conn)`. With `migrate`, pending schema migrations are applied.
+    Raises the driver's OperationalError (one of DB_ERRORS) when the file cannot be opened.
+    """
+    if path != ":memory:":
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if vectors:
+        module, sqlite_vec, reason = _vector_driver()
+    else:
+        module, sqlite_vec, reason = sqlite3, None, "vectors=False"
+    conn = _open(module, path, check_same_thread=False)
+    conn.vector_reason = reason
+    if sqlite_vec is not None:
+        _load_vec(conn, sqlite_vec)
+    _pragmas(conn, write=True)
+    if migrate:
+        from engram.db.migrations import migrate as _migrate
+
+        _migrate(conn)
+    return conn
+
+
+def connect_readonly(path: str) -> sqlite3.Connection | None:
+    """A standard-library, read-only connection for the hook's hot path; None if no file.
+
+    Opens with a `file:...?mode=ro` URI, so a missing database is never created and a
+    bug can never write. The vec0 table is not usable here (no extension); every other
+    table is.
+    """
+    if not os.path.exists(path):
+        return None
+    # Escape by hand: urllib.parse would import `re` on the hot path.
+    quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    uri = "file:" + quoted + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    _pragmas(conn, write=False)
+    return conn
+
+
+def vector_status() -> tuple[str | None, str]:
+    """(sqlite-vec version, "") when a worker here can load it, else (None, reason).
+
+    Probed once per process on an in-memory database: `engram status` and `doctor`
+    report what a worker would use without opening the project's database for writing.
+    """
+    global _STATUS
+    if _STATUS is None:
+        conn = connect(":memory:", migrate=False)
+        _STATUS = (conn.vec_version, conn.vector_reason)
+        conn.close()
+    return _STATUS

@@ -1,0 +1,1 @@
+"""Model providers: chat (consolidation, contradiction checks) and embeddings."""
