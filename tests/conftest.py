@@ -1,8 +1,16 @@
-"""Every test runs with ENGRAM_HOME in a temporary directory: no test touches ~/.engram."""
+"""Every test runs with ENGRAM_HOME and HOME in temporary directories, offline.
+
+No test touches the real ~/.engram (HOME is moved too, as a tripwire for code that
+ignores ENGRAM_HOME), and no test can reach a model API: keys are removed and
+ENGRAM_OFFLINE is set unless a test points a provider at a local server itself.
+"""
 
 from __future__ import annotations
 
 import pytest
+
+_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY", "ANTHROPIC_BASE_URL",
+         "OPENAI_BASE_URL", "VOYAGE_BASE_URL", "ENGRAM_DISABLE")
 
 
 @pytest.fixture(autouse=True)
@@ -10,4 +18,10 @@ def engram_home(tmp_path, monkeypatch):
     home = tmp_path / "engram-home"
     home.mkdir()
     monkeypatch.setenv("ENGRAM_HOME", str(home))
+    user_home = tmp_path / "user-home"
+    user_home.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))
+    for key in _KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ENGRAM_OFFLINE", "1")
     return home

@@ -64,7 +64,8 @@ def parse(output: str, command: str = "") -> dict:
         detail = res.group(2) or "" if res else ""
         bad = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", detail))
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", detail))
-        names = [f"{cls}.{name}" for name, cls in _UNITTEST_FAIL.findall(text)]
+        # 3.11+ prints the full id in parentheses: "FAIL: test_x (mod.Class.test_x)"
+        names = [cls if cls.endswith("." + name) else f"{cls}.{name}" for name, cls in _UNITTEST_FAIL.findall(text)]
         return _result("unittest", int(ran.group(1)) - bad - skipped, bad, skipped, names)
     jest = _JEST_TESTS.search(text)
     if jest:

@@ -1,0 +1,37 @@
+"""`engram decide "..." --rationale "..." --files a,b`: record an explicit decision.
+
+An agent runs this through its shell tool; the PostToolUse hook recognises the command
+and records a `decision` event in that session. Run by a person, the decision is
+appended to the project's `cli` session, so it reaches the graph at the next
+consolidation either way (entity resolution merges the two copies when both exist).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("decide", help="record an explicit decision (content, rationale, affected files)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("content", help='the decision, e.g. "Use SQLite for the job queue"')
+    p.add_argument("--rationale", "-r", default="", help="why")
+    p.add_argument("--files", "-f", default="", help="comma-separated affected files")
+    p.add_argument("--project", default=None, help="project directory (default: current directory)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from engram import lifecycle
+    from engram.errors import EngramError
+
+    content = args.content.strip()
+    if not content:
+        raise EngramError('the decision text is empty; pass it as the first argument: engram decide "Use X"')
+    files = [f.strip() for f in args.files.split(",") if f.strip()]
+    ctx = lifecycle.Ctx("cli", os.path.abspath(args.project or os.getcwd()), harness="cli")
+    lifecycle.tool_calls(ctx, [{"tool": "engram decide", "action": "decision", "ok": True,
+                                "content": content, "rationale": args.rationale, "files": files}])
+    print(f"Decision recorded for {ctx.project.root}: {content}")
+    return 0

@@ -1,0 +1,166 @@
+"""The README's main-job demo, offline: a sample project and real sessions through real hooks.
+
+Everything happens in a temporary ENGRAM_HOME and a sample project it creates; each
+step prints a heading and what engram did. The agent's tool calls are simulated by
+doing the real work (files are really edited, tests really run with `unittest`) and
+sending Claude Code's payloads for it to `python -m engram.hook`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+from engram.core.diffs import hunks_from_content
+
+CALC = '''"""Money arithmetic for the invoicing service."""
+
+from decimal import Decimal
+
+
+def add(a: Decimal, b: Decimal) -> Decimal:
+    return a + b
+'''
+TEST_CALC = '''import unittest
+from decimal import Decimal
+
+from calc import add, multiply
+
+
+class CalcTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(Decimal("1.10"), Decimal("2.20")), Decimal("3.30"))
+
+    def test_multiply(self):
+        self.assertEqual(multiply(Decimal("1.10"), 3), Decimal("3.30"))
+
+
+if __name__ == "__main__":
+    unittest.main()
+'''
+
+
+class Session:
+    """Sends one simulated agent session's payloads through the real hook subprocess."""
+
+    def __init__(self, demo: "Demo", session_id: str):
+        self.demo, self.id = demo, session_id
+
+    def hook(self, event: str, **fields) -> str:
+        payload = {"session_id": self.id, "transcript_path": "", "cwd": self.demo.project,
+                   "hook_event_name": event, **fields}
+        out = subprocess.run([sys.executable, "-m", "engram.hook", event, "--harness", "claude-code"],
+                             input=json.dumps(payload).encode(), capture_output=True,
+                             env=self.demo.env, timeout=60)
+        return out.stdout.decode()
+
+    def read(self, name: str) -> str:
+        path = os.path.join(self.demo.project, name)
+        with open(path) as f:
+            content = f.read()
+        return self.hook("PostToolUse", tool_name="Read", tool_input={"file_path": path},
+                         tool_response={"type": "text", "file": {"filePath": path, "content": content}})
+
+    def write(self, name: str, new: str) -> str:
+        path = os.path.join(self.demo.project, name)
+        old = open(path).read() if os.path.exists(path) else None
+        with open(path, "w") as f:
+            f.write(new)
+        patch = [{"oldStart": h["old_start"], "oldLines": h["old_lines"], "newStart": h["new_start"],
+                  "newLines": h["new_lines"], "lines": h["lines"]} for h in hunks_from_content(old, new)]
+        if old is None:
+            return self.hook("PostToolUse", tool_name="Write", tool_input={"file_path": path, "content": new},
+                             tool_response={"type": "create", "filePath": path, "content": new,
+                                            "structuredPatch": [], "originalFile": None})
+        return self.hook("PostToolUse", tool_name="Edit",
+                         tool_input={"file_path": path, "old_string": old, "new_string": new},
+                         tool_response={"filePath": path, "originalFile": old, "structuredPatch": patch})
+
+    def bash(self, command: str) -> tuple[int, str]:
+        res = subprocess.run(command, shell=True, cwd=self.demo.project, capture_output=True,
+                             text=True, env=self.demo.env, timeout=120)
+        output = (res.stdout + res.stderr).strip()
+        if res.returncode == 0:
+            self.hook("PostToolUse", tool_name="Bash", tool_input={"command": command},
+                      tool_response={"stdout": output, "stderr": "", "interrupted": False})
+        else:
+            self.hook("PostToolUseFailure", tool_name="Bash", tool_input={"command": command},
+                      error=f"Exit code {res.returncode}\n{output}")
+        return res.returncode, output
+
+
+class Demo:
+    def __init__(self, base: str):
+        self.base = base
+        self.home = os.path.join(base, "engram-home")
+        self.project = os.path.join(base, "invoicing")
+        os.makedirs(self.project)
+        os.makedirs(os.path.join(self.project, ".git"))  # a project root, as `git init` would mark it
+        self.env = dict(os.environ, ENGRAM_HOME=self.home, ENGRAM_OFFLINE="1")
+        for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"):
+            self.env.pop(key, None)
+        engram_cli = os.path.join(os.path.dirname(sys.executable), "engram")
+        self.engram = engram_cli if os.path.exists(engram_cli) else f"{sys.executable} -m engram"
+        with open(os.path.join(self.project, "calc.py"), "w") as f:
+            f.write(CALC)
+
+    def project_dir(self) -> str:
+        from engram.config import Project
+
+        return Project.from_cwd(self.project, self.home).dir
+
+    def events(self, session: str) -> list[dict]:
+        path = os.path.join(self.project_dir(), "events", f"{session}.jsonl")
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+
+def heading(text: str) -> None:
+    print(f"\n== {text}")
+
+
+def first_session(demo: Demo) -> Session:
+    heading("Session 1: the agent adds multiply() to calc.py (real hooks, real files, real tests)")
+    s = Session(demo, "demo-session-1")
+    s.hook("SessionStart", source="startup")
+    s.hook("UserPromptSubmit", prompt="Add multiply() to calc.py with a unit test. Money is Decimal: "
+                                      "never use float for money.")
+    s.read("calc.py")
+    s.write("test_calc.py", TEST_CALC)
+    s.write("calc.py", CALC + "\n\ndef multiply(a, n):\n    return float(a) * n\n")
+    code, _ = s.bash(f"{sys.executable} -m unittest test_calc")
+    print(f"  ran the tests: exit {code} (multiply used float)")
+    s.write("calc.py", CALC + "\n\ndef multiply(a: Decimal, n: int) -> Decimal:\n    return a * n\n")
+    code, _ = s.bash(f"{sys.executable} -m unittest test_calc")
+    print(f"  fixed multiply() to stay in Decimal; tests: exit {code}")
+    s.bash(f'{demo.engram} decide "Use Decimal for all money arithmetic, never float" '
+           f'--rationale "float rounding broke invoice totals" --files calc.py')
+    s.hook("Stop", stop_hook_active=False,
+           last_assistant_message="Added multiply() in Decimal; tests pass. Recorded the decision "
+                                  "to keep money in Decimal.")
+    evs = demo.events(s.id)
+    counts = Counter(e["type"] for e in evs)
+    print(f"  captured {len(evs)} events: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
+    for e in evs:
+        if e["type"] in ("test_run", "fix_attempt", "decision"):
+            detail = {k: e[k] for k in ("outcome", "failing_tests", "path", "after_test", "content") if k in e}
+            print(f"    seq {e['seq']:>2} {e['type']:<12} {json.dumps(detail)}")
+    return s
+
+
+def main(keep: str | None = None) -> int:
+    base = keep or tempfile.mkdtemp(prefix="engram-demo-")
+    if keep:
+        os.makedirs(base, exist_ok=True)
+    demo = Demo(base)
+    print(f"engram demo: offline, in {base}")
+    first_session(demo)
+    heading("Where everything is (plain files: grep them)")
+    print(f"  events:   {os.path.join(demo.project_dir(), 'events')}/*.jsonl")
+    print(f"  project:  {demo.project_dir()}")
+    print(f"  try:      grep '\"type\":\"fix_attempt\"' {os.path.join(demo.project_dir(), 'events')}/*.jsonl")
+    return 0
