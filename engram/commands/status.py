@@ -1,0 +1,76 @@
+"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "status",
+        help="show projects, sessions, graph counts, database size and the vector path",
+        description="Show every project engram knows (or one, with --project): sessions, node / "
+        "edge / episode counts by type and status, database size, embedding model and vector path.",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--project", metavar="DIR", help="only this project (its root or data directory)")
+    p.set_defaults(func=run)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
+
+
+def _by_type(nodes: dict[str, dict[str, int]]) -> str:
+    parts = []
+    for t, by_status in sorted(nodes.items()):
+        sup = by_status.get("superseded", 0)
+        parts.append(f"{t} {sum(by_status.values())}" + (f" ({sup} superseded)" if sup else ""))
+    return ", ".join(parts) or "none"
+
+
+def format_status(data: dict[str, Any]) -> str:
+    emb = data["embedder"]
+    lines = [
+        f"engram home  {data['home']}",
+        f"embeddings   {emb['provider']} {emb['model']} ({emb['dim']} dims)"
+        + (f" - {emb['fallback_reason']}" if emb.get("fallback_reason") else ""),
+        f"vectors      {data['vector_path']}",
+    ]
+    lines += [f"warning      {w}" for w in data.get("config_warnings", [])]
+    if not data["projects"]:
+        lines.append("no projects yet: engram records a project the first time a hook runs in it")
+    for p in data["projects"]:
+        lines.append("")
+        lines.append(f"{p['name']}  {p['root']}")
+        db = p["db"]
+        if not db["exists"]:
+            lines.append(f"  sessions {p['sessions']} - no database yet")
+            continue
+        lines.append(
+            f"  sessions {p['sessions']} - database {_mb(db['bytes'])}, schema v{db.get('schema_version', '?')}"
+            + (f" ({len(db['pending_migrations'])} migrations pending)" if db.get("pending_migrations") else "")
+        )
+        if "error" in p:
+            lines.append(f"  error: {p['error']}")
+            continue
+        lines.append(f"  nodes {p['nodes_total']}: {_by_type(p['nodes'])}")
+        edges = ", ".join(f"{t} {n}" for t, n in sorted(p["edges"].items())) or "none"
+        lines.append(f"  edges {p['edges_total']}: {edges}")
+        eps = ", ".join(f"{o} {n}" for o, n in sorted(p["episodes"].items())) or "none"
+        lines.append(f"  episodes {p['episodes_total']}: {eps}")
+        e = p.get("embeddings") or {}
+        if e.get("model"):
+            lines.append(f"  embedded {e['embedded']} with {e['model']} ({e['dim']}), {e['stale']} pending, {e['index']}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from engram.core.inventory import status
+
+    data = status(args.project)
+    print(json.dumps(data, indent=2) if args.json else format_status(data))
+    return 1 if any("error" in p for p in data["projects"]) else 0
