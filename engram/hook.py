@@ -84,9 +84,8 @@ def _fault(event: str, raw: bytes, exc: BaseException) -> None:
 
         payload = jsonio.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
-        project = config.Project.from_cwd(cwd if isinstance(cwd, str) and cwd else os.getcwd())
-        if os.path.isdir(os.path.join(project.dir, "logs")) and os.access(os.path.join(project.dir, "logs"), os.W_OK):
-            path = project.log_path
+        if isinstance(cwd, str) and cwd:  # the payload names its project: log there
+            path = config.Project.from_cwd(cwd).ensure().log_path
     except BaseException:
         path = None
     log(path, "hook", msg)

@@ -88,8 +88,8 @@ def payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
 
 def _session_payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
     tool_uses: dict[str, dict] = {}
-    first = records[0]
-    common = {"session_id": first["sessionId"], "transcript_path": "", "cwd": first.get("cwd") or ""}
+    cwd = next((r["cwd"] for r in records if isinstance(r.get("cwd"), str) and r["cwd"]), "")
+    common = {"session_id": records[0]["sessionId"], "transcript_path": "", "cwd": cwd}
     in_turn = reentry = False
     last_text = ""
 

@@ -33,7 +33,7 @@ def dir_distance(a: str, b: str) -> int:
 
 
 def _overlaps(r1, r2) -> bool:
-    return r1[0] <= r2[1] + 1 and r2[0] <= r1[1] + 1
+    return r1[0] <= r2[1] and r2[0] <= r1[1]
 
 
 def for_read(ev: dict, st: dict) -> list[dict]:

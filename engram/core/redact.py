@@ -30,7 +30,7 @@ _RULES = (
     (
         ("passw", "pwd", "secret", "token", "api_key", "apikey", "api-key", "access_key",
          "accesskey", "private_key", "credential", "auth"),
-        r"""(?i)(\b[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*["']?\s*(?::|=|:=|=>)\s*)(["']?)((?!\[REDACTED\])[^\s"'`,;()\[\]{}]{4,}+)(?!\()(\2)""",
+        r"""(?i)(\b[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*\\?["']?\s*(?::|=|:=|=>)\s*)(\\?["']?)((?!\[REDACTED\])[^\s"'`,;()\[\]{}\\]{4,}+)(?!\()(\2)""",
         None,  # handled by _assignment
     ),
 )
@@ -76,14 +76,14 @@ def redact(text: str) -> str:
 def redact_env_file(text: str) -> str:
     """For files named .env*: every value is a secret, whatever its key."""
     out = []
-    for line in text.split("\n"):
+    for line in redact(text).split("\n"):
         head, sep, value = line.partition("=")
         if sep and value.strip() and not head.lstrip("+- ").startswith("#") and " " not in head.strip():
             # keep a diff marker (+/-/space) and the key, hide the value
             out.append(head + sep + MASK)
         else:
             out.append(line)
-    return redact("\n".join(out))
+    return "\n".join(out)
 
 
 def is_env_file(path: str) -> bool:

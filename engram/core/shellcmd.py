@@ -91,10 +91,15 @@ def _classify_words(words: list[str]) -> str:
     if first == "pip" and second == "install" and ("-e" in words or "--editable" in words):
         return BUILD
     if first in _READ_1 or (first == "sed" and "-n" in words):
-        return READ if any(not w.startswith("-") for w in words[1:]) else COMMAND
+        return READ if any(_is_path_arg(w) for w in words[1:]) else COMMAND
     if first in _SEARCH_1 or (first == "git" and second == "grep"):
         return SEARCH
     return COMMAND
+
+
+def _is_path_arg(word: str) -> bool:
+    """A plausible file argument (not an option, redirection, heredoc or quoted text)."""
+    return not word.startswith(("-", "<", ">", "$", "'", '"', "&")) and not word[:1].isdigit()
 
 
 def classify(command: str) -> str:
@@ -113,9 +118,7 @@ def read_targets(command: str) -> list[str]:
     for seg in _segments(command or ""):
         words = _strip(seg)
         if words and _classify_words(words) == READ:
-            for w in words[1:]:
-                if not w.startswith("-") and not w[:1].isdigit() and not w.endswith("p"):
-                    out.append(w.strip("'\""))
+            out += [w for w in words[1:] if _is_path_arg(w) and not (words[0] == "sed" and w.endswith("p"))]
     return out
 
 

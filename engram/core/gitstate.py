@@ -1,0 +1,137 @@
+"""The git branch and the working-tree changes, read from `.git` without spawning git.
+
+A SessionStart hook that runs `git status` pays a process start (5-20 ms here, more in a
+big repository) on every session. What retrieval needs is cheaper: the branch name from
+`.git/HEAD`, and which tracked files differ from the index. For the latter we do git's
+own first pass: parse `.git/index` (versions 2-4) and compare each entry's recorded size
+and mtime with `os.stat` of the file. A file whose stat differs is reported as changed
+(git would go on to hash it; a touched-but-identical file is a harmless false positive).
+Untracked files are not reported. Repositories with more than MAX_ENTRIES tracked files
+are skipped (the stat pass would cost more than the hook's budget).
+"""
+
+from __future__ import annotations
+
+import os
+
+MAX_ENTRIES = 4000
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+GITLINK = 0o160000
+
+
+def git_dir(root: str) -> str | None:
+    """The repository's git directory (follows a worktree's `.git` file)."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, "rb") as f:
+            line = f.read(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    if line.startswith("gitdir:"):
+        path = line[7:].strip()
+        return path if os.path.isabs(path) else os.path.normpath(os.path.join(root, path))
+    return None
+
+
+def branch(root: str) -> str | None:
+    """The checked-out branch ("feature/retry"), or None when detached or not a repo."""
+    gd = git_dir(root)
+    if gd is None:
+        return None
+    try:
+        with open(os.path.join(gd, "HEAD"), "rb") as f:
+            head = f.read(1024).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    prefix = "ref: refs/heads/"
+    return head[len(prefix):] if head.startswith(prefix) else None
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """git's offset varint (index v4 path compression)."""
+    c = data[pos]
+    pos += 1
+    val = c & 127
+    while c & 128:
+        c = data[pos]
+        pos += 1
+        val = ((val + 1) << 7) | (c & 127)
+    return val, pos
+
+
+def index_entries(data: bytes, hash_len: int = 20) -> list[tuple[str, int, int, int, int]]:
+    """[(path, mtime_s, mtime_ns, size, mode)] of a `.git/index` image; [] if unreadable."""
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return []
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4) or count > MAX_ENTRIES:
+        return []
+    out = []
+    pos, prev = 12, b""
+    fixed = 40 + hash_len + 2  # 10 stat words, the object id, the flags
+    for _ in range(count):
+        start = pos
+        mtime_s = int.from_bytes(data[pos + 8 : pos + 12], "big")
+        mtime_ns = int.from_bytes(data[pos + 12 : pos + 16], "big")
+        mode = int.from_bytes(data[pos + 24 : pos + 28], "big")
+        size = int.from_bytes(data[pos + 36 : pos + 40], "big")
+        flags = int.from_bytes(data[pos + fixed - 2 : pos + fixed], "big")
+        pos += fixed
+        if version >= 3 and flags & 0x4000:
+            pos += 2
+        if version == 4:
+            strip, pos = _varint(data, pos)
+            end = data.index(b"\0", pos)
+            name = prev[: len(prev) - strip] + data[pos:end]
+            pos = end + 1
+        else:
+            end = data.index(b"\0", pos)
+            name = data[pos:end]
+            pos = start + ((end - start) // 8 + 1) * 8  # 1-8 NULs pad to a multiple of 8
+        prev = name
+        if flags & 0x3000 == 0:  # stage 0 only (skip merge conflict stages)
+            out.append((name.decode("utf-8", "replace"), mtime_s, mtime_ns, size, mode))
+    return out
+
+
+def _hash_len(gd: str) -> int:
+    try:
+        with open(os.path.join(gd, "config"), "rb") as f:
+            return 32 if b"sha256" in f.read(65536) else 20
+    except OSError:
+        return 20
+
+
+def changed_files(root: str) -> list[str]:
+    """Tracked files whose size or mtime differs from the index (deleted ones included)."""
+    gd = git_dir(root)
+    if gd is None:
+        return []
+    try:
+        with open(os.path.join(gd, "index"), "rb") as f:
+            data = f.read(MAX_INDEX_BYTES + 1)
+    except OSError:
+        return []
+    if len(data) > MAX_INDEX_BYTES:
+        return []
+    try:
+        entries = index_entries(data, _hash_len(gd))
+    except (ValueError, IndexError):
+        return []
+    out = []
+    for path, m_s, m_ns, size, mode in entries:
+        if mode & 0o170000 == GITLINK:
+            continue
+        try:
+            st = os.lstat(os.path.join(root, path))
+        except OSError:
+            out.append(path)
+            continue
+        if st.st_size & 0xFFFFFFFF != size or int(st.st_mtime) != m_s or (
+            m_ns and st.st_mtime_ns % 1_000_000_000 != m_ns
+        ):
+            out.append(path)
+    return out

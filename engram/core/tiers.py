@@ -1,0 +1,128 @@
+"""Activation tiers and the text injected into the agent's context, within a token budget.
+
+Tiers (spec): activation > 0.7 -> the full description; 0.3-0.7 -> the summary;
+activationThreshold-0.3 -> the name only, listed as available through query_knowledge.
+Text is written as plain facts ("Decision: ...", "Past error: ..."), never as orders to
+the agent: harnesses treat injected imperatives as possible prompt injection, and the
+agent stays free to ignore memory. An implicit decision (node data `explicit: false`)
+keeps the spec's framing: "Observed pattern", not "Decision".
+
+Tokens are estimated as characters / 4 (rounded up). When an entry does not fit at its
+tier it is tried at the next lower one before being dropped, so the budget buys as
+many distinct facts as it can. Order is deterministic: activation, then node id.
+"""
+
+from __future__ import annotations
+
+from engram import jsonio
+
+FULL, SUMMARY, LOW = 3, 2, 1
+TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
+HIGH_CUT, MEDIUM_CUT = 0.7, 0.3
+MAX_DESCRIPTION = 600
+MAX_SUMMARY = 200
+LOW_PREFIX = "Also in memory (details via the query_knowledge tool): "
+LABELS = {"decision": "Decision", "error": "Past error", "finding": "Finding", "concept": "Concept",
+          "episode": "Earlier session", "pattern": "Recurring pattern"}  # fmt: skip
+
+
+def tier(activation: float) -> int:
+    if activation > HIGH_CUT:
+        return FULL
+    if activation >= MEDIUM_CUT:
+        return SUMMARY
+    return LOW
+
+
+def tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def data_of(node: dict) -> dict:
+    raw = node.get("data")
+    if isinstance(raw, dict):
+        return raw
+    try:
+        d = jsonio.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+def files_of(node: dict) -> list[str]:
+    raw = node.get("affected_files")
+    if isinstance(raw, list):
+        return [f for f in raw if isinstance(f, str)]
+    try:
+        files = jsonio.loads(raw) if isinstance(raw, str) and raw else []
+    except ValueError:
+        return []
+    return [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+
+
+def label(node: dict) -> str:
+    if node.get("type") == "decision" and data_of(node).get("explicit") is False:
+        return "Observed pattern (implemented without a stated decision)"
+    return LABELS.get(node.get("type") or "", "Note")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def first_sentence(text: str) -> str:
+    text = " ".join(str(text or "").split())
+    for i, ch in enumerate(text):
+        if ch in ".!?" and (i + 1 == len(text) or text[i + 1] == " ") and i > 20:
+            return text[: i + 1]
+    return text
+
+
+def _files_suffix(node: dict, n: int) -> str:
+    files = files_of(node)
+    if not files:
+        return ""
+    more = f" +{len(files) - n}" if len(files) > n else ""
+    return f" [files: {', '.join(files[:n])}{more}]"
+
+
+def line(node: dict, level: int) -> str:
+    """One bullet for a node at a tier (LOW gives just the name)."""
+    name = _clip(node.get("name"), 160)
+    if level == LOW:
+        return name
+    desc = str(node.get("description") or "").strip()
+    if level == FULL:
+        body = _clip(desc, MAX_DESCRIPTION) if desc and desc != name else ""
+        rationale = data_of(node).get("rationale")
+        if node.get("type") == "decision" and isinstance(rationale, str) and rationale and rationale not in desc:
+            body = (body + " " if body else "") + "Because: " + _clip(rationale, 300)
+        return f"- {label(node)}: {name}" + (f" — {body}" if body else "") + _files_suffix(node, 3)
+    summary = str(node.get("summary") or "").strip() or first_sentence(desc)
+    summary = _clip(summary, MAX_SUMMARY) if summary and summary != name else ""
+    return f"- {label(node)}: {name}" + (f" — {summary}" if summary else "") + _files_suffix(node, 2)
+
+
+def render(items: list[tuple[dict, float]], budget: int, header: str) -> tuple[str | None, list[tuple[str, int]]]:
+    """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
+    used = tokens(header) + 1
+    groups: dict[int, list[str]] = {FULL: [], SUMMARY: [], LOW: []}
+    shown: list[tuple[str, int]] = []
+    for node, act in items:
+        for level in range(tier(act), 0, -1):
+            text = line(node, level)
+            cost = tokens(text) + 1
+            if level == LOW:
+                cost = tokens(text + "; ") + (0 if groups[LOW] else tokens(LOW_PREFIX) + 1)
+            if used + cost <= budget:
+                used += cost
+                groups[level].append(text)
+                shown.append((node["id"], level))
+                break
+    if not shown:
+        return None, []
+    lines = [header] + groups[FULL] + groups[SUMMARY]
+    if groups[LOW]:
+        lines.append(LOW_PREFIX + "; ".join(groups[LOW]) + ".")
+    return "\n".join(lines), shown

@@ -1,0 +1,219 @@
+"""The capture path end to end: real payloads through `python -m engram.hook` subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+import pytest
+from helpers import events, payload, project_dir, run_hook, run_script
+
+
+@pytest.fixture
+def proj(tmp_path):
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    return root
+
+
+def send(event, proj, session="s1", **fields):
+    res = run_hook(event, payload(event, session, proj, **fields))
+    assert res.returncode == 0, res.stderr
+    return res
+
+
+def bash(proj, script, *args, session="s1"):
+    """Run a real test script; send its result the way Claude Code does."""
+    res = run_script(script, *args)
+    command = f"bash tests/scripts/{script} {' '.join(args)}".strip()
+    if res.returncode == 0:
+        return send("PostToolUse", proj, session, tool_name="Bash", tool_input={"command": command},
+                    tool_response={"stdout": res.stdout, "stderr": "", "interrupted": False})
+    return send("PostToolUseFailure", proj, session, tool_name="Bash", tool_input={"command": command},
+                error=f"Exit code {res.returncode}\n{res.stdout}")
+
+
+def read(proj, rel, session="s1"):
+    path = str(proj / rel)
+    return send("PostToolUse", proj, session, tool_name="Read", tool_input={"file_path": path},
+                tool_response={"type": "text", "file": {"filePath": path, "content": (proj / rel).read_text()}})
+
+
+def edit(proj, rel, old, new, session="s1", start=2):
+    path = proj / rel
+    path.write_text(path.read_text().replace(old, new))
+    patch = [{"oldStart": start, "oldLines": 1, "newStart": start, "newLines": 1, "lines": ["-" + old, "+" + new]}]
+    return send("PostToolUse", proj, session, tool_name="Edit",
+                tool_input={"file_path": str(path), "old_string": old, "new_string": new},
+                tool_response={"filePath": str(path), "structuredPatch": patch})
+
+
+def types(proj, session="s1"):
+    return [e["type"] for e in events(proj, session)]
+
+
+def test_read_new_file_is_file_read_plus_exploration(proj):
+    read(proj, "src/calc.py")
+    evs = events(proj, "s1")
+    assert [e["type"] for e in evs] == ["file_read", "exploration"]
+    assert evs[0]["path"] == "src/calc.py" and evs[0]["hash"].startswith("sha256:")
+    assert evs[1]["ref"] == evs[0]["seq"]
+    read(proj, "src/calc.py")
+    assert types(proj)[-1] == "file_read"  # a second read explores nothing new
+
+
+def test_write_records_diff_ranges_and_snippet_not_content(proj):
+    edit(proj, "src/calc.py", "    return a + b", "    return a + b  # sum")
+    ev = events(proj, "s1")[0]
+    assert ev["type"] == "file_write" and ev["op"] == "edit"
+    assert "+    return a + b  # sum" in ev["diff"] and ev["lines_added"] == 1 and ev["lines_removed"] == 1
+    assert ev["ranges"] == [[2, 2]]
+    assert "return a + b  # sum" in ev["snippet"]["text"]
+
+
+def test_failing_script_is_test_run_fail_then_write_is_fix_attempt(proj):
+    bash(proj, "test-exit-1.sh")
+    edit(proj, "src/calc.py", "    return a + b", "    return b + a")
+    evs = events(proj, "s1")
+    assert [e["type"] for e in evs] == ["test_run", "file_write", "fix_attempt"]
+    run = evs[0]
+    assert run["outcome"] == "fail" and run["exit_code"] == 1
+    assert run["failed"] == 1 and run["passed"] == 2
+    assert run["failing_tests"] == ["tests/test_calc.py::test_add"]
+    assert evs[2]["after_test"] == run["seq"] and evs[2]["ref"] == evs[1]["seq"]
+
+
+def test_passing_script_then_new_file_is_progression(proj):
+    bash(proj, "test-exit-0.sh")
+    path = proj / "src" / "new.py"
+    path.write_text("X = 1\n")
+    send("PostToolUse", proj, tool_name="Write", tool_input={"file_path": str(path), "content": "X = 1\n"},
+         tool_response={"type": "create", "filePath": str(path), "content": "X = 1\n", "structuredPatch": [],
+                        "originalFile": None})
+    evs = events(proj, "s1")
+    assert [e["type"] for e in evs] == ["test_run", "file_write", "progression"]
+    assert evs[0]["outcome"] == "pass" and evs[1]["op"] == "create" and evs[1]["diff"].endswith("+X = 1\n")
+
+
+def test_stateful_script_fails_then_passes(proj, tmp_path, monkeypatch):
+    monkeypatch.setenv("STATE_FILE", str(tmp_path / "state"))
+    bash(proj, "test-stateful.sh")
+    bash(proj, "test-stateful.sh")
+    runs = [e for e in events(proj, "s1") if e["type"] == "test_run"]
+    assert [r["outcome"] for r in runs] == ["fail", "pass"]
+
+
+def test_slow_script_output_is_captured(proj):
+    bash(proj, "test-slow.sh", "0.2")
+    ev = events(proj, "s1")[0]
+    assert ev["type"] == "test_run" and ev["recognized"] is False and "slept 0.2s" in ev["output"]
+    assert ev["note"].startswith("output not recognised")
+
+
+def test_repeated_revision_after_three_writes_to_one_region(proj):
+    for new in ("    return a + b + 0", "    return a + b + 1", "    return a + b + 2"):
+        old = (proj / "src" / "calc.py").read_text().split("\n")[1]
+        edit(proj, "src/calc.py", old, new)
+    revs = [e for e in events(proj, "s1") if e["type"] == "repeated_revision"]
+    assert len(revs) == 1 and revs[0]["count"] == 3 and revs[0]["range"] == [2, 2]
+
+
+def test_expanding_search_on_distant_reads(proj):
+    for rel in ("a/b/c/one.py", "x/y/z/two.py"):
+        p = proj / rel
+        p.parent.mkdir(parents=True)
+        p.write_text("pass\n")
+        read(proj, rel)
+    exp = [e for e in events(proj, "s1") if e["type"] == "expanding_search"]
+    assert len(exp) == 1 and exp[0]["path"] == "x/y/z/two.py" and exp[0]["distance"] == 6
+
+
+def test_pure_discussion_turn_still_gives_turn_complete(proj):
+    send("UserPromptSubmit", proj, prompt="What do you think of SQLite for the queue?")
+    send("Stop", proj, stop_hook_active=False, last_assistant_message="SQLite is a fine choice here.")
+    evs = events(proj, "s1")
+    assert [e["type"] for e in evs] == ["user_prompt", "turn_complete"]
+    tc = evs[1]
+    assert tc["turn"] == 1 and tc["tool_calls"] == 0
+    assert tc["user_summary"].startswith("What do you think") and tc["agent_summary"].startswith("SQLite is")
+
+
+def test_learned_record_points_at_research(proj):
+    send("UserPromptSubmit", proj, prompt="look up sqlite WAL")
+    send("PostToolUse", proj, tool_name="WebSearch", tool_input={"query": "sqlite wal mode"},
+         tool_response={"query": "sqlite wal mode", "results": [{"tool_use_id": "x", "content": [
+             {"title": "WAL", "url": "https://sqlite.org/wal.html"}]}]})
+    send("Stop", proj, last_assistant_message="WAL lets readers run during a write.")
+    evs = events(proj, "s1")
+    research = next(e for e in evs if e["type"] == "research")
+    learned = next(e for e in evs if e["type"] == "learned")
+    assert research["results_count"] == 1 and learned["ref"] == research["seq"]
+    assert learned["text"] == "WAL lets readers run during a write."
+
+
+def test_decision_from_engram_decide_command(proj):
+    cmd = 'engram decide "Use SQLite for the queue" --rationale "no server to run" --files src/calc.py'
+    send("PostToolUse", proj, tool_name="Bash", tool_input={"command": cmd},
+         tool_response={"stdout": "Decision recorded", "stderr": ""})
+    ev = events(proj, "s1")[0]
+    assert ev["type"] == "decision" and ev["content"] == "Use SQLite for the queue"
+    assert ev["rationale"] == "no server to run" and ev["files"] == ["src/calc.py"]
+
+
+def test_build_and_other_commands(proj):
+    send("PostToolUseFailure", proj, tool_name="Bash", tool_input={"command": "make"},
+         error="Exit code 2\ncc -c x.c\nx.c:3: error: expected ';'\nmake: *** [x.o] Error 1")
+    send("PostToolUse", proj, tool_name="Bash", tool_input={"command": "git status"},
+         tool_response={"stdout": "clean", "stderr": ""})
+    b, c = events(proj, "s1")
+    assert b["type"] == "build" and b["exit_code"] == 2 and "expected ';'" in b["error_summary"]
+    assert c["type"] == "command" and c["exit_code"] == 0
+
+
+def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
+    def session(sid):
+        send("UserPromptSubmit", proj, sid, prompt="go")
+        read(proj, "src/calc.py", sid)
+        bash(proj, "test-exit-1.sh", session=sid)
+        edit(proj, "src/calc.py", "    return a + b", "    return a + b", sid)
+        send("Stop", proj, sid, last_assistant_message="done")
+        return [{k: v for k, v in e.items() if k not in ("ts", "session")} for e in events(proj, sid)]
+
+    first = session("run-a")
+    second = session("run-b")
+    assert first == second
+    assert [e["seq"] for e in first] == list(range(1, len(first) + 1))
+
+
+def test_only_contract_output_and_exit_zero(proj):
+    res = send("PostToolUse", proj, tool_name="Read", tool_input={"file_path": str(proj / "src/calc.py")},
+               tool_response={"type": "text", "file": {"filePath": "x", "content": "y"}})
+    assert res.stdout in (b"",) or json.loads(res.stdout)["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    res = send("Stop", proj, last_assistant_message="ok")
+    assert res.stdout == b""  # never inject on Stop: it would keep Claude working
+
+
+def test_files_and_dirs_are_private(proj, engram_home):
+    read(proj, "src/calc.py")
+    pdir = project_dir(proj)
+    assert os.stat(engram_home).st_mode & 0o777 == 0o700
+    assert os.stat(pdir).st_mode & 0o777 == 0o700
+    assert os.stat(pdir / "events" / "s1.jsonl").st_mode & 0o777 == 0o600
+    meta = json.loads((pdir / "project.json").read_text())
+    assert meta["root"] == str(proj)
+
+
+def test_project_is_git_toplevel_of_cwd(proj):
+    send("UserPromptSubmit", proj, prompt="x")
+    sub = proj / "src"
+    send("UserPromptSubmit", sub, prompt="y")
+    assert Counter(types(proj)) == {"user_prompt": 2}
+
+
+def test_kill_switch(proj, monkeypatch):
+    monkeypatch.setenv("ENGRAM_DISABLE", "1")
+    send("UserPromptSubmit", proj, prompt="x")
+    assert not (project_dir(proj) / "events").exists()
