@@ -141,3 +141,11 @@ def by_file_top(conn, path: str, min_strength: float, limit: int) -> list[dict]:
 def session_episode_ids(conn, session: str) -> set[str]:
     """Episode ids consolidated from one session (indexed on episodes.session_id)."""
     return {r[0] for r in conn.execute("SELECT id FROM episodes WHERE session_id = ?", (session,))}
+
+
+def source_episodes(conn, ids: list[str]) -> list[tuple[str, str]]:
+    """[(node id, source_episodes JSON text)] for the ids."""
+    out = []
+    for part in _chunks(list(ids)):
+        out += conn.execute(f"SELECT id, source_episodes FROM nodes WHERE id IN ({_marks(len(part))})", part).fetchall()
+    return out

@@ -49,15 +49,18 @@ def data_of(node: dict) -> dict:
     return d if isinstance(d, dict) else {}
 
 
+def json_strings(raw) -> list[str]:
+    """The strings of a JSON-array column (already decoded or still text); [] if malformed."""
+    if isinstance(raw, str):
+        try:
+            raw = jsonio.loads(raw) if raw else []
+        except ValueError:
+            return []
+    return [x for x in raw if isinstance(x, str)] if isinstance(raw, list) else []
+
+
 def files_of(node: dict) -> list[str]:
-    raw = node.get("affected_files")
-    if isinstance(raw, list):
-        return [f for f in raw if isinstance(f, str)]
-    try:
-        files = jsonio.loads(raw) if isinstance(raw, str) and raw else []
-    except ValueError:
-        return []
-    return [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+    return json_strings(node.get("affected_files"))
 
 
 def label(node: dict) -> str:
