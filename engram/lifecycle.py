@@ -7,6 +7,8 @@ API (`engram.adapters.generic`) calls them directly.
 
 from __future__ import annotations
 
+import os
+
 from engram import config
 from engram.core import derive, event_stream, session_state
 
@@ -59,11 +61,23 @@ def _join(parts: list[str]) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
+def _recall(ctx: Ctx, module: str, func: str, *args) -> str | None:
+    """Run one retrieval step; a fault is logged and the event goes on without context."""
+    try:
+        mod = __import__(f"engram.core.{module}", fromlist=[func])
+        return getattr(mod, func)(*args)
+    except Exception as exc:
+        ctx.log(f"retrieval {module}.{func} failed: {type(exc).__name__}: {exc}")
+        return None
+
+
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
                          "harness": ctx.harness, "cwd": ctx.cwd}])
-    return None
+        recalled = _recall(ctx, "inject", "session_start", ctx.project, ctx.session, ctx.cfg, st,
+                           str(source or ""))
+    return recalled
 
 
 def prompt(ctx: Ctx, text: str) -> str | None:
@@ -79,7 +93,8 @@ def prompt(ctx: Ctx, text: str) -> str | None:
             ev["truncated"] = cut
         ctx.append(st, [ev])
         pending = _pop_pending(st)
-    return _join(pending)
+        recalled = _recall(ctx, "inject", "prompt", ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
+    return _join(pending + [recalled])
 
 
 def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
@@ -87,11 +102,14 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
     root = ctx.project.root
     with ctx.locked() as st:
         batch: list[dict] = []
+        first_reads: list[str] = []
         for call in calls:
             call.setdefault("cwd", ctx.cwd)
             ev = event_stream.classify(call, root, ctx.cfg)
             seq = st["seq"] + len(batch) + 1
             if ev["type"] == "file_read":
+                if ev.get("ok") and ev.get("path") and ev["path"] not in st["seen"]:
+                    first_reads.append(ev["path"])  # decided before for_read marks it seen
                 derived = derive.for_read(ev, st)
             elif ev["type"] == "file_write":
                 derived = derive.for_write(ev, st, seq)
@@ -108,6 +126,9 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
         st["turn_tool_calls"] += len(calls)
         ctx.append(st, batch)
         pending = _pop_pending(st)
+        if first_reads and os.path.exists(ctx.project.db_path):
+            for path in first_reads:
+                pending.append(_recall(ctx, "involuntary", "annotate", ctx.project.db_path, path, ctx.cfg, st))
     return _join(pending)
 
 
