@@ -9,7 +9,10 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	# compat mode: a plain .pth path entry; the default editable finder costs every
+	# interpreter start (and so every hook) ~10 ms of imports
+	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
+	$(BIN)/python -m compileall -q engram
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -4,100 +4,118 @@ Recognises pytest, unittest, node:test (TAP and spec reporters), jest, vitest, g
 and cargo test. When none matches, the result says `recognized: False` and carries
 only the exit code's verdict, so a reader of the JSONL knows the counts are absent,
 not zero.
+
+This runs inside the PostToolUse hook: pytest and unittest, the common cases, are parsed
+with plain string operations; `re` is imported (~4 ms) only for the other runners, and
+each runner's patterns are compiled only once its marker text is present.
 """
 
 from __future__ import annotations
 
-import re
-
-_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|todo|pending)\b")
-_PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ \w+(?:, )?)+)(?: in [\d.]+s)", re.M)
-_PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
-_UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b(?: \(([^)]*)\))?", re.M)
-_UNITTEST_FAIL = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)", re.M)
-_TAP_COUNT = re.compile(r"^(?:#|ℹ) (pass|fail|skipped|todo) (\d+)", re.M)
-_TAP_FAIL = re.compile(r"^\s*not ok \d+ - (.+)$", re.M)
-_JEST_TESTS = re.compile(r"^Tests:\s+(.*\d+ total)", re.M)
-_JEST_FAIL = re.compile(r"^\s+● (.+)$", re.M)
-_VITEST_TESTS = re.compile(r"^\s*Tests\s+(\d+ (?:failed|passed).*)$", re.M)
-_VITEST_FAIL = re.compile(r"^\s*(?:FAIL|×|✗)\s+(.+?)\s*(?:\[.*\])?$", re.M)
-_GO_CASE = re.compile(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", re.M)
-_GO_PKG = re.compile(r"^(ok|FAIL)\s+(\S+)", re.M)
-_CARGO_RESULT = re.compile(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", re.M)
-_CARGO_FAIL = re.compile(r"^test (\S+) \.\.\. FAILED", re.M)
-
 MAX_NAMES = 20
+_WORDS = {"passed": "passed", "failed": "failed", "error": "failed", "errors": "failed",
+          "skipped": "skipped", "xfailed": "skipped", "xpassed": "passed", "todo": "skipped",
+          "pending": "skipped"}
 
 
 def _result(framework, passed, failed, skipped, names) -> dict:
-    return {
-        "framework": framework,
-        "recognized": True,
-        "passed": passed,
-        "failed": failed,
-        "skipped": skipped,
-        "failing_tests": list(dict.fromkeys(n.strip() for n in names))[:MAX_NAMES],
-    }
+    return {"framework": framework, "recognized": True, "passed": passed, "failed": failed,
+            "skipped": skipped, "failing_tests": list(dict.fromkeys(n.strip() for n in names))[:MAX_NAMES]}
 
 
-def _counts(text: str) -> dict:
+def _count_words(text: str) -> dict | None:
+    """'3 failed, 10 passed' (also '|'-separated) -> counts; None when nothing is counted."""
     c = {"passed": 0, "failed": 0, "skipped": 0}
-    for n, word in _COUNT.findall(text):
-        key = {"error": "failed", "errors": "failed", "todo": "skipped", "pending": "skipped",
-               "xfailed": "skipped", "xpassed": "passed", "deselected": None}.get(word, word)
-        if key:
-            c[key] += int(n)
-    return c
+    found = False
+    for part in text.replace("|", ",").split(","):
+        words = part.split()
+        for i in range(len(words) - 1):
+            if words[i].isdigit() and words[i + 1] in _WORDS:
+                c[_WORDS[words[i + 1]]] += int(words[i])
+                found = True
+    return c if found else None
+
+
+def _pytest(lines: list[str]) -> dict | None:
+    for line in reversed(lines):
+        s = line.strip().strip("=").strip()
+        if " in " in s and s.rsplit(" in ", 1)[1].rstrip("s ").replace(".", "").isdigit():
+            c = _count_words(s.rsplit(" in ", 1)[0])
+            if c:
+                names = [ln.split()[1] for ln in lines
+                         if ln.startswith(("FAILED ", "ERROR ")) and len(ln.split()) > 1]
+                return _result("pytest", c["passed"], c["failed"], c["skipped"], names)
+    return None
+
+
+def _unittest(lines: list[str]) -> dict | None:
+    ran = next((i for i, ln in enumerate(lines) if ln.startswith("Ran ") and " test" in ln), None)
+    if ran is None or not lines[ran].split()[1].isdigit():
+        return None
+    total = int(lines[ran].split()[1])
+    bad = skipped = 0
+    for ln in lines[ran + 1:]:
+        if ln.startswith(("OK", "FAILED")):
+            detail = ln.partition("(")[2].rstrip(")")
+            for item in detail.split(","):
+                key, _, n = item.strip().partition("=")
+                if n.isdigit():
+                    if key in ("failures", "errors"):
+                        bad += int(n)
+                    elif key == "skipped":
+                        skipped += int(n)
+            break
+    names = []
+    for ln in lines:
+        if ln.startswith(("FAIL: ", "ERROR: ")) and "(" in ln:
+            name, _, cls = ln.split(": ", 1)[1].partition(" (")
+            cls = cls.rstrip(")")
+            # 3.11+ prints the full id in parentheses: "FAIL: test_x (mod.Class.test_x)"
+            names.append(cls if cls.endswith("." + name) else f"{cls}.{name}")
+    return _result("unittest", total - bad - skipped, bad, skipped, names)
+
+
+def _others(text: str, command: str) -> dict | None:
+    import re
+
+    if "Tests:" in text and " total" in text:
+        m = re.search(r"^Tests:\s+(.*\d+ total)", text, re.M)
+        c = _count_words(m.group(1)) if m else None
+        if c:
+            return _result("jest", c["passed"], c["failed"], c["skipped"], re.findall(r"^\s+● (.+)$", text, re.M))
+    if "Tests" in text:
+        m = re.search(r"^\s*Tests\s+(\d+ (?:failed|passed).*)$", text, re.M)
+        c = _count_words(m.group(1)) if m else None
+        if c:
+            names = re.findall(r"^\s*(?:FAIL|×|✗)\s+(.+?)\s*(?:\[.*\])?$", text, re.M)
+            return _result("vitest", c["passed"], c["failed"], c["skipped"], names)
+    tap = re.findall(r"^(?:#|ℹ) (pass|fail|skipped|todo) (\d+)", text, re.M)
+    if tap:
+        c = {"pass": 0, "fail": 0, "skipped": 0, "todo": 0}
+        for word, n in tap:
+            c[word] = int(n)
+        names = re.findall(r"^\s*not ok \d+ - (.+)$", text, re.M)
+        return _result("node:test", c["pass"], c["fail"], c["skipped"] + c["todo"], names)
+    cargo = re.findall(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", text, re.M)
+    if cargo:
+        p, f, s = (sum(int(r[i]) for r in cargo) for i in range(3))
+        return _result("cargo test", p, f, s, re.findall(r"^test (\S+) \.\.\. FAILED", text, re.M))
+    cases = re.findall(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", text, re.M)
+    pkgs = re.findall(r"^(ok|FAIL)\s+(\S+)", text, re.M)
+    if cases or (pkgs and "go test" in command):
+        rows = cases or [("PASS" if v == "ok" else "FAIL", n) for v, n in pkgs]
+        p = sum(1 for v, _ in rows if v == "PASS")
+        f = sum(1 for v, _ in rows if v == "FAIL")
+        s = sum(1 for v, _ in rows if v == "SKIP")
+        return _result("go test", p, f, s, [n for v, n in rows if v == "FAIL"])
+    return None
 
 
 def parse(output: str, command: str = "") -> dict:
     """Parse runner output; always returns the same keys."""
     text = output or ""
-    m = _PYTEST_SUMMARY.findall(text)
-    if m and ("pytest" in command or "passed" in m[-1] or "failed" in m[-1]):
-        c = _counts(m[-1])
-        return _result("pytest", c["passed"], c["failed"], c["skipped"], _PYTEST_FAILED.findall(text))
-    ran = _UNITTEST_RAN.search(text)
-    if ran:
-        res = _UNITTEST_RESULT.search(text, ran.end())
-        detail = res.group(2) or "" if res else ""
-        bad = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", detail))
-        skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", detail))
-        # 3.11+ prints the full id in parentheses: "FAIL: test_x (mod.Class.test_x)"
-        names = [cls if cls.endswith("." + name) else f"{cls}.{name}" for name, cls in _UNITTEST_FAIL.findall(text)]
-        return _result("unittest", int(ran.group(1)) - bad - skipped, bad, skipped, names)
-    jest = _JEST_TESTS.search(text)
-    if jest:
-        c = _counts(jest.group(1))
-        return _result("jest", c["passed"], c["failed"], c["skipped"], _JEST_FAIL.findall(text))
-    vit = _VITEST_TESTS.search(text)
-    if vit:
-        c = _counts(vit.group(1).replace("|", ","))
-        names = [n for n in _VITEST_FAIL.findall(text) if not n.startswith("Tests")]
-        return _result("vitest", c["passed"], c["failed"], c["skipped"], names)
-    tap = _TAP_COUNT.findall(text)
-    if tap:
-        c = {"pass": 0, "fail": 0, "skipped": 0, "todo": 0}
-        for word, n in tap:
-            c[word] = int(n)
-        return _result("node:test", c["pass"], c["fail"], c["skipped"] + c["todo"], _TAP_FAIL.findall(text))
-    cargo = _CARGO_RESULT.findall(text)
-    if cargo:
-        p, f, s = (sum(int(r[i]) for r in cargo) for i in range(3))
-        return _result("cargo test", p, f, s, _CARGO_FAIL.findall(text))
-    cases = _GO_CASE.findall(text)
-    pkgs = _GO_PKG.findall(text)
-    if cases or (pkgs and "go test" in command):
-        if cases:
-            p = sum(1 for v, _ in cases if v == "PASS")
-            f = sum(1 for v, _ in cases if v == "FAIL")
-            s = sum(1 for v, _ in cases if v == "SKIP")
-            names = [n for v, n in cases if v == "FAIL"]
-        else:
-            p = sum(1 for v, _ in pkgs if v == "ok")
-            f = sum(1 for v, _ in pkgs if v == "FAIL")
-            s, names = 0, [n for v, n in pkgs if v == "FAIL"]
-        return _result("go test", p, f, s, names)
-    return {"framework": None, "recognized": False, "passed": None, "failed": None,
-            "skipped": None, "failing_tests": []}
+    lines = text.split("\n")
+    res = _pytest(lines) if (" passed" in text or " failed" in text or " error" in text) else None
+    res = res or _unittest(lines) or _others(text, command)
+    return res or {"framework": None, "recognized": False, "passed": None, "failed": None,
+                   "skipped": None, "failing_tests": []}
