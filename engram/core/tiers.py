@@ -107,7 +107,8 @@ def line(node: dict, level: int) -> str:
     return f"- {label(node)}: {name}" + (f" — {summary}" if summary else "") + _files_suffix(node, 2)
 
 
-def render(items: list[tuple[dict, float]], budget: int, header: str) -> tuple[str | None, list[tuple[str, int]]]:
+def render(items: list[tuple[dict, float]], budget: int, header: str,
+           low_prefix: str = LOW_PREFIX) -> tuple[str | None, list[tuple[str, int]]]:
     """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
     used = tokens(header) + 1
     groups: dict[int, list[str]] = {FULL: [], SUMMARY: [], LOW: []}
@@ -117,7 +118,7 @@ def render(items: list[tuple[dict, float]], budget: int, header: str) -> tuple[s
             text = line(node, level)
             cost = tokens(text) + 1
             if level == LOW:
-                cost = tokens(text + "; ") + (0 if groups[LOW] else tokens(LOW_PREFIX) + 1)
+                cost = tokens(text + "; ") + (0 if groups[LOW] else tokens(low_prefix) + 1)
             if used + cost <= budget:
                 used += cost
                 groups[level].append(text)
@@ -127,5 +128,5 @@ def render(items: list[tuple[dict, float]], budget: int, header: str) -> tuple[s
         return None, []
     lines = [header] + groups[FULL] + groups[SUMMARY]
     if groups[LOW]:
-        lines.append(LOW_PREFIX + "; ".join(groups[LOW]) + ".")
+        lines.append(low_prefix + "; ".join(groups[LOW]) + ".")
     return "\n".join(lines), shown

@@ -1,0 +1,54 @@
+"""`engram query "question" [--scope current_project|all] [--json]`: ask the project memory.
+
+The same retrieval the MCP tool `query_knowledge` runs (engram.core.query), for a person
+at a terminal or a script. Text output is the tiered context an agent would see; --json
+prints one object per hit (id, name, type, activation, tier, files, why, project).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "query",
+        help="ask the project memory a question (what query_knowledge answers)",
+        description=__doc__.split("\n\n", 1)[0] if __doc__ else None,
+        epilog='example: engram query "why does retry cap at 3?" --scope all --json',
+    )
+    p.add_argument("question", help="free text; file paths and names in it become entry points")
+    p.add_argument("--scope", choices=("current_project", "all"), default="current_project",
+                   help="this project (from --cwd) or every project engram knows (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print hits as a JSON array")
+    p.add_argument("--cwd", default=None, help="project directory (default: the current directory)")
+    p.add_argument("--limit", type=int, default=20, help="max hits with --json (default: %(default)s)")
+    p.add_argument("--budget", type=int, default=None,
+                   help="token budget of the text output (default: 2 x tokenBudget from config)")
+    p.add_argument("--no-vectors", action="store_true", help="skip embedding seeds")
+    p.set_defaults(func=run)
+
+
+def query(args: argparse.Namespace) -> tuple[str, int]:
+    """(what to print, exit code); separate from run() so tests need no capsys."""
+    from engram import config, jsonio
+    from engram.core import query as core
+
+    cfg, _ = config.load_config()
+    hits, notes = core.run(args.question, args.cwd or os.getcwd(), scope=args.scope, cfg=cfg,
+                           vectors=not args.no_vectors)
+    if args.json:
+        rows = [{k: v for k, v in h.items() if k != "node"} for h in hits[: max(0, args.limit)]]
+        return jsonio.dumps(rows), 0
+    budget = args.budget if args.budget is not None else 2 * int(cfg["tokenBudget"])
+    text = core.format_text(args.question, hits, budget, args.scope)
+    if notes:
+        text += "\n" + "\n".join(f"({n})" for n in notes)
+    return text, 0
+
+
+def run(args: argparse.Namespace) -> int:
+    out, code = query(args)
+    print(out)
+    return code
