@@ -209,6 +209,8 @@ def knn(
     if k <= 0:
         return []
     query = normalise(vector)
+    if not any(query):
+        return []  # an empty text: nothing is similar to nothing
     if has_vec(conn) and _vec_table_exists(conn):
         return _knn_vec(conn, query, k, include_superseded)
     return _knn_python(conn, query, k, include_superseded)
@@ -231,7 +233,8 @@ def _knn_vec(conn: Any, query: list[float], k: int, include_superseded: bool) ->
         (pack(query), fetch),
     ).fetchall()
     keep = _status_filter(conn, [r[0] for r in rows], include_superseded)
-    return [(nid, 1.0 - dist) for nid, dist in rows if nid in keep][:k]
+    # a stored zero vector has no cosine distance (NULL): it matches nothing
+    return [(nid, 1.0 - dist) for nid, dist in rows if nid in keep and dist is not None][:k]
 
 
 def _knn_python(conn: Any, query: list[float], k: int, include_superseded: bool) -> list[tuple[str, float]]:
@@ -240,7 +243,9 @@ def _knn_python(conn: Any, query: list[float], k: int, include_superseded: bool)
     vectors = dict(_shadow_vectors(conn))
     vectors.update((nid, unpack(b)) for nid, b in conn.execute("SELECT node_id, vector FROM node_vectors"))
     keep = _status_filter(conn, list(vectors), include_superseded)
-    scored = ((math.fsum(a * b for a, b in zip(query, vec)), nid) for nid, vec in vectors.items() if nid in keep)
+    scored = (
+        (math.fsum(a * b for a, b in zip(query, vec)), nid) for nid, vec in vectors.items() if nid in keep and any(vec)
+    )
     return [(nid, sim) for sim, nid in heapq.nlargest(k, scored)]
 
 

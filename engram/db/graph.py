@@ -133,7 +133,13 @@ class transaction:
                 self.conn.execute(f"ROLLBACK TO {sp}")
             self.conn.execute(f"RELEASE {sp}")
         elif exc_type is None:
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                # e.g. a deferred foreign key: SQLite keeps the transaction open
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
         elif self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
         return False

@@ -98,7 +98,11 @@ class BaseEmbedder:
     remote = False
     fallback_reason: str | None = None  # why this one was chosen instead of the configured one
 
-    def __init__(self, *, retries: int = 3, backoff: float = 0.5, timeout: float = 30.0):
+    def __init__(
+        self, *, retries: int = 3, backoff: float = 0.5, timeout: float = 30.0, batch_size: int | None = None
+    ):
+        if batch_size:
+            self.batch_size = batch_size
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout

@@ -98,7 +98,7 @@ class EmbeddingServer:
         self._httpd.owner = self
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     def fail_next(self, status: int, times: int = 1, retry_after: float | None = None) -> None:
         with self.lock:
