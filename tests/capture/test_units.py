@@ -1,0 +1,147 @@
+"""The capture building blocks, called directly (fast, table-driven)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import payload
+
+from engram import config, jsonio
+from engram.core import derive, diffs, event_stream, redact, session_state, shellcmd, testparse
+from engram.errors import ConfigError, UnsafeIdentifier
+
+
+@pytest.mark.parametrize("command,kind", [
+    ("pytest -q", "test"), ("cd api && python -m pytest tests/", "test"), ("uv run pytest", "test"),
+    ("npm test", "test"), ("npm run test:unit", "test"), ("yarn test", "test"), ("npx vitest run", "test"),
+    ("go test ./...", "test"), ("cargo test", "test"), ("FOO=1 timeout 60 pytest", "test"),
+    ("python -m unittest discover", "test"), ("node --test", "test"), ("make test", "test"),
+    ("./gradlew test", "test"), ("bash tests/scripts/test-exit-1.sh", "test"),
+    ("make", "build"), ("cargo build --release", "build"), ("npm run build", "build"), ("tsc --noEmit", "build"),
+    ("python -m build", "build"), ("pip install -e .", "build"), ("go build ./cmd/x", "build"),
+    ('engram decide "Use X" --rationale y', "decision"),
+    ("cat src/a.py", "read"), ("sed -n 1,20p a.py", "read"), ("head -50 README.md", "read"),
+    ("rg TODO", "search"), ("ls -la", "search"), ("find . -name '*.py'", "search"),
+    ("git status", "command"), ("pip install requests", "command"), ("echo hi", "command"),
+    ("git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"", "command"), ("", "command"),
+])
+def test_shell_classifier(command, kind):
+    assert shellcmd.classify(command) == kind
+
+
+def test_decision_args_and_read_targets():
+    assert shellcmd.decision_args('engram decide "Use X" -r "because" -f a.py,b/c.py') == {
+        "content": "Use X", "rationale": "because", "files": ["a.py", "b/c.py"]}
+    assert shellcmd.decision_args("engram decide") is None
+    assert shellcmd.read_targets("sed -n 1,20p a.py && cat b.py") == ["a.py", "b.py"]
+
+
+@pytest.mark.parametrize("output,framework,passed,failed,names", [
+    ("F.\nFAILED t.py::test_a - x\n=== 1 failed, 1 passed in 0.1s ===", "pytest", 1, 1, ["t.py::test_a"]),
+    ("....\n4 passed in 0.01s", "pytest", 4, 0, []),
+    ("FAIL: test_b (m.T.test_b)\nRan 3 tests in 0.0s\n\nFAILED (failures=1)", "unittest", 2, 1, ["m.T.test_b"]),
+    ("not ok 2 - adds\n# pass 2\n# fail 1", "node:test", 2, 1, ["adds"]),
+    ("  ● Math › adds\nTests:       1 failed, 4 passed, 5 total", "jest", 4, 1, ["Math › adds"]),
+    (" FAIL  a.test.ts > adds\n      Tests  1 failed | 4 passed (5)", "vitest", 4, 1, ["a.test.ts > adds"]),
+    ("--- FAIL: TestAdd (0.00s)\n--- PASS: TestSub (0.00s)\nFAIL\tm\t0.1s", "go test", 1, 1, ["TestAdd"]),
+    ("test t::b ... FAILED\ntest result: FAILED. 1 passed; 1 failed; 0 ignored", "cargo test", 1, 1, ["t::b"]),
+])
+def test_test_output_parsers(output, framework, passed, failed, names):
+    r = testparse.parse(output)
+    assert (r["framework"], r["passed"], r["failed"], r["failing_tests"]) == (framework, passed, failed, names)
+
+
+def test_unrecognised_output_says_so():
+    r = testparse.parse("all good")
+    assert r["recognized"] is False and r["passed"] is None
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("x = compute(token)", True), ("password = get_password()", True), ("api_key=None", True),
+    ("DB_PASSWORD=$DB_PASS", True), ("hello world", True),
+    ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234", False),
+    ('{"password": "abc12345"}', False), ("curl https://u:hunter22@h/x", False),
+])
+def test_redaction(text, kept):
+    assert (redact.redact(text) == text) is kept
+
+
+def test_redact_without_anchor_does_not_import_re():
+    code = "import sys; from engram.core.redact import redact; redact('plain text ' * 100); print('re' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+    assert out == "False"
+
+
+def test_diff_from_edits_and_content(tmp_path):
+    f = tmp_path / "a.py"
+    f.write_text("a\nb\nc\nd\ne\nf\ng\n")
+    hunks = diffs.hunks_from_edits([("c", "C")], f.read_text().replace("c", "C"))
+    s = diffs.summarize("a.py", hunks, 4000)
+    assert s["ranges"] == [[3, 3]] and s["lines_added"] == 1
+    whole = diffs.summarize("a.py", diffs.hunks_from_content("a\nb\n", "a\nB\n"), 4000)
+    assert "-b\n+B\n" in whole["diff"] and whole["ranges"] == [[2, 2]]
+    cut = diffs.summarize("a.py", diffs.hunks_from_content(None, "x\n" * 5000), 100)
+    assert len(cut["diff"]) == 100 and cut["truncated"]["diff"] > 100
+    snip = diffs.snippet(str(f), hunks, [[3, 3]])
+    assert 5 <= len(snip["text"].split("\n")) <= 10
+
+
+def test_dir_distance():
+    assert derive.dir_distance("a/b/x.py", "a/b/y.py") == 0
+    assert derive.dir_distance("a/b/x.py", "a/c/y.py") == 2
+    assert derive.dir_distance("a/b/c/x.py", "x/y/z/y.py") == 6
+
+
+def test_jsonio_roundtrip():
+    obj = {"a": [1, 2.5, "é\n\x00", None, True, False], "b": {"c": -1}}
+    assert jsonio.loads(jsonio.dumps(obj)) == obj == json.loads(jsonio.dumps(obj))
+    for bad in ("", "{", "[1] x", "nope"):
+        with pytest.raises(ValueError):
+            jsonio.loads(bad)
+
+
+def test_config_unknown_key_warns_wrong_type_names_key(engram_home):
+    (engram_home / "config.json").write_text('{"decayFactor": 0.5, "bogus": 1}')
+    cfg, warnings = config.load_config()
+    assert cfg["decayFactor"] == 0.5 and cfg["windowSize"] == 10
+    assert any("bogus" in w for w in warnings)
+    (engram_home / "config.json").write_text('{"windowSize": "ten"}')
+    with pytest.raises(ConfigError, match="'windowSize' must be int"):
+        config.load_config()
+    (engram_home / "config.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        config.load_config()
+
+
+@pytest.mark.parametrize("sid", ["../x", "a/b", "", ".", "..", "a b", "x" * 129])
+def test_unsafe_session_ids(sid):
+    with pytest.raises(UnsafeIdentifier):
+        config.safe_name(sid)
+
+
+def test_torn_line_is_skipped_and_seq_recovered_without_state(tmp_path):
+    events = tmp_path / "s.jsonl"
+    state = tmp_path / "s.state.json"
+    with session_state.Locked(str(state), str(events)) as st:
+        event_stream.append(str(events), st, "s", [{"type": "a"}, {"type": "b"}])
+    with open(events, "ab") as f:
+        f.write(b'{"type":"c","seq":3,"ts')  # a writer killed mid-line
+    state.unlink()  # and the state cache lost
+    with session_state.Locked(str(state), str(events)) as st:
+        event_stream.append(str(events), st, "s", [{"type": "d"}])
+    evs, bad = event_stream.read_events(str(events))
+    assert [e["type"] for e in evs] == ["a", "b", "d"] and [e["seq"] for e in evs] == [1, 2, 3]
+    assert bad == 1
+
+
+def test_hook_hot_path_imports_no_third_party(tmp_path):
+    p = payload("PostToolUse", "s", tmp_path, tool_name="Bash", tool_input={"command": "pytest"},
+                tool_response={"stdout": "1 passed in 0.1s", "stderr": ""})
+    res = subprocess.run([sys.executable, "-X", "importtime", "-m", "engram.hook", "PostToolUse"],
+                         input=json.dumps(p).encode(), capture_output=True)
+    modules = {line.split("|")[-1].strip() for line in res.stderr.decode().splitlines() if "|" in line}
+    heavy = {"anthropic", "openai", "orjson", "filelock", "httpx", "sqlean", "sqlite_vec", "json", "hashlib"}
+    assert not (modules & heavy)
