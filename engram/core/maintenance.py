@@ -81,8 +81,8 @@ def maintain(
         conn.execute("BEGIN IMMEDIATE")
     try:
         say("strength")
-        report.sessions_counted = strength_mod.catch_up_decay(conn)
-        report.strength_changed = strength_mod.recompute(conn)
+        report.sessions_counted, changed = strength_mod.catch_up_decay(conn)
+        report.strength_changed = changed + strength_mod.recompute(conn)
         say("files")
         check_files(conn, root, report)
         say("patterns")

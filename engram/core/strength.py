@@ -186,13 +186,14 @@ def uncounted_sessions(conn: Any) -> list[str]:
     return [r[0] for r in rows]
 
 
-def catch_up_decay(conn: Any) -> int:
+def catch_up_decay(conn: Any) -> tuple[int, int]:
     """Run `apply_session` for consolidated sessions that skipped it (maintenance).
 
     A node counts as reinforced in a session when one of its source episodes belongs to
-    that session. Returns how many sessions were counted.
+    that session. Returns (sessions counted, strengths changed).
     """
     sessions = uncounted_sessions(conn)
+    changed = 0
     for session in sessions:
         reinforced = [
             r[0]
@@ -202,5 +203,5 @@ def catch_up_decay(conn: Any) -> int:
                 (session,),
             )
         ]
-        apply_session(conn, session, reinforced)
-    return len(sessions)
+        changed += apply_session(conn, session, reinforced)["changed"]
+    return len(sessions), changed

@@ -163,7 +163,7 @@ def _node_params(fields: dict[str, Any], stamp: str) -> dict[str, Any]:
         "type": ntype,
         "description": fields.get("description") or "",
         "summary": fields.get("summary") or "",
-        "strength": float(fields.get("strength", 0.0)),
+        "strength": _initial_strength(fields, len(episodes) if count is None else int(count)),
         "status": fields.get("status", "active"),
         "superseded_by": fields.get("superseded_by"),
         "affected_files": jsonio.dumps(files),
@@ -179,6 +179,23 @@ def _node_params(fields: dict[str, Any], stamp: str) -> dict[str, Any]:
         "updated_at": fields.get("updated_at") or fields.get("created_at") or stamp,
         "_files": files,
     }
+
+
+def _initial_strength(fields: dict[str, Any], episode_count: int) -> float:
+    """The given strength, else the mechanical formula's value for the given inputs."""
+    if fields.get("strength") is not None:
+        return float(fields["strength"])
+    if episode_count <= 0 or fields.get("status", "active") != "active":
+        return 0.0
+    from engram.core.strength import compute_strength
+
+    return compute_strength(
+        episode_count,
+        int(fields.get("sessions_without_reinforcement", 0)),
+        int(fields.get("outcome_success", 0)),
+        int(fields.get("outcome_total", 0)),
+        bool(fields.get("causal")),
+    )
 
 
 _INSERT_NODE = "INSERT INTO nodes (%s) VALUES (%s)" % (
@@ -207,7 +224,8 @@ def insert_nodes(conn: Any, nodes: Iterable[dict[str, Any]]) -> list[str]:
 def create_node(conn: Any, *, name: str, type: str, **fields: Any) -> str:
     """Insert one node and return its id (generated unless `id=` is given).
 
-    Optional fields: description, summary, strength, status, affected_files,
+    Optional fields: description, summary, strength (default: the strength formula's
+    value for the given inputs, 0 without episodes), status, affected_files,
     source_episodes, data (dict), episode_count (default: len(source_episodes)),
     sessions_without_reinforcement, outcome_success, outcome_total, causal (bool),
     last_reinforced_session, created_at, id.
