@@ -71,12 +71,20 @@ def _recall(ctx: Ctx, module: str, func: str, *args) -> str | None:
         return None
 
 
+def _consolidate_soon(ctx: Ctx, event: str) -> None:
+    """Queue this session (or, at SessionStart, every pending one) and start a worker if a slot is free."""
+    from engram.core import trigger as consolidation_trigger
+
+    consolidation_trigger.after(ctx, event)
+
+
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
                          "harness": ctx.harness, "cwd": ctx.cwd}])
         recalled = _recall(ctx, "inject", "session_start", ctx.project, ctx.session, ctx.cfg, st,
                            str(source or ""))
+    _consolidate_soon(ctx, "session_start")
     return recalled
 
 
@@ -148,17 +156,20 @@ def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = Fal
         st["turn_events"] = []
         st["turn_tool_calls"] = 0
         ctx.append(st, events)
+    _consolidate_soon(ctx, "stop")
     return None
 
 
 def session_end(ctx: Ctx, reason: str = "") -> None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_end", "reason": str(reason or "")[:40]}])
+    _consolidate_soon(ctx, "session_end")
 
 
 def compact(ctx: Ctx, trigger: str = "") -> None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "compact", "trigger": str(trigger or "")[:40]}])
+    _consolidate_soon(ctx, "compact")
 
 
 def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) -> str | None:

@@ -1,0 +1,68 @@
+"""`engram consolidate [--session ID | --all] [--provider P] [--project DIR]`, in the foreground.
+
+For backfills and debugging: the same consolidation the background worker runs, with
+progress on stderr and one summary line per session on stdout. Without --session or
+--all it consolidates every session of the project that NEEDS_CONSOLIDATION (the same
+as --all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "consolidate",
+        help="consolidate captured sessions now, in the foreground (backfills, debugging)",
+        description="Consolidate sessions into episodes and the knowledge graph, showing progress. "
+        "Example: engram consolidate --session abc123 --provider offline",
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="only this session")
+    which.add_argument("--all", action="store_true", help="every session that needs consolidation (default)")
+    p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
+                   help="override llmProvider (anthropic/openai need their API key)")
+    p.add_argument("--project", metavar="DIR", help="the project's root or data directory (default: cwd)")
+    p.set_defaults(func=run)
+
+
+def _line(o: Any) -> str:
+    if o.status in ("consolidated", "recovered") and o.episode_id:
+        u = o.usage or {}
+        return (f"{o.session}: {o.status} seq {o.from_seq}-{o.to_seq} ({o.kind}, {o.provider}) -> "
+                f"{o.episode_id}; {o.counts}; tokens {u.get('input_tokens', 0)}+{u.get('output_tokens', 0)}")
+    if o.status == "failed":
+        return f"{o.session}: FAILED ({o.error}); it stays queued"
+    if o.status == "busy":
+        return f"{o.session}: busy (a worker holds it); try again in a moment"
+    return f"{o.session}: {o.status} (up to seq {o.to_seq})"
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.commands.worker import open_project
+    from engram.config import load_config, safe_name
+    from engram.core import consolidation, trigger
+
+    project = open_project(args.project)
+    cfg, warnings = load_config(project.home)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
+    if not sessions:
+        print("nothing to consolidate")
+        return 0
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    failed = 0
+    for i, s in enumerate(sessions, 1):
+        say(f"[{i}/{len(sessions)}] {s}")
+        o = consolidation.consolidate_session(project, s, cfg, provider=args.provider, progress=say,
+                                              lock_timeout=120)
+        failed += o.status in ("failed", "busy")
+        print(_line(o), flush=True)
+    return 1 if failed else 0
