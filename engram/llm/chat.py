@@ -178,7 +178,7 @@ class AnthropicChat(ChatProvider):
 
         try:
             msg = self.client().messages.create(
-                model=model, max_tokens=max_tokens, system=system, temperature=0,
+                model=model, max_tokens=max_tokens, system=system,
                 messages=[{"role": "user", "content": user}])  # fmt: skip
         except anthropic.APIError as exc:
             raise _classify(anthropic, exc, self.base_url or "api.anthropic.com") from None
