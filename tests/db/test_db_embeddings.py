@@ -57,7 +57,8 @@ def test_knn_returns_cosine_similarity_nearest_first(conn):
     hits = embeddings.knn(conn, vec("SQLite 3.53.0"), k=2)
     assert [h[0] for h in hits] == [ids["SQLite"], ids["SQLite migration"]]
     assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
-    assert hits[1][1] == pytest.approx(cos("SQLite", "SQLite migration"), abs=1e-5)
+    # int8 storage: similarities within 0.005 of the float32 cosine
+    assert hits[1][1] == pytest.approx(cos("SQLite", "SQLite migration"), abs=5e-3)
     assert embeddings.knn(conn, vec("x"), k=0) == []
 
 

@@ -82,12 +82,19 @@ def test_find_by_file_filters_by_strength_and_status_strongest_first(conn):
     assert graph.find_by_file(conn, "nope.py") == []
 
 
-def test_find_by_file_uses_the_path_index(conn):
-    plan = conn.execute(
-        "EXPLAIN QUERY PLAN SELECT n.* FROM node_files f JOIN nodes n ON n.id = f.node_id WHERE f.path = ?",
-        ("x",),
-    ).fetchall()
-    assert any("node_files_path" in str(row) for row in plan)
+@pytest.mark.parametrize("sql, plan", [
+    ("SELECT n.id FROM node_files f JOIN nodes n ON n.id = f.node_id WHERE f.path = ? AND +n.strength >= 0",
+     ["SEARCH f USING PRIMARY KEY (path=?)", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"]),
+    ("SELECT * FROM nodes WHERE name_key = ? AND +status = 'active'",
+     ["SEARCH nodes USING INDEX nodes_name_key (name_key=?)"]),
+    ("SELECT * FROM edges WHERE from_node = ?", ["SEARCH edges USING INDEX edges_from_node (from_node=?)"]),
+    ("SELECT * FROM edges WHERE to_node = ?", ["SEARCH edges USING INDEX edges_to_node (to_node=?)"]),
+])
+def test_lookups_use_their_index(conn, sql, plan):
+    for i in range(50):
+        node(conn, name=f"n{i}", affected_files=[f"f{i}.py"], strength=0.5)
+    conn.execute("ANALYZE")
+    assert [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, ("x",))] == plan
 
 
 def test_list_nodes_filters(conn):

@@ -21,7 +21,7 @@ def test_fresh_database_has_every_table_index_and_meta(conn):
     assert {"nodes", "edges", "episodes", "node_files", "consolidations", "meta", "tombstones",
             "embedding_cache", "node_vectors", "embedded", "decay_sessions"} <= _names(conn, "table")
     assert {"edges_from_node", "edges_to_node", "nodes_type", "nodes_strength",
-            "nodes_affected_files", "node_files_path", "nodes_name_key"} <= _names(conn, "index")
+            "nodes_affected_files", "nodes_name_key", "nodes_superseded"} <= _names(conn, "index")
     assert migrations.applied(conn) == ["m001_spec_graph", "m002_engram_tables"]
     assert graph.get_meta(conn, "schema_version") == "2"
     assert migrations.pending(conn) == []
