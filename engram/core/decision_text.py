@@ -68,7 +68,7 @@ def parse(text: str) -> dict[str, Any]:
     forbidden = {f.lower() for f in forbids}
     requires = [r for r in dict.fromkeys(requires) if r and r.lower() not in forbidden]
     return {"requires": requires[:5], "forbids": [f for f in dict.fromkeys(forbids) if f][:5],
-            "rationale": m.group(1).strip() if m else ""}
+            "rationale": m.group(1).strip().rstrip(".!") if m else ""}
 
 
 def decision_sentences(text: str) -> list[dict[str, Any]]:

@@ -3,10 +3,12 @@
 Runs between Pass 2 and the graph write, for every proposed node except the episode:
 
 1. names are normalised first (casefold, whitespace, a trailing dotted version such as
-   "3.53.0" or "v1.2"), and an exact match on the normalised name of a node of the same
-   type is a MERGE without any embedding;
-2. otherwise name + description is embedded and compared with existing nodes of the same
-   type, superseded ones included; the best cosine similarity picks the band:
+   "3.53.0" or "v1.2", plural -s), and an exact match on the normalised name of a node of
+   the same type is a MERGE without any embedding; names that differ only in a trailing
+   "v2" / "3" are siblings: a CHILD of the existing one;
+2. otherwise name + description (and the name alone) are embedded to find the nearest
+   existing nodes of the same type, superseded ones included, and the best cosine
+   similarity between the names picks the band (the bands are calibrated on names):
    above `merge` -> MERGE, between `child` and `merge` -> CHILD (a new node with a
    version_of edge to the match), below `child` -> NEW.
 
@@ -31,10 +33,11 @@ from engram.db import embeddings, graph
 SPEC_BANDS = (0.95, 0.80)
 # (merge above, child above), per embedding model; see the module docstring.
 BANDS: dict[str, tuple[float, float]] = {
-    "engram-hash-v1": (0.86, 0.55),
+    "engram-hash-v1": (0.95, 0.53),
 }
 KNN_K = 20
 _VERSION = re.compile(r"(?:\s+|-)(?:v(?:ersion)?\s*)?\d+(?:\.\d+)+[a-z0-9.+-]*$", re.I)
+_SIBLING = re.compile(r"\s+v?\d+$")
 
 
 def bands_for(model: str) -> tuple[float, float]:
@@ -47,8 +50,37 @@ def normalise(name: str) -> str:
     Only dotted versions are dropped: "v2" vs "v3" usually names two different things.
     """
     key = graph.normalise_name(name).strip(" .,:;!?'\"`")
-    stripped = _VERSION.sub("", key).strip()
-    return stripped or key
+    key = _VERSION.sub("", key).strip() or key
+    return " ".join(_singular(w) for w in key.split(" "))
+
+
+def _singular(word: str) -> str:
+    """"tests" -> "test", "migrations" -> "migration"; "redis", "class", "status" stay."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
+        return word[:-1]
+    return word
+
+
+def name_relation(a: str, b: str) -> str | None:
+    """"merge" for one normalised name, "child" for siblings ("API v2" / "API v3"), else None."""
+    ka, kb = normalise(a), normalise(b)
+    if ka == kb:
+        return "merge"
+    fa, fb = _SIBLING.sub("", ka), _SIBLING.sub("", kb)
+    return "child" if fa and fa == fb and (fa != ka or fb != kb) else None
+
+
+def band(similarity: float, bands: tuple[float, float]) -> str:
+    """merge / child / new for a cosine similarity under (merge above, child above)."""
+    if similarity > bands[0]:
+        return "merge"
+    return "child" if similarity > bands[1] else "new"
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    na = sum(x * x for x in a) ** 0.5
+    nb = sum(x * x for x in b) ** 0.5
+    return sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0
 
 
 @dataclass
@@ -79,36 +111,39 @@ class Resolver:
         exact = graph.find_by_name(self.conn, name, type=type, limit=1)
         if exact:
             return Resolution("merge", exact[0]["id"], 1.0, "exact", exact[0]["status"] == "superseded")
-        key = normalise(name)
-        head = key.split(" ")[0]
+        head = graph.normalise_name(name).split(" ")[0][:3]
         rows = self.conn.execute(
             "SELECT id, name, status FROM nodes WHERE type = ? AND name_key >= ? AND name_key < ?"
-            " ORDER BY (status = 'active') DESC, strength DESC LIMIT 200",
+            " ORDER BY (status = 'active') DESC, strength DESC LIMIT 500",
             (type, head, head + "\uffff"),
         ).fetchall()
-        for nid, other, status in rows:
-            if normalise(other) == key:
-                return Resolution("merge", nid, 1.0, "normalised", status == "superseded")
+        related = [(name_relation(name, other), nid, status) for nid, other, status in rows]
+        for relation in ("merge", "child"):
+            for rel, nid, status in related:
+                if rel == relation:
+                    return Resolution(rel, nid, 1.0, "normalised" if rel == "merge" else "sibling",
+                                      status == "superseded")
         return None
 
     def by_embedding(self, name: str, type: str, description: str) -> Resolution:
+        """Candidates by knn on name + description (and on the name alone), decided on the names.
+
+        The bands are calibrated on names; descriptions are written anew by every episode,
+        so a cosine over name + description would drift with the writing, not the identity.
+        """
         self._ensure_index()
-        vec = self.embedder.embed([embeddings.node_text(name, description)])[0]
-        hits = embeddings.knn(self.conn, vec, KNN_K, include_superseded=True)
-        if not hits:
+        full, bare = self.embedder.embed([embeddings.node_text(name, description), name])
+        ids = [nid for vec in (full, bare) for nid, _ in embeddings.knn(self.conn, vec, KNN_K)]
+        nodes = [n for n in graph.get_nodes(self.conn, ids).values() if n["type"] == type]
+        if not nodes:
             return Resolution("new")
-        nodes = graph.get_nodes(self.conn, [h[0] for h in hits])
-        for nid, sim in hits:
-            node = nodes.get(nid)
-            if node is None or node["type"] != type:
-                continue
-            superseded = node["status"] == "superseded"
-            if sim > self.merge_above:
-                return Resolution("merge", nid, sim, "embedding", superseded)
-            if sim > self.child_above:
-                return Resolution("child", nid, sim, "embedding", superseded)
-            break
-        return Resolution("new", None, hits[0][1], "embedding")
+        names = self.embedder.embed([n["name"] for n in nodes])
+        scored = sorted(((_cos(bare, v), n) for v, n in zip(names, nodes)), key=lambda x: -x[0])
+        sim, node = scored[0]
+        action = band(sim, (self.merge_above, self.child_above))
+        if action == "new":
+            return Resolution("new", None, sim, "embedding")
+        return Resolution(action, node["id"], sim, "embedding", node["status"] == "superseded")
 
     def _ensure_index(self) -> None:
         """Bring the vector index up to date before the first lookup (nodes written since)."""

@@ -1,0 +1,119 @@
+"""Calibrate entity resolution's bands per embedding model, and print precision / recall.
+
+    .venv/bin/python bench/entity_resolution_calibration.py [--provider local|voyage|openai]
+
+Reads the labelled pairs in tests/consolidation/data/concept_pairs.tsv (same / child /
+different), resolves each proposal against its existing name the way the consolidator
+does (normalised-name match first, then cosine similarity of the embeddings), and prints
+precision and recall of each band (merge <-> same, child <-> child, new <-> different)
+for the bands in engram/core/entity_resolution.py, for the spec's fixed 0.95 / 0.80, and
+for the best bands found by a grid search (macro F1). Remote embedders need their key
+(VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engram.core import entity_resolution as er  # noqa: E402
+from engram.llm import embedders  # noqa: E402
+
+PAIRS = Path(__file__).resolve().parents[1] / "tests" / "consolidation" / "data" / "concept_pairs.tsv"
+LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
+
+
+def load_pairs(path: Path = PAIRS) -> list[tuple[str, str, str]]:
+    out = []
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            a, b, label = line.split("\t")
+            out.append((a, b, label.strip()))
+    return out
+
+
+def similarities(embedder, pairs) -> list[float | str]:
+    """The name rule's verdict (merge / child) when it applies, else the embeddings' cosine."""
+    texts = sorted({t for a, b, _ in pairs for t in (a, b)})
+    vecs = dict(zip(texts, embedder.embed(texts)))
+    out: list[float | str] = []
+    for a, b, _ in pairs:
+        rel = er.name_relation(a, b)
+        if rel:
+            out.append(rel)
+        else:
+            va, vb = embedders.normalise(vecs[a]), embedders.normalise(vecs[b])
+            out.append(sum(x * y for x, y in zip(va, vb)))
+    return out
+
+
+def action(sim: float | str, bands: tuple[float, float]) -> str:
+    return sim if isinstance(sim, str) else er.band(sim, bands)
+
+
+def scores(pairs, sims, bands) -> dict[str, tuple[float, float, int]]:
+    """{band: (precision, recall, support)}."""
+    out = {}
+    for act, label in LABEL_OF.items():
+        predicted = [p[2] for p, s in zip(pairs, sims) if action(s, bands) == act]
+        tp = sum(1 for lab in predicted if lab == label)
+        support = sum(1 for p in pairs if p[2] == label)
+        out[act] = (tp / len(predicted) if predicted else 0.0, tp / support if support else 0.0, support)
+    return out
+
+
+def macro_f1(sc) -> float:
+    f = [2 * p * r / (p + r) if p + r else 0.0 for p, r, _ in sc.values()]
+    return sum(f) / len(f)
+
+
+def best_bands(pairs, sims) -> tuple[float, float]:
+    grid = [i / 100 for i in range(30, 100)]
+    return max(((m, c) for m in grid for c in grid if c < m), key=lambda b: (macro_f1(scores(pairs, sims, b)), b))
+
+
+def table(name: str, pairs, sims, bands) -> str:
+    sc = scores(pairs, sims, bands)
+    rows = [f"  {name}: merge > {bands[0]:.2f}, child > {bands[1]:.2f}  (macro F1 {macro_f1(sc):.2f})",
+            "    band   label      precision  recall  support"]
+    for act, (p, r, n) in sc.items():
+        rows.append(f"    {act:<6} {LABEL_OF[act]:<10} {p:>9.2f}  {r:>6.2f}  {n:>7}")
+    return "\n".join(rows)
+
+
+def make(provider: str):
+    if provider == "local":
+        return embedders.LocalEmbedder()
+    if provider == "voyage" and os.environ.get("VOYAGE_API_KEY"):
+        return embedders.VoyageEmbedder()
+    if provider == "openai" and os.environ.get("OPENAI_API_KEY"):
+        return embedders.OpenAIEmbedder()
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--provider", action="append", choices=("local", "voyage", "openai"))
+    args = ap.parse_args()
+    pairs = load_pairs()
+    counts = {lab: sum(1 for p in pairs if p[2] == lab) for lab in ("same", "child", "different")}
+    print(f"{len(pairs)} labelled pairs from {PAIRS.name}: {counts}")
+    for provider in args.provider or ["local", "voyage", "openai"]:
+        emb = make(provider)
+        if emb is None:
+            print(f"\n{provider}: not measured (no API key in the environment; no network here)")
+            continue
+        sims = similarities(emb, pairs)
+        print(f"\n{provider} ({emb.model})")
+        print(table("configured", pairs, sims, er.bands_for(emb.model)))
+        print(table("spec", pairs, sims, er.SPEC_BANDS))
+        print(table("best", pairs, sims, best_bands(pairs, sims)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
