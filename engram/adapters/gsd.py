@@ -1,0 +1,183 @@
+"""GSD 2 (pi shell hooks): camelCase payloads -> neutral records, unit ids -> event tags.
+
+GSD 2's shell hooks (harness-contracts §4.4) send no session id and no event name, and
+most carry no cwd: the hook runs in the project directory, which hook.py falls back to.
+The session id is, in order: $ENGRAM_SESSION; the id this adapter minted at the
+session's SessionStart (kept in `sessions/gsd-current.json` of the project's data dir);
+else `gsd-<YYYYMMDD>` (one session per project and day). Two GSD sessions running at once
+in one project therefore share a session id.
+
+PreUnit records the running unit (`M001/S01/T01`) in that file and every later event
+carries `unit`, `unit_type`, `milestone`, `slice`, `task`, until PostUnit clears it.
+Shell hooks cannot inject context, so after SessionStart and each PostUnit the engram
+section of `.gsd/KNOWLEDGE.md` is regenerated (contracts §4.5, route 1); GSD's prompt
+builder inlines that file into the next unit's prompt. Stdout stays empty.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from engram import config, jsonio
+from engram.adapters import claude_code
+
+NAME = "gsd"
+MARKER = "gsd-current.json"
+TOOLS = {"read": "read", "write": "write", "edit": "write", "bash": "shell", "grep": "search", "find": "search"}
+_d, _s = claude_code._d, claude_code._s
+
+
+def _marker_path(cwd: str) -> str:
+    return os.path.join(config.Project.from_cwd(cwd).ensure().dir, "sessions", MARKER)
+
+
+def _marker(cwd: str) -> dict:
+    try:
+        with open(_marker_path(cwd), "rb") as f:
+            data = jsonio.loads(f.read().decode("utf-8", "replace"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_marker(cwd: str, data: dict) -> None:
+    config.write_atomic(_marker_path(cwd), jsonio.dumps(data).encode(), durable=False)
+
+
+def session_id(payload: dict, cwd: str) -> str:
+    """A stable id for GSD's session-less payloads (see the module docstring)."""
+    env = os.environ.get("ENGRAM_SESSION")
+    if env:
+        return env
+    if os.environ.get("GSD_HOOK_EVENT", "") == "SessionStart" or payload.get("type") == "session_start":
+        sid = time.strftime("gsd-%Y%m%d-%H%M%S", time.localtime()) + "-%04x" % (os.getpid() & 0xFFFF)
+        _save_marker(cwd, {"session": sid, "started": int(time.time())})
+        return sid
+    return _marker(cwd).get("session") or time.strftime("gsd-%Y%m%d", time.localtime())
+
+
+def unit_tags(unit_id: str, unit_type: str = "") -> dict:
+    """`M001/S01/T01` -> {unit, unit_type, milestone, slice, task} (only the parts present)."""
+    parts = [p for p in _s(unit_id).split("/") if p]
+    tags = {"unit": "/".join(parts)} if parts else {}
+    for key, part in zip(("milestone", "slice", "task"), parts):
+        tags[key] = part
+    if unit_type:
+        tags["unit_type"] = unit_type
+    return tags
+
+
+def prepare(ctx, event: str, payload: dict) -> None:
+    """Tag every event with the running unit (PreUnit starts it, PostUnit ends it)."""
+    if event in ("PreUnit", "PostUnit", "PostVerify"):
+        ctx.extra.update(unit_tags(_s(payload.get("unitId")), _s(payload.get("unitType"))))
+        if not ctx.extra.get("milestone") and _s(payload.get("milestoneId")):
+            ctx.extra["milestone"] = payload["milestoneId"]
+        return
+    ctx.extra.update(_d(_marker(ctx.cwd).get("unit")))
+
+
+def _text(content) -> str:
+    if isinstance(content, list):
+        return "\n".join(_s(_d(p).get("text")) for p in content)
+    return _s(content)
+
+
+def _exit_code(text: str, is_error: bool) -> int:
+    """pi's bash tool ends a failed run's text with `Command exited with code N`."""
+    tail = text.rstrip().rsplit("\n", 1)[-1]
+    if "exited with code" in tail:
+        num = tail.rsplit("code", 1)[1].strip(" .:")
+        if num.lstrip("-").isdigit():
+            return int(num)
+    return 1 if is_error else 0
+
+
+def tool_call(tool: str, tin: dict, content, is_error: bool, cwd: str) -> list[dict]:
+    """One pi tool call as neutral calls (`ls` is not captured: contracts §4.4)."""
+    text = _text(content)
+    base = {"tool": tool, "ok": not is_error, "error": text[:500] or "tool failed" if is_error else None}
+    path = _s(tin.get("path")) or _s(tin.get("file_path"))
+    path = os.path.join(cwd, path) if path and not os.path.isabs(path) else path
+    action = TOOLS.get(tool)
+    if tool == "ls":
+        return []
+    if action == "read":
+        return [dict(base, action="read", path=path, offset=tin.get("offset"), limit=tin.get("limit"))]
+    if tool == "write":
+        return [dict(base, action="write", path=path, op="update", content=_s(tin.get("content")), old_content=None)]
+    if tool == "edit":
+        edits = tin.get("edits") if isinstance(tin.get("edits"), list) else [tin]
+        pairs = [(_s(_d(e).get("oldText")) or _s(_d(e).get("old_string")),
+                  _s(_d(e).get("newText")) or _s(_d(e).get("new_string"))) for e in edits]
+        return [dict(base, action="write", path=path, op="edit", edits=pairs)]
+    if action == "shell":
+        code = _exit_code(text, is_error)
+        return [dict(base, ok=code == 0, error=None, action="shell", command=_s(tin.get("command")),
+                     output=text, exit_code=code)]
+    if action == "search":
+        return [dict(base, action="search", pattern=_s(tin.get("pattern")), path=path, results_count=None)]
+    return claude_code.tool_call(tool, tin, None, base["error"]) if tool.startswith("mcp__") else \
+        [dict(base, action="other", input=tin)]
+
+
+def request(event: str, payload: dict) -> tuple[str, dict]:
+    """(kind, data): lifecycle kinds, plus this adapter's HANDLERS for units and verification."""
+    if event == "SessionStart":
+        return "gsd_session_start", {}
+    if event == "UserPromptSubmit":
+        return "prompt", {"text": _s(payload.get("text")) or _s(payload.get("prompt"))}
+    if event == "PostToolUse":
+        calls = tool_call(_s(payload.get("toolName")), _d(payload.get("input")), payload.get("content"),
+                          bool(payload.get("isError")), _s(payload.get("cwd")) or os.getcwd())
+        return "tool", {"calls": calls}
+    if event == "Stop":
+        return "stop", {"last_message": None}
+    if event == "PreCompact":
+        return "compact", {"trigger": "auto"}
+    if event == "SessionEnd":
+        return "session_end", {"reason": _s(payload.get("reason"))}
+    if event in ("PreUnit", "PostUnit"):
+        return ("unit_start" if event == "PreUnit" else "unit_end"), {"status": _s(payload.get("status"))}
+    if event == "PostVerify":
+        fails = payload.get("failures")
+        return "verify", {"passed": bool(payload.get("passed")),
+                          "failures": fails[:20] if isinstance(fails, list) else fails}
+    return "ignore", {}
+
+
+def _session_start(ctx) -> None:
+    from engram import lifecycle
+    from engram.adapters import gsd_knowledge
+
+    text = lifecycle.session_start(ctx, "startup")
+    gsd_knowledge.refresh(ctx, text)
+
+
+def _unit(ctx, status: str = "", start: bool = True) -> None:
+    tags = {k: ctx.extra[k] for k in ("unit", "unit_type", "milestone", "slice", "task") if k in ctx.extra}
+    with ctx.locked() as st:
+        ctx.append(st, [{"type": "unit_start" if start else "unit_end", **({"status": status} if status else {})}])
+    marker = _marker(ctx.cwd)
+    marker["unit"] = tags if start else {}
+    _save_marker(ctx.cwd, dict(marker, session=ctx.session))
+    if not start:
+        from engram.adapters import gsd_knowledge
+
+        gsd_knowledge.refresh(ctx)
+
+
+def _verify(ctx, passed: bool, failures=None) -> None:
+    with ctx.locked() as st:
+        ctx.append(st, [{"type": "unit_verify", "passed": passed,
+                         "failures": jsonio.dumps(failures)[:1000] if failures else ""}])
+
+
+HANDLERS = {"gsd_session_start": _session_start, "unit_start": lambda ctx, status="": _unit(ctx, status, True),
+            "unit_end": lambda ctx, status="": _unit(ctx, status, False), "verify": _verify}
+
+
+def render(event: str, context: str | None) -> str:
+    """Nothing: GSD parses stdout only for block/reason, and engram never blocks."""
+    return ""
