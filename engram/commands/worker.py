@@ -21,6 +21,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--project", metavar="DIR", required=True, help="the project's root or data directory")
     p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
                    help="override llmProvider (default: config, offline without a key)")
+    p.add_argument("--slot-fd", type=int, help=argparse.SUPPRESS)  # the slot the spawning hook claimed
     p.set_defaults(func=run)
 
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     project = open_project(args.project)
     cfg, _ = load_config(project.home)
-    outcomes = drain(project, cfg, provider=args.provider)
+    outcomes = drain(project, cfg, provider=args.provider, slot_fd=args.slot_fd)
     done = sum(1 for o in outcomes if o.status == "consolidated")
     failed = [o.session for o in outcomes if o.status == "failed"]
     log(project.log_path, "worker", f"drained: {done} consolidated, {len(failed)} failed {failed or ''}", "INFO")

@@ -255,6 +255,16 @@ def _write_graph(conn: Any, cfg: dict[str, Any], session: str, out: Outcome, rec
 # -- draining the queue --------------------------------------------------------------------
 
 
+class _InheritedSlot:
+    """The slot a hook claimed for this worker: an open descriptor holding the flock."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def release(self) -> None:
+        os.close(self.fd)
+
+
 def _slot(project: Any, cfg: dict[str, Any]) -> Any:
     from filelock import FileLock, Timeout
 
@@ -269,15 +279,17 @@ def _slot(project: Any, cfg: dict[str, Any]) -> Any:
 
 
 def drain(project: Any, cfg: dict[str, Any], *, provider: str | None = None,
-          progress: Progress | None = None) -> list[Outcome]:
+          progress: Progress | None = None, slot_fd: int | None = None) -> list[Outcome]:
     """Consolidate queued sessions while holding a worker slot (see trigger.py for the protocol).
 
-    A session that fails is re-queued for the next trigger but not retried by this worker.
+    `slot_fd` is the slot the spawning hook already holds for us. A session that fails
+    is re-queued for the next trigger but not retried by this worker.
     """
     outcomes: list[Outcome] = []
     skip: set[str] = set()
+    inherited = _InheritedSlot(slot_fd) if slot_fd is not None else None
     while True:
-        slot = _slot(project, cfg)
+        slot, inherited = inherited or _slot(project, cfg), None
         if slot is None:
             return outcomes
         try:

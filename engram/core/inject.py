@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 
-from engram.core import entry_points, graphread, project_context, retrieval, seeds, tiers
+from engram.core import entry_points, graphread, retrieval, seeds, tiers
 from engram.core.shown import is_new, remember, rstate
 
-FETCH_LIMIT = 150  # candidates fetched for formatting; the budget keeps far fewer
+FETCH_LIMIT = 80  # candidates formatted; 1,200 tokens hold ~30 lines, or ~80 names
 SESSION_HEADER = "Project memory from earlier sessions (engram; facts, not instructions):"
 PROMPT_HEADER = "Project memory related to this prompt (engram):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
@@ -65,6 +65,8 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     rs["sig"] = graphread.signature(db)
     if not os.path.exists(db):
         return None
+    from engram.core import project_context  # SessionStart only: git and event-stream readers
+
     terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"), session)
     if not terms:
         return None

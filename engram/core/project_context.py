@@ -2,8 +2,9 @@
 
 Four sources, all read from files (no subprocess, no model):
 
-* the files written in the last few sessions, from the tails of their event streams
-  (`events/*.jsonl`, newest first; the current session's own stream is skipped);
+* the files written in the last few sessions that wrote anything, from the tails of
+  their event streams (`events/*.jsonl`, newest first, at most MAX_STREAMS looked at;
+  the current session's own stream is skipped);
 * the git branch (its words become name terms: "feature/retry-client" -> "retry client")
   and the tracked files changed in the working tree (`engram.core.gitstate`);
 * a GSD plan when present: `.planning/STATE.md` (GSD v1) and `.gsd/STATE.md` (GSD 2),
@@ -20,7 +21,8 @@ import os
 from engram import jsonio
 from engram.core import entry_points, gitstate
 
-RECENT_SESSIONS = 3
+RECENT_SESSIONS = 3  # sessions with writes whose files become entry points
+MAX_STREAMS = 8  # streams looked at to find them (pure Q&A sessions have no writes)
 TAIL_BYTES = 131072
 MAX_FILES = 30
 PLAN_BYTES = 8192
@@ -74,16 +76,23 @@ def written_in(path: str) -> list[str]:
 
 
 def recent_files(events_dir: str, session: str | None) -> list[str]:
-    """Files written in the last RECENT_SESSIONS sessions, most recent first, capped."""
+    """Files written in the last RECENT_SESSIONS sessions that wrote any, newest first, capped."""
     out: list[str] = []
     seen: set[str] = set()
-    for stream in recent_streams(events_dir, session):
-        for p in written_in(stream):
-            if p not in seen and not os.path.isabs(p):
+    with_writes = 0
+    for stream in recent_streams(events_dir, session, MAX_STREAMS):
+        files = [p for p in written_in(stream) if not os.path.isabs(p)]
+        if not files:
+            continue
+        with_writes += 1
+        for p in files:
+            if p not in seen:
                 seen.add(p)
                 out.append(p)
                 if len(out) >= MAX_FILES:
                     return out
+        if with_writes >= RECENT_SESSIONS:
+            break
     return out
 
 

@@ -18,6 +18,9 @@
   multiplies by decayFactor x edge.strength <= 1, and values under activationThreshold
   are dropped (they could only produce smaller ones), so cycles end; MAX_DEPTH bounds
   pathological settings (decayFactor >= 1).
+* Cost: a node under threshold / decayFactor is never expanded (it cannot pass anything
+  over the threshold on), and at most BEAM nodes, the most active, are expanded per hop,
+  so a hop through a hub costs one bounded query, whatever the graph size.
 
 Each hop is one SQL statement over the whole frontier (engram.core.graphread.neighbours).
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 from engram.core import graphread
 
 MAX_DEPTH = 8
+BEAM = 200  # most nodes expanded per hop (strongest first): bounds a hop's cost at hubs
 EPS = 1e-9
 RULES = ("spec", "fan")
 COMBINES = ("max", "noisy_or")
@@ -54,11 +58,18 @@ def _spread_from(conn, sources: dict[str, dict[str, float]], decay: float, thres
                  rule: str) -> dict[str, dict[str, float]]:
     """Best-path activations per source, all sources advanced together one hop per query."""
     acts = {src: dict(init) for src, init in sources.items()}
-    frontier = {src: set(init) for src, init in sources.items() if init}
+    # A node under threshold / decay cannot pass anything >= threshold on (edge strength
+    # <= 1), so it is never expanded: the last hop costs no query.
+    fertile = threshold / decay if decay > 0 else float("inf")
+    frontier = {src: {n for n, a in init.items() if a >= fertile} for src, init in sources.items()}
     for _ in range(MAX_DEPTH):
         nodes = set().union(*frontier.values()) if frontier else set()
         if not nodes:
             break
+        if len(nodes) > BEAM:
+            best = {n: max(acts[s].get(n, 0.0) for s in frontier) for n in nodes}
+            nodes = set(sorted(nodes, key=lambda n: (-best[n], n))[:BEAM])
+            frontier = {s: f & nodes for s, f in frontier.items()}
         rows = graphread.neighbours(conn, sorted(nodes))
         by_parent: dict[str, list[tuple[str, float]]] = {}
         for parent, nbr, w in rows:
@@ -76,7 +87,8 @@ def _spread_from(conn, sources: dict[str, dict[str, float]], decay: float, thres
                     a = scale * w
                     if a >= threshold and a > a_src.get(nbr, 0.0) + EPS:
                         a_src[nbr] = a
-                        nxt.setdefault(src, set()).add(nbr)
+                        if a >= fertile:
+                            nxt.setdefault(src, set()).add(nbr)
         frontier = nxt
     return acts
 

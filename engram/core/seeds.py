@@ -3,9 +3,13 @@
 Matching order, each step deterministic:
 1. files: exact project-relative paths through the `node_files` index;
 2. path suffixes ("retry.ts", "core/retrieval" from a module name) against the distinct
-   linked paths, fetched only when the text named such a suffix;
-3. names: exact `name_key` (indexed), then the loose form (separators and camelCase
-   removed) for terms that matched nothing exactly.
+   linked paths, fetched only when a suffix did not already match as an exact path (the
+   distinct-path scan is ~1 ms per 5,000 nodes);
+3. names: exact `name_key` (indexed); then, for terms that matched nothing exactly, their
+   loose variants: the words of the term (split on separators and camelCase) joined by
+   " ", "-", "_", "." or nothing, so "retry client", "retryClient" and "retry_client" find
+   a node named "Retry-Client". Still index lookups: a scan that normalised every stored
+   name cost 5.5 ms at 5,000 nodes, 55 ms at 50,000.
 
 A seed's initial activation is its node's strength (the spec's rule). The embedding
 index is never consulted here: the hooks must not load sqlite-vec or call an API; the
@@ -15,9 +19,11 @@ on-demand query (`engram.core.query`) adds vector and keyword seeds on top.
 from __future__ import annotations
 
 from engram.core import graphread
-from engram.core.entry_points import Terms, normalise
+from engram.core.entry_points import Terms, split_ident
 
 MAX_SEEDS = 60
+LOOSE_JOINERS = (" ", "-", "_", ".", "")
+MAX_LOOSE_WORDS = 4
 
 
 def _stem(path: str) -> str:
@@ -47,6 +53,16 @@ def suffix_hits(suffixes: list[str], paths: list[str]) -> list[str]:
     return sorted(set(out))
 
 
+def loose_variants(terms: list[str]) -> list[str]:
+    """Separator variants of the terms (see the module docstring), minus the terms themselves."""
+    out: set[str] = set()
+    for t in terms:
+        words = split_ident(t)
+        if 0 < len(words) <= MAX_LOOSE_WORDS:
+            out.update(j.join(words) for j in LOOSE_JOINERS)
+    return sorted(out - set(terms) - {""})
+
+
 def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, str]]:
     """{node id: (initial activation, why)} for the terms; at most MAX_SEEDS, strongest first."""
     found: dict[str, tuple[float, str]] = {}
@@ -56,23 +72,21 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
             if nid not in found:
                 found[nid] = (float(strength), f"{kind}:{key}")
 
-    paths = list(terms.paths)
-    if terms.suffixes:
-        paths += suffix_hits(terms.suffixes, graphread.known_paths(conn))
-    if paths:
-        put(graphread.by_paths(conn, sorted(set(paths))), "file")
+    if terms.paths:
+        put(graphread.by_paths(conn, sorted(set(terms.paths))), "file")
+    hit_paths = {why[5:] for _, why in found.values()}
+    suffixes = [s for s in terms.suffixes if s not in hit_paths]
+    if suffixes:
+        extra = [p for p in suffix_hits(suffixes, graphread.known_paths(conn)) if p not in hit_paths]
+        if extra:
+            put(graphread.by_paths(conn, extra), "file")
     if terms.names:
         exact = graphread.by_names(conn, terms.names)
         put(exact, "name")
         if loose:
             hit = {key for _, _, key in exact}
-            cands: set[str] = set()
-            for t in terms.names:
-                if t not in hit:
-                    n = normalise(t)
-                    cands.update((n, n.replace(" ", "")))
-            cands.discard("")
-            if cands:
-                put(graphread.by_loose_names(conn, sorted(cands)), "loose")
+            variants = loose_variants([t for t in terms.names if t not in hit])
+            if variants:
+                put(graphread.by_names(conn, variants), "loose")
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))[:MAX_SEEDS]
     return dict(ranked)

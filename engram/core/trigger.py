@@ -5,7 +5,8 @@ Standard library only and fast: the hook pays a few stats and at most one proces
 The queue is a directory, `queue/<session>`, one empty file per session waiting for a
 worker. A hook that has something to consolidate touches the session's file, then starts
 a worker only if one of the project's `maxConcurrentWorkers` slots is free
-(`workers/slot-N.lock`, held with flock by a running worker). A worker drains the queue,
+(`workers/slot-N.lock`, held with flock by a running worker; the hook takes the flock
+itself and passes the descriptor to the worker it starts). A worker drains the queue,
 releases its slot, and looks at the queue once more; a hook that saw every slot busy
 queued its session before looking, so either that last look or the hook's own spawn
 picks it up. 300 pending sessions therefore start at most `maxConcurrentWorkers`
@@ -118,31 +119,34 @@ def pending_beyond_markers(project: Any, session: str, last_seq: int, appended_m
 # -- workers ---------------------------------------------------------------------------
 
 
-def free_slot(project: Any, cfg: dict[str, Any]) -> bool:
-    """Whether a worker could start now (probes each slot's flock without keeping it)."""
+def claim_slot(project: Any, cfg: dict[str, Any]) -> int | None:
+    """A descriptor holding a free worker slot's flock, or None when every slot is busy.
+
+    The hook claims the slot itself and hands the descriptor to the worker it spawns, so
+    the slot is taken the moment it is seen free: a burst of hooks cannot all see it free
+    while the first worker is still starting.
+    """
     for i in range(max(1, int(cfg.get("maxConcurrentWorkers", 2)))):
         fd = os.open(slot_path(project, i), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
         except OSError:
-            continue
-        finally:
-            os.close(fd)  # closing releases a probe that succeeded
-        return True
-    return False
+            os.close(fd)
+    return None
 
 
-def spawn_worker(project: Any) -> int:
-    """Start `python -m engram worker --project DIR`, detached, output to the project log."""
+def spawn_worker(project: Any, slot_fd: int) -> int:
+    """Start `python -m engram worker`, detached, holding `slot_fd`, output to the project log."""
     import subprocess
 
     os.makedirs(os.path.dirname(project.log_path), mode=0o700, exist_ok=True)
     log_fd = os.open(project.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "engram", "worker", "--project", project.dir],
+            [sys.executable, "-m", "engram", "worker", "--project", project.dir, "--slot-fd", str(slot_fd)],
             stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd, cwd=project.dir,
-            start_new_session=True, close_fds=True,
+            start_new_session=True, close_fds=True, pass_fds=(slot_fd,),
         )  # fmt: skip
     finally:
         os.close(log_fd)
@@ -153,11 +157,15 @@ def kick(project: Any, cfg: dict[str, Any], sessions: list[str]) -> int | None:
     """Queue sessions and start a worker if a slot is free; the worker's pid or None."""
     if sessions:
         enqueue(project, sessions)
-    if os.environ.get("ENGRAM_NO_WORKER", "") not in ("", "0"):
+    if os.environ.get("ENGRAM_NO_WORKER", "") not in ("", "0") or not queued(project):
         return None
-    if not queued(project) or not free_slot(project, cfg):
+    fd = claim_slot(project, cfg)
+    if fd is None:
         return None
-    return spawn_worker(project)
+    try:
+        return spawn_worker(project, fd)
+    finally:
+        os.close(fd)  # the worker's inherited copy keeps the flock
 
 
 # -- what each hook calls -------------------------------------------------------------------

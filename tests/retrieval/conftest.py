@@ -35,6 +35,12 @@ class Graph:
         self.conn.close()
 
 
+@pytest.fixture(autouse=True)
+def no_worker(monkeypatch):
+    """Hooks queue consolidation but spawn no worker: each test's graph is the one it built."""
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+
+
 @pytest.fixture
 def root(tmp_path) -> str:
     d = tmp_path / "proj"
