@@ -1,0 +1,57 @@
+"""`engram install` / `uninstall`: registering engram's hooks with each harness.
+
+One module per harness (`claude_code`, `codex`, `gemini`, `gsd`) says where its settings
+live, which entries engram wants there and what the user does next; `merge` changes the
+`hooks` object, `jsonedit` splices it into the file's text, `plan` ties it together with
+backups and the manifest that lets `uninstall` restore files byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+HARNESSES = {
+    "claude-code": "engram.install.claude_code",
+    "codex": "engram.install.codex",
+    "gemini": "engram.install.gemini",
+    "gsd": "engram.install.gsd",
+}
+
+
+def harness(name: str):
+    """The registration module of a harness name (claude-code | codex | gemini | gsd)."""
+    import importlib
+
+    from engram.errors import EngramError
+
+    if name not in HARNESSES:
+        raise EngramError(f"unknown harness {name!r}; choose one of {', '.join(HARNESSES)}")
+    return importlib.import_module(HARNESSES[name])
+
+
+def checkout_script(name: str = "engram-hook") -> str | None:
+    """`bin/<name>` of the checkout engram runs from, when there is one."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(root, "bin", name)
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+
+
+def runner() -> str:
+    """Shell words that start the hook: the checkout's bin/engram-hook (which finds the
+    interpreter recorded at install), else this interpreter's absolute path, never a PATH
+    lookup. ENGRAM_HOME is pinned when it is not the default, since the harness's
+    environment will not have it."""
+    from engram.config import engram_home
+
+    script = checkout_script()
+    words = shlex.quote(script) if script else f"{shlex.quote(os.path.abspath(sys.executable))} -m engram.hook"
+    home = engram_home()
+    if home != os.path.abspath(os.path.expanduser("~/.engram")):
+        words = f"ENGRAM_HOME={shlex.quote(home)} {words}"
+    return words
+
+
+def hook_command(event: str, harness_name: str) -> str:
+    return f"{runner()} {event} --harness {harness_name}"

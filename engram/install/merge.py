@@ -1,0 +1,115 @@
+"""Merging engram's entries into a harness's `hooks` object, and taking them out again.
+
+Two shapes exist. Claude Code, Codex and Gemini CLI nest: event -> [matcher group
+{matcher?, hooks: [handler]}]. GSD 2 is flat: event -> [handler]. A handler is engram's
+when its command runs `engram-hook` or `engram.hook`; nothing else is ever touched.
+Installing twice is a no-op: an event whose engram entries already equal the wanted
+ones is left as it is; otherwise engram's entries are replaced where the first of them
+stood (a new install appends them after the user's own).
+"""
+
+from __future__ import annotations
+
+import copy
+
+MARKERS = ("engram-hook", "engram.hook")
+
+
+class Malformed(ValueError):
+    """The settings hold a `hooks` value of a shape the harness would not accept either."""
+
+
+def is_ours(handler) -> bool:
+    command = handler.get("command") if isinstance(handler, dict) else None
+    return isinstance(command, str) and any(m in command for m in MARKERS)
+
+
+def _check(hooks, nested: bool) -> dict:
+    if not isinstance(hooks, dict):
+        raise Malformed("'hooks' is not an object")
+    for event, items in hooks.items():
+        if not isinstance(items, list):
+            raise Malformed(f"'hooks.{event}' is not a list")
+        if nested and any(isinstance(g, dict) and not isinstance(g.get("hooks", []), list) for g in items):
+            raise Malformed(f"a matcher group in 'hooks.{event}' has a 'hooks' value that is not a list")
+    return hooks
+
+
+def _has_ours(item, nested: bool) -> bool:
+    if not nested:
+        return is_ours(item)
+    return isinstance(item, dict) and any(is_ours(h) for h in item.get("hooks") or [])
+
+
+def _ours(items: list, nested: bool) -> list:
+    return [i for i in items if _has_ours(i, nested)]
+
+
+def _strip(items: list, nested: bool) -> list:
+    """`items` without engram's handlers (a group left with no handler goes too)."""
+    out = []
+    for item in items:
+        if not nested:
+            if not is_ours(item):
+                out.append(item)
+        elif not _has_ours(item, True):
+            out.append(item)
+        else:
+            rest = [h for h in item.get("hooks") or [] if not is_ours(h)]
+            if rest:
+                out.append(dict(item, hooks=rest))
+    return out
+
+
+def add(hooks, wanted: dict[str, list], nested: bool) -> dict:
+    """A copy of `hooks` holding exactly `wanted` as engram's entries (others untouched)."""
+    hooks = copy.deepcopy(_check(hooks if hooks is not None else {}, nested))
+    for event in list(hooks):
+        if event not in wanted and _ours(hooks[event], nested):
+            hooks[event] = _strip(hooks[event], nested)
+            if not hooks[event]:
+                del hooks[event]
+    for event, items in wanted.items():
+        current = hooks.get(event, [])
+        if _ours(current, nested) == items and all(i in current for i in items):
+            continue
+        pos = next((n for n, i in enumerate(current) if _has_ours(i, nested)), len(current))
+        rest = _strip(current, nested)
+        pos = min(pos, len(rest))
+        hooks[event] = rest[:pos] + copy.deepcopy(items) + rest[pos:]
+    return hooks
+
+
+def remove(hooks, nested: bool) -> dict:
+    """A copy of `hooks` without engram's entries; events left empty are dropped."""
+    hooks = copy.deepcopy(_check(hooks if hooks is not None else {}, nested))
+    for event in list(hooks):
+        if _ours(hooks[event], nested):
+            hooks[event] = _strip(hooks[event], nested)
+            if not hooks[event]:
+                del hooks[event]
+    return hooks
+
+
+def coverage(hooks, wanted: dict[str, list], nested: bool) -> tuple[list[str], list[str]]:
+    """(events where engram's entries are as wanted, events where they are missing or differ)."""
+    try:
+        hooks = _check(hooks if hooks is not None else {}, nested)
+    except Malformed:
+        return [], sorted(wanted)
+    good, bad = [], []
+    for event, items in wanted.items():
+        (good if _ours(hooks.get(event, []), nested) == items else bad).append(event)
+    return good, bad
+
+
+def commands(hooks, nested: bool) -> list[str]:
+    """Every engram command registered in `hooks` (for doctor's checks)."""
+    out = []
+    if not isinstance(hooks, dict):
+        return out
+    for items in hooks.values():
+        for item in items if isinstance(items, list) else []:
+            handlers = (item.get("hooks") or []) if nested and isinstance(item, dict) else [item]
+            out.extend(h["command"] for h in handlers if is_ours(h))
+    return out

@@ -1,0 +1,287 @@
+"""What install / uninstall change in one settings file, and doing it safely.
+
+A `Change` is computed first (the file's text before and after), so `--dry-run` can show
+it as a diff and a real run writes exactly that. Writing backs up the previous file to
+`$ENGRAM_HOME/backups/`, replaces the file atomically and keeps its mode. The manifest
+`$ENGRAM_HOME/install.json` remembers, per file, the backup taken before engram first
+appeared in it; uninstall restores those bytes when what remains after taking engram out
+is semantically that original, so the file ends byte-identical. Otherwise (the user
+edited the file since) engram's entries are removed by a text splice that keeps the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+
+from engram.errors import EngramError
+from engram.install import hook_command, jsonedit, merge
+
+MANIFEST = "install.json"
+
+
+@dataclasses.dataclass
+class Change:
+    harness: str
+    path: str
+    before: str | None  # None: the file does not exist
+    after: str | None  # None: delete the file
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def load(path: str, allow_comments: bool) -> tuple[str | None, dict]:
+    """(text or None, parsed object); a malformed file is an EngramError naming it."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except FileNotFoundError:
+        return None, {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngramError(f"{path}: cannot read it ({exc}); engram left it unchanged") from None
+    if not text.strip():
+        return text, {}
+    try:
+        doc = jsonedit.loads(text, allow_comments)
+    except ValueError as exc:
+        raise EngramError(f"{path}: not valid JSON ({exc}); engram left it unchanged - fix it and run "
+                          "the command again") from None
+    if not isinstance(doc, dict):
+        raise EngramError(f"{path}: holds a JSON {type(doc).__name__}, not an object; engram left it unchanged")
+    return text, doc
+
+
+def _hooks_of(path: str, doc: dict, nested: bool, fn, *args) -> dict:
+    try:
+        return fn(doc.get("hooks"), *args, nested)
+    except merge.Malformed as exc:
+        raise EngramError(f"{path}: {exc}; engram left it unchanged - fix it and run the command again") from None
+
+
+def home() -> str:
+    from engram.config import engram_home
+
+    return engram_home()
+
+
+def read_manifest() -> dict:
+    try:
+        with open(os.path.join(home(), MANIFEST), "rb") as f:
+            data = json.loads(f.read().decode("utf-8"))
+        return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {"files": {}}
+    except (OSError, ValueError):
+        return {"files": {}}
+
+
+def write_manifest(data: dict) -> None:
+    from engram.config import write_atomic
+
+    os.makedirs(home(), mode=0o700, exist_ok=True)
+    write_atomic(os.path.join(home(), MANIFEST), (json.dumps(data, indent=2) + "\n").encode())
+
+
+# -- planning --------------------------------------------------------------------------
+
+
+def plan_install(mod, project: str | None) -> Change:
+    path = mod.settings_path(project)
+    text, doc = load(path, mod.ALLOW_COMMENTS)
+    hooks = _hooks_of(path, doc, mod.NESTED, merge.add, mod.wanted(hook_command))
+    if "hooks" in doc and hooks == doc["hooks"]:
+        return Change(mod.NAME, path, text, text, "already installed")
+    n = len(mod.wanted(hook_command))
+    after = _targeted(text, doc, hooks, mod)
+    if after is None:
+        after = jsonedit.set_member(text or "", "hooks", hooks)
+    return Change(mod.NAME, path, text, after, f"{n} hooks registered")
+
+
+def _targeted(text: str | None, doc: dict, hooks: dict, mod) -> str | None:
+    """Edit only the event lists that change, so the user's own entries keep their exact
+    text; None when that cannot be done (the caller then rewrites the `hooks` value)."""
+    old = doc.get("hooks")
+    if not text or not isinstance(old, dict):
+        return None
+    out = text
+    try:
+        for event, items in hooks.items():
+            cur = old.get(event)
+            if cur == items:
+                continue
+            if cur is not None and items[: len(cur)] == cur and not merge.commands({event: cur}, mod.NESTED):
+                for item in items[len(cur):]:
+                    out = jsonedit.append_element(out, ("hooks", event), item)
+            else:
+                out = jsonedit.set_member(out, event, items, ("hooks",))
+        for event in old:
+            if event not in hooks:
+                out = jsonedit.remove_member(out, event, ("hooks",))
+        ok = jsonedit.loads(out, mod.ALLOW_COMMENTS) == dict(doc, hooks=hooks)
+    except (KeyError, ValueError, IndexError):
+        return None
+    return out if ok else None
+
+
+def _original(entry: dict | None) -> tuple[bool, str | None]:
+    """(known, original text or None when the file did not exist) from a manifest entry."""
+    if not entry:
+        return False, None
+    if entry.get("created_file"):
+        return True, None
+    try:
+        with open(entry["backup"], "rb") as f:
+            raw = f.read()
+    except (OSError, KeyError, TypeError):
+        return False, None
+    ok = hashlib.sha256(raw).hexdigest() == entry.get("sha256")
+    return ok, raw.decode("utf-8", "replace") if ok else None
+
+
+def plan_uninstall(mod, project: str | None, manifest: dict) -> Change:
+    path = mod.settings_path(project)
+    text, doc = load(path, mod.ALLOW_COMMENTS)
+    if text is None or not merge.commands(doc.get("hooks"), mod.NESTED):
+        return Change(mod.NAME, path, text, text, "not installed")
+    hooks = _hooks_of(path, doc, mod.NESTED, merge.remove)
+    entry = manifest["files"].get(path)
+    rest = dict(doc)
+    drop_key = not hooks and (entry is None or entry.get("created_hooks_key"))
+    if drop_key:
+        rest.pop("hooks", None)
+    else:
+        rest["hooks"] = hooks
+    known, original = _original(entry)
+    if known and original is None and not rest:
+        return Change(mod.NAME, path, text, None, "removed the file engram created")
+    if known and original is not None and _same(original, rest, mod.ALLOW_COMMENTS):
+        return Change(mod.NAME, path, text, original, "restored the file as it was before install")
+    after = _targeted_removal(text, doc, hooks, drop_key, mod)
+    if after is None:
+        after = jsonedit.remove_member(text, "hooks") if drop_key else jsonedit.set_member(text, "hooks", hooks)
+    return Change(mod.NAME, path, text, after, "removed engram's hooks")
+
+
+def _targeted_removal(text: str, doc: dict, hooks: dict, drop_key: bool, mod) -> str | None:
+    """Take out only engram's entries, leaving the text of everything else as it is."""
+    if drop_key:
+        try:
+            return jsonedit.remove_member(text, "hooks")
+        except (KeyError, ValueError, IndexError):
+            return None
+    out = text
+    try:
+        for event, cur in doc["hooks"].items():
+            new = hooks.get(event)
+            if new == cur:
+                continue
+            if not new:
+                out = jsonedit.remove_member(out, event, ("hooks",))
+                continue
+            whole = [i for i, item in enumerate(cur) if item not in new]
+            if len(cur) - len(whole) != len(new):
+                out = jsonedit.set_member(out, event, new, ("hooks",))
+                continue
+            for i in reversed(whole):
+                out = jsonedit.remove_element(out, ("hooks", event), i)
+        ok = jsonedit.loads(out, mod.ALLOW_COMMENTS) == dict(doc, hooks=hooks)
+    except (KeyError, ValueError, IndexError):
+        return None
+    return out if ok else None
+
+
+def _same(original: str, doc: dict, allow_comments: bool) -> bool:
+    try:
+        return (jsonedit.loads(original, allow_comments) if original.strip() else {}) == doc
+    except ValueError:
+        return False
+
+
+def diff(change: Change) -> str:
+    import difflib
+
+    a = (change.before or "").splitlines(keepends=True)
+    b = (change.after or "").splitlines(keepends=True)
+    old = change.path if change.before is not None else "/dev/null"
+    new = change.path if change.after is not None else "/dev/null"
+    return "".join(difflib.unified_diff(a, b, old, new))
+
+
+# -- applying --------------------------------------------------------------------------
+
+
+def backup(change: Change) -> str | None:
+    """Copy the current file to $ENGRAM_HOME/backups/<harness>/ (0600); its path, or None."""
+    if change.before is None:
+        return None
+    from engram.config import write_atomic
+
+    folder = os.path.join(home(), "backups", change.harness)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    stem = os.path.join(folder, os.path.basename(change.path) + time.strftime(".%Y%m%dT%H%M%S"))
+    path, n = stem + ".bak", 1
+    while os.path.exists(path):
+        n += 1
+        path = f"{stem}.{n}.bak"
+    write_atomic(path, change.before.encode("utf-8"))
+    return path
+
+
+def _makedirs(folder: str) -> list[str]:
+    """Create `folder` and missing parents; the ones created, deepest last."""
+    missing = []
+    while folder and not os.path.isdir(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for d in reversed(missing):
+        os.mkdir(d, 0o755)
+    return list(reversed(missing))
+
+
+def apply(change: Change, manifest: dict, installing: bool) -> str | None:
+    """Write the change (backup first); update the manifest entry. Returns the backup path."""
+    if not change.changed:
+        return None
+    from engram.config import write_atomic
+
+    saved = backup(change)
+    entry = manifest["files"].get(change.path)
+    if change.after is None:
+        os.remove(change.path)
+        for d in reversed((entry or {}).get("created_dirs", [])):
+            try:
+                os.rmdir(d)
+            except OSError:
+                break
+    else:
+        created = _makedirs(os.path.dirname(change.path))
+        mode = os.stat(change.path).st_mode & 0o777 if change.before is not None else 0o600
+        write_atomic(change.path, change.after.encode("utf-8"), mode=mode)
+        if installing and (entry is None or not _had_engram(change)):
+            manifest["files"][change.path] = {
+                "harness": change.harness, "backup": saved, "created_file": change.before is None,
+                "sha256": hashlib.sha256(change.before.encode("utf-8")).hexdigest() if change.before is not None else None,
+                "created_dirs": created, "created_hooks_key": not _has_key(change.before, "hooks"),
+                "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            }
+    if not installing:
+        manifest["files"].pop(change.path, None)
+    return saved
+
+
+def _has_key(text: str | None, key: str) -> bool:
+    if not text or not text.strip():
+        return False
+    return any(m[0] == key for m in jsonedit.members(text)[0])
+
+
+def _had_engram(change: Change) -> bool:
+    return any(m in (change.before or "") for m in merge.MARKERS)

@@ -1,0 +1,55 @@
+"""The parts of install that are not hook registration: data dir, interpreter, database."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+PYTHON_FILE = "python"
+
+
+def ensure_home() -> str:
+    """Create $ENGRAM_HOME (0700) if missing; its path."""
+    from engram.config import engram_home
+
+    home = engram_home()
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    os.chmod(home, 0o700)
+    return home
+
+
+def interpreter() -> str:
+    """This interpreter's absolute path, not resolved: a venv's python is a symlink whose
+    target lacks the venv's site-packages."""
+    return os.path.abspath(sys.executable)
+
+
+def record_interpreter(home: str) -> str:
+    """Write $ENGRAM_HOME/python, which bin/engram-hook runs; its path."""
+    from engram.config import write_atomic
+
+    path = os.path.join(home, PYTHON_FILE)
+    write_atomic(path, (interpreter() + "\n").encode())
+    return path
+
+
+def recorded_interpreter(home: str) -> str | None:
+    try:
+        with open(os.path.join(home, PYTHON_FILE), encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def init_database(project_dir: str) -> tuple[str, int]:
+    """Create the project's data dir and engram.db with the current schema: (path, version)."""
+    from engram.config import Project
+    from engram.db.connect import connect
+    from engram.db.migrations import schema_version
+
+    project = Project.from_cwd(project_dir).ensure()
+    conn = connect(project.db_path, vectors=False)
+    try:
+        return project.db_path, schema_version(conn)
+    finally:
+        conn.close()
