@@ -2,10 +2,9 @@
 
     python bench/retrieval_bench.py [--sizes 500,5000,50000] [--runs 30]
 
-For each graph size: a project with a real git repository (300 tracked files, 5 of them
-modified), a previous session's event stream (10 files written), and an engram.db built
-by `bench/graphgen.py` when it exists, else by the generator below (episode hubs, file
-concepts, decisions, errors, findings; ~5% superseded). Then, interleaved so machine
+For each graph size: an engram.db built by `bench/graphgen.py` (the spec's growth shape:
+hubs by preferential attachment, episodes, ~2% superseded), a real git repository over
+its files (5 modified), and a previous session's event stream (10 files written). Then, interleaved so machine
 noise hits all cases alike, `python -c pass` and the real hook as a subprocess:
 
 * SessionStart       : full retrieval from the project context;
@@ -36,89 +35,50 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-TYPES = ("concept", "decision", "error", "finding")
-EDGE_TYPES = ("requires", "interacts_with", "caused_by", "resolved_by", "similar_to")
+def facts_of(db_path: str, files: list[str]) -> dict:
+    """What the cases name: a file with >= 3 strong nodes, prompt files, a concept, recent files."""
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    hot = conn.execute(
+        "SELECT f.path FROM node_files f JOIN nodes n ON n.id = f.node_id WHERE n.strength > 0.5 "
+        "AND n.status = 'active' GROUP BY f.path HAVING count(*) >= 3 ORDER BY count(*) DESC, f.path LIMIT 1"
+    ).fetchone()[0]
+    concept = conn.execute(
+        "SELECT name FROM nodes WHERE type = 'concept' AND status = 'active' AND name NOT LIKE '%#%' "
+        "ORDER BY strength DESC, id LIMIT 1").fetchone()[0]  # fmt: skip
+    conn.close()
+    rnd = random.Random(7)
+    return {"hot": hot, "prompt_files": rnd.sample(files, 2), "concept": concept, "recent": rnd.sample(files, 10)}
 
 
-def path_of(i: int) -> str:
-    return f"src/mod{i % 40}/file{i}.py"
-
-
-def generate(conn, n: int, seed: int = 5) -> dict:
-    """A synthetic graph of about n nodes; returns the files and names the cases use."""
-    from engram.db import graph
-
-    rnd = random.Random(seed)
-    n_files = max(20, n // 4)
-    n_eps = max(2, n // 25)
-    nodes, edges = [], []
-    episodes = [f"ep{i}" for i in range(n_eps)]
-    for i, e in enumerate(episodes):
-        nodes.append({"id": e, "name": f"session {i}", "type": "episode", "strength": 0.6,
-                      "description": f"Episode {i}.", "source_episodes": [e]})
-    for i in range(n - n_eps):
-        t = TYPES[i % 4] if i >= n_files else "concept"
-        f = path_of(i if i < n_files else rnd.randrange(n_files))
-        dead = i >= n_files and rnd.random() < 0.05
-        nodes.append({"id": f"n{i}", "name": (f if i < n_files else f"{t} {i} about {f.split('/')[-1]}"),
-                      "type": t, "strength": 0.0 if dead else round(rnd.uniform(0.2, 1.0), 3),
-                      "status": "superseded" if dead else "active", "affected_files": [f],
-                      "description": f"What session work learnt about {f}: detail {i}. " * 3,
-                      "summary": f"Short fact {i} about {f}.", "data": {"explicit": rnd.random() < 0.7},
-                      "source_episodes": [episodes[i % n_eps]]})
-        edges.append({"from_node": f"n{i}", "to_node": episodes[i % n_eps], "type": "discovered_during",
-                      "strength": 0.5})
-        for _ in range(2):
-            j = rnd.randrange(n - n_eps)
-            if j != i:
-                edges.append({"from_node": f"n{i}", "to_node": f"n{j}", "type": rnd.choice(EDGE_TYPES),
-                              "strength": round(rnd.uniform(0.3, 1.0), 2)})
-    graph.insert_nodes(conn, nodes)
-    graph.insert_edges(conn, edges)
-    # The file the PostToolUse case reads: guarantee >= 3 strong nodes on it.
-    hot = path_of(1)
-    graph.insert_nodes(conn, [{"id": f"hot{k}", "name": f"hot fact {k}", "type": "decision", "strength": 0.9,
-                               "affected_files": [hot], "summary": f"hot summary {k}"} for k in range(4)])
-    return {"hot": hot, "prompt_files": [path_of(2), path_of(3)], "concept": path_of(4),
-            "recent": [path_of(k) for k in range(5, 15)]}
-
-
-def build(base: str, n: int) -> tuple[str, dict, dict]:
-    """(project root, env, generated facts) for one size."""
-    from engram.config import Project
-    from engram.db.connect import connect
-
-    proj = os.path.join(base, f"proj{n}")
-    os.makedirs(proj)
-    for i in range(300):
-        p = os.path.join(proj, path_of(i))
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
-            f.write(f"x = {i}\n")
+def git_repo(root: str, files: list[str]) -> None:
+    """A real repository over the generated files, 5 of them modified (SessionStart reads it)."""
     git = ["git", "-c", "user.email=b@b", "-c", "user.name=b"]
-    subprocess.run(git + ["init", "-q"], cwd=proj, check=True)
-    subprocess.run(git + ["add", "."], cwd=proj, check=True)
-    subprocess.run(git + ["commit", "-qm", "x"], cwd=proj, check=True)
-    for i in range(5, 10):
-        with open(os.path.join(proj, path_of(i)), "a") as f:
-            f.write("y = 1\n")
+    subprocess.run(git + ["init", "-q"], cwd=root, check=True)
+    subprocess.run(git + ["add", "."], cwd=root, check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], cwd=root, check=True)
+    for path in files[:5]:
+        with open(os.path.join(root, path), "a") as f:
+            f.write("changed = True\n")
+
+
+def build(base: str, n: int, embed: bool = False) -> tuple[str, dict, dict]:
+    """(project root, env, facts) for one size, built by bench/graphgen.py."""
+    import graphgen
+
     home = os.path.join(base, f"home{n}")
+    out = graphgen.build(n, home=home, seed=0, embed=embed)
+    root, project, files = out["root"], out["project"], out["data"]["files"]
+    git_repo(root, files)
     # No consolidation worker: it would rewrite the graph between runs (the hook still
     # queues; spawning one is the trigger's cost, not retrieval's).
     env = dict(os.environ, ENGRAM_HOME=home, ENGRAM_NO_WORKER="1")
-    os.environ["ENGRAM_HOME"] = home
-    project = Project.from_cwd(proj).ensure()
-    conn = connect(project.db_path, vectors=False)
-    try:
-        from graphgen import generate_into  # helper-1's generator, when present
-    except ImportError:
-        generate_into = None
-    facts = generate(conn, n) if generate_into is None else generate_into(conn, n)
-    conn.close()
+    facts = facts_of(out["db_path"], files)
     with open(project.events_path("previous"), "w") as f:
         for k, p in enumerate(facts["recent"], 1):
             f.write(json.dumps({"type": "file_write", "seq": k, "ok": True, "path": p}) + "\n")
-    return proj, env, facts
+    return root, env, facts
 
 
 def payload(event: str, session: str, proj: str, facts: dict) -> dict:
@@ -153,8 +113,8 @@ def _forget(home: str, proj: str, session: str) -> None:
         pass
 
 
-def bench_size(base: str, n: int, runs: int) -> dict[str, list[float]]:
-    proj, env, facts = build(base, n)
+def bench_size(base: str, n: int, runs: int, embed: bool) -> dict[str, list[float]]:
+    proj, env, facts = build(base, n, embed)
     times: dict[str, list[float]] = {"bare": [], **{c: [] for c in CASES}}
     outputs: dict[str, bytes] = {}
     for r in range(runs + 2):  # two warm-up rounds (page cache, .pyc) are discarded
@@ -202,6 +162,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="500,5000,50000")
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--embed", action="store_true", help="also store local embeddings (a bigger file)")
     args = ap.parse_args()
     import compileall
 
@@ -212,7 +173,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, interleaved runs; bare = `python -c pass`")
     ok = True
     for n in (int(s) for s in args.sizes.split(",")):
-        ok &= report(n, bench_size(base, n, args.runs))
+        ok &= report(n, bench_size(base, n, args.runs, args.embed))
     print(f"\nall targets met: {'yes' if ok else 'NO'}")
     return 0
 

@@ -63,32 +63,31 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def index_entries(data: bytes, hash_len: int = 20) -> list[tuple[str, int, int, int, int]]:
     """[(path, mtime_s, mtime_ns, size, mode)] of a `.git/index` image; [] if unreadable."""
+    import struct
+
     if len(data) < 12 or data[:4] != b"DIRC":
         return []
-    version = int.from_bytes(data[4:8], "big")
-    count = int.from_bytes(data[8:12], "big")
+    version, count = struct.unpack_from(">II", data, 4)
     if version not in (2, 3, 4) or count > MAX_ENTRIES:
         return []
+    # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size, object id, flags
+    head = struct.Struct(f">10I{hash_len}sH")
     out = []
     pos, prev = 12, b""
-    fixed = 40 + hash_len + 2  # 10 stat words, the object id, the flags
+    find = data.index
     for _ in range(count):
         start = pos
-        mtime_s = int.from_bytes(data[pos + 8 : pos + 12], "big")
-        mtime_ns = int.from_bytes(data[pos + 12 : pos + 16], "big")
-        mode = int.from_bytes(data[pos + 24 : pos + 28], "big")
-        size = int.from_bytes(data[pos + 36 : pos + 40], "big")
-        flags = int.from_bytes(data[pos + fixed - 2 : pos + fixed], "big")
-        pos += fixed
+        _, _, mtime_s, mtime_ns, _, _, mode, _, _, size, _, flags = head.unpack_from(data, pos)
+        pos += head.size
         if version >= 3 and flags & 0x4000:
             pos += 2
         if version == 4:
             strip, pos = _varint(data, pos)
-            end = data.index(b"\0", pos)
+            end = find(b"\0", pos)
             name = prev[: len(prev) - strip] + data[pos:end]
             pos = end + 1
         else:
-            end = data.index(b"\0", pos)
+            end = find(b"\0", pos)
             name = data[pos:end]
             pos = start + ((end - start) // 8 + 1) * 8  # 1-8 NULs pad to a multiple of 8
         prev = name
@@ -122,11 +121,13 @@ def changed_files(root: str) -> list[str]:
     except (ValueError, IndexError):
         return []
     out = []
+    lstat = os.lstat
+    base = root.rstrip("/") + "/"
     for path, m_s, m_ns, size, mode in entries:
         if mode & 0o170000 == GITLINK:
             continue
         try:
-            st = os.lstat(os.path.join(root, path))
+            st = lstat(base + path)
         except OSError:
             out.append(path)
             continue

@@ -36,7 +36,8 @@ def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max"
         return []
     acts = retrieval.spread(conn, {nid: a for nid, (a, _) in found.items()},
                             decay=float(cfg["decayFactor"]), threshold=float(cfg["activationThreshold"]),
-                            rule=str(cfg["spreadingRule"]), combine=combine)
+                            rule=str(cfg["spreadingRule"]), combine=combine,
+                            limit=2 * FETCH_LIMIT if combine == "max" else None)
     return retrieval.rank(acts)
 
 

@@ -85,7 +85,7 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
                 found[nid] = (a, why)
     acts = retrieval.spread(conn, {n: a for n, (a, _) in found.items()},
                             decay=float(cfg["decayFactor"]), threshold=float(cfg["activationThreshold"]),
-                            rule=str(cfg["spreadingRule"]))  # fmt: skip
+                            rule=str(cfg["spreadingRule"]), limit=200)  # fmt: skip
     ranked = retrieval.rank(acts)[:200]
     nodes = graphread.nodes(conn, [n for n, _ in ranked])
     hits = []

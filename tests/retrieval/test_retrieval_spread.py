@@ -131,3 +131,22 @@ def test_rank_is_deterministic(g, ro):
 def test_unknown_rule_is_an_error(g, ro):
     with pytest.raises(ValueError, match="spreadingRule"):
         spread(ro, {}, rule="bogus")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("rule", ["spec", "fan"])
+def test_limited_spread_returns_the_exact_top_of_the_full_one(g, ro, seed, rule):
+    import random
+
+    rnd = random.Random(seed)
+    ids = [g.node(f"r{i}", strength=round(rnd.uniform(0.2, 1.0), 2)) for i in range(60)]
+    for _ in range(150):
+        a, b = rnd.sample(ids, 2)
+        g.edge(a, b, round(rnd.uniform(0.3, 1.0), 2), rnd.choice(["requires", "caused_by", "similar_to"]))
+    seeds = {i: 1.0 for i in rnd.sample(ids, 3)}
+    full = spread(ro, seeds, decay=0.7, threshold=0.05, rule=rule)
+    part = spread(ro, seeds, decay=0.7, threshold=0.05, rule=rule, limit=10)
+    assert len(part) >= min(10, len(full))
+    assert all(full[n] == pytest.approx(a) for n, a in part.items())
+    floor = min(part.values())
+    assert {n for n, a in full.items() if a > floor + 1e-9} <= set(part)
