@@ -1,0 +1,36 @@
+"""`engram doctor [--project DIR]`: is engram installed and working? One line per check.
+
+Each line is OK, WARN or FAIL, and every WARN / FAIL says how to fix it. Checks: the
+interpreter and the one hooks run, the hook registration of each harness (user level,
+and the project's with --project), the data dir's permissions, each database's
+PRAGMA integrity_check, the vector path, model providers and which API keys are set
+(never their values), the consolidation backlog and hook faults of the last 24 hours.
+Exits 1 when any check FAILs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("doctor", help="check the installation: hooks, interpreter, data, database, providers",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--project", metavar="DIR", help="also check this project's harness settings")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.commands.install import project_dir
+    from engram.core.doctor import FAIL, run_all
+
+    checks = run_all(project_dir(args))
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        print(f"{c.level:<4}  {c.name:<{width}}  {c.message}")
+        if c.fix:
+            print(f"{'':<4}  {'':<{width}}  fix: {c.fix}")
+    failed = sum(c.level == FAIL for c in checks)
+    warned = sum(c.level == "WARN" for c in checks)
+    print(f"\n{failed} failed, {warned} warning(s), {len(checks) - failed - warned} ok")
+    return 1 if failed else 0
