@@ -177,15 +177,12 @@ def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) 
     if not transcript_path or not isinstance(transcript_path, str):
         return None
     from engram import jsonio
+    from engram.core.safe_read import read_regular
 
-    try:
-        with open(transcript_path, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - tail_bytes))
-            lines = f.read().split(b"\n")
-    except OSError:
+    tail = read_regular(transcript_path, tail_bytes, tail=True)  # a FIFO or /dev/zero: None
+    if tail is None:
         return None
+    lines = tail.split(b"\n")
     for raw in reversed(lines):
         if b'"assistant"' not in raw:
             continue

@@ -105,13 +105,11 @@ def snippet(abs_path: str | None, hunks: list[dict], ranges: list) -> dict | Non
     lo, hi = ranges[0]
     text = None
     if abs_path:
-        try:
-            with open(abs_path, "rb") as f:
-                data = f.read(MAX_READ_BYTES + 1)
-            if len(data) <= MAX_READ_BYTES and b"\x00" not in data[:8192]:
-                text = data.decode("utf-8", "replace")
-        except OSError:
-            text = None
+        from engram.core.safe_read import read_regular
+
+        data = read_regular(abs_path, MAX_READ_BYTES + 1)  # never a FIFO or a device
+        if data is not None and len(data) <= MAX_READ_BYTES and b"\x00" not in data[:8192]:
+            text = data.decode("utf-8", "replace")
     if text is not None:
         lines = text.split("\n")
         span = hi - lo + 1

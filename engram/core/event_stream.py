@@ -173,12 +173,10 @@ def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None
 
 
 def _read_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(diffs.MAX_READ_BYTES)
-        return data.decode("utf-8", "replace")
-    except OSError:
-        return None
+    from engram.core.safe_read import read_regular
+
+    data = read_regular(path, diffs.MAX_READ_BYTES)  # never a FIFO or a device
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def _error_lines(output: str) -> str:
