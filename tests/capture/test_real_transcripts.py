@@ -87,4 +87,5 @@ def test_live_payloads_as_they_are(engram_home, log):
     evs = [json.loads(l) for f in files for l in f.read_text().splitlines()]
     if log == "post_tool_use":
         assert sum(1 for e in evs if "tool" in e) == min(60, len(items))
-    assert not list(engram_home.glob("projects/*/logs/engram.log"))
+    logs = "".join(p.read_text() for p in engram_home.glob("projects/*/logs/engram.log"))
+    assert " ERROR " not in logs  # workers may log INFO lines; no hook fault
