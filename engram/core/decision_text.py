@@ -36,6 +36,11 @@ _RATIONALE = re.compile(r"\b(?:because|since|so that|as it|as they)\s+(.{3,300})
 _DECISION_SHAPED = re.compile(
     r"\b(?:let'?s|let us|we(?:'ll| will| should| must| shall)|from now on|going forward|always|never|"
     r"don'?t|do not|must not|instead of|rather than|prefer)\b", re.I)
+# A decision is addressed by someone to someone: it opens with its subject or its verb.
+_OPENER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|but|also|then|yes|no|great|fine|good)[,!.]?\s+)*(?:[a-z][\w -]{0,30},\s+)?"
+    r"(?:let'?s|let us|we\b|you\b|please|always|never|don'?t|do not|use\b|prefer|from now on|going forward|"
+    r"i(?:'d| would)? (?:like|want|prefer)|make sure|instead|avoid|stop)", re.I)
 _FILLER = ("the ", "a ", "an ")
 
 
@@ -74,12 +79,13 @@ def parse(text: str) -> dict[str, Any]:
 def decision_sentences(text: str) -> list[dict[str, Any]]:
     """The decision-shaped sentences of a prompt, each with what it requires / forbids.
 
-    A sentence counts only when it has a decision cue AND something parseable to
-    require or forbid; questions do not count ("should we use X?" is not a decision).
+    A sentence counts only when it opens like an instruction ("let's", "we", "never",
+    "use", ...), has a decision cue AND something parseable to require or forbid;
+    questions and pasted logs do not count ("should we use X?" is not a decision).
     """
     out = []
     for s in sentences(text):
-        if s.rstrip().endswith("?") or not _DECISION_SHAPED.search(s):
+        if s.rstrip().endswith("?") or len(s) > 300 or not _OPENER.match(s) or not _DECISION_SHAPED.search(s):
             continue
         parsed = parse(s)
         if parsed["requires"] or parsed["forbids"]:

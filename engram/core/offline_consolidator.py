@@ -20,6 +20,11 @@ from engram.core import offline_episode as oe
 from engram.core.episode_schema import NAME_MAX
 
 
+MAX_NODES = 40
+MAX_EDGES = 80
+_PRIORITY = "derftlx"  # decision, error, required tech, file, tool, library, finding
+
+
 def _name(text: str) -> str:
     s = " ".join(str(text).split())
     return s if len(s) <= NAME_MAX else s[: NAME_MAX - 1].rstrip() + "…"
@@ -49,8 +54,16 @@ class _Graph:
         return key
 
     def edge(self, a: str | None, b: str | None, type: str, strength: float) -> None:
-        if a and b and a != b and len(self.edges) < 80:
+        if a and b and a != b:
             self.edges.append({"from": a, "to": b, "type": type, "op": "create", "strength": strength})
+
+    def trimmed(self) -> dict[str, Any]:
+        """Within the change request's bounds, keeping decisions and errors first."""
+        rank = {p: i for i, p in enumerate(_PRIORITY)}
+        nodes = sorted(self.nodes, key=lambda n: rank[n["key"][0]])[:MAX_NODES]
+        keys = {n["key"] for n in nodes}
+        edges = [e for e in self.edges if e["from"] in keys and e["to"] in keys][:MAX_EDGES]
+        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges}
 
 
 def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
@@ -143,7 +156,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     _decision_nodes(g, decs)
     _error_nodes(g, errs, files)
     _finding_nodes(g, finds, events)
-    return {"episode": episode, "graph": {"nodes": g.nodes, "edges": g.edges}}
+    return {"episode": episode, "graph": g.trimmed()}
 
 
 # -- light discussion consolidation ----------------------------------------------------
@@ -189,4 +202,4 @@ def discussion_request(d: dict[str, Any], events: list[dict[str, Any]], prior: l
     episode = {"goal": oe.goal(events, prior), "approach": f"Discussion (no tools) about: {topic_list}.",
                "outcome": "success", "discoveries": [], "decisions": decisions, "errors": [],
                "topics": d["topics"]}
-    return {"episode": episode, "graph": {"nodes": g.nodes, "edges": g.edges}}
+    return {"episode": episode, "graph": g.trimmed()}

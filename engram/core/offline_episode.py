@@ -208,13 +208,19 @@ def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_seq = {e.get("seq"): e for e in events}
+    learned: dict[str, dict[str, Any]] = {}  # one turn's reply follows each of its lookups
     out = []
     for ev in events:
         if ev.get("type") == "learned" and str(ev.get("text") or "").strip():
             src = by_seq.get(ev.get("ref"), {})
+            seqs = [s for s in (ev.get("ref"), ev["seq"]) if s in by_seq]
+            if ev["text"] in learned:
+                learned[ev["text"]]["evidence"] = (learned[ev["text"]]["evidence"] + seqs)[:50]
+                continue
             what = src.get("query") or src.get("url") or src.get("command") or src.get("type") or "a lookup"
-            out.append({"text": _clip(f"After {_clip(what, 80)}: {ev['text']}", 400),
-                        "evidence": [s for s in (ev.get("ref"), ev["seq"]) if s in by_seq], "confidence": 0.5})
+            learned[ev["text"]] = {"text": _clip(f"After {_clip(what, 80)}: {ev['text']}", 400),
+                                   "evidence": seqs, "confidence": 0.5}
+            out.append(learned[ev["text"]])
         elif ev.get("type") == "repeated_revision":
             out.append({"text": _clip(f"Lines {ev.get('range')} of {ev.get('path')} were revised "
                                       f"{ev.get('count')} times in this episode", 400),

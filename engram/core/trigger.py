@@ -69,8 +69,13 @@ def queued(project: Any) -> list[str]:
         entries = list(os.scandir(qdir))
     except FileNotFoundError:
         return []
-    entries.sort(key=lambda e: (e.stat().st_mtime_ns if e.is_file() else 0, e.name))
-    return [e.name for e in entries if e.is_file() and _valid(e.name)]
+    found = []
+    for e in entries:
+        try:  # a worker may dequeue it meanwhile
+            found.append((e.stat().st_mtime_ns, e.name))
+        except FileNotFoundError:
+            continue
+    return [name for _, name in sorted(found) if _valid(name)]
 
 
 def _valid(name: str) -> bool:
