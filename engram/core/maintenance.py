@@ -12,7 +12,8 @@ Steps, each its own short write transaction so hooks and workers keep running:
    by an `interacts_with` edge (the spec's edge types have no "generalises";
    interacts_with is its generic association). The pattern's id is derived from
    (node, edge type, direction), so the next run updates it instead of duplicating it.
-   Edges touching pattern nodes, and lineage edges (supersedes, version_of), never count;
+   Edges touching pattern nodes, and lineage edges (supersedes, version_of), never count,
+   and edges that all come from one single episode are not a cross-episode pattern;
 4. embeddings for new pattern nodes, and removal of vectors of deleted nodes.
 
 Everything is idempotent: a second run reports zero changes.
@@ -158,6 +159,8 @@ def pattern_scan(conn: Any) -> tuple[int, int]:
         for (hub_id, etype, direction), items in sorted(groups.items()):
             members = sorted({m for m, _, _ in items})
             episodes = sorted({ep for _, _, raw in items for ep in jsonio.loads(raw or "[]")})
+            if len(episodes) == 1:
+                continue  # all seen in one episode: not a cross-episode pattern
             judged = [outcomes[e] for e in episodes if e in outcomes]
             fields = {
                 **_describe(hubs[hub_id], etype, direction, members, names),

@@ -248,39 +248,56 @@ def _knn_vec(conn: Any, query: list[float], k: int, include_superseded: bool) ->
 
 
 def _knn_python(conn: Any, query: list[float], k: int, include_superseded: bool) -> list[tuple[str, float]]:
+    """Brute-force cosine over int8 vectors, scored like sqlite-vec (integer dot products)."""
     import heapq
+    from array import array
+    from operator import mul
 
-    vectors = dict(_shadow_vectors(conn))
-    vectors.update((nid, dequantize(b)) for nid, b in conn.execute("SELECT node_id, vector FROM node_vectors"))
-    query = dequantize(quantize(query))  # score exactly as sqlite-vec would
-    keep = _status_filter(conn, list(vectors), include_superseded)
-    scored = (
-        (math.fsum(a * b for a, b in zip(query, vec)), nid) for nid, vec in vectors.items() if nid in keep and any(vec)
-    )
+    blobs = dict(_shadow_blobs(conn))
+    blobs.update(conn.execute("SELECT node_id, vector FROM node_vectors").fetchall())
+    keep = _status_filter(conn, list(blobs), include_superseded)
+    q = array("b", quantize(query)).tolist()
+    qnorm = math.sqrt(sum(x * x for x in q))
+    scored = []
+    for nid, blob in blobs.items():
+        if nid not in keep:
+            continue
+        v = array("b", blob).tolist()
+        vnorm = math.sqrt(sum(map(mul, v, v)))
+        if vnorm:
+            scored.append((sum(map(mul, q, v)) / (qnorm * vnorm), nid))
     return [(nid, sim) for sim, nid in heapq.nlargest(k, scored)]
 
 
 def _shadow_vectors(conn: Any, node_id: str | None = None) -> Iterable[tuple[str, list[float]]]:
+    for nid, blob in _shadow_blobs(conn, node_id):
+        yield nid, dequantize(blob)
+
+
+def _shadow_blobs(conn: Any, node_id: str | None = None) -> list[tuple[str, bytes]]:
     """Read vec0's storage without the extension (sqlite-vec 0.1.x layout).
 
     Rows: `<table>_rowids(id, chunk_id, chunk_offset)`; vectors: `<table>_vector_chunks00`,
     one int8 blob of chunk_size x dim bytes per chunk.
     """
     if not _vec_table_exists(conn):
-        return
+        return []
     dim = int(get_meta(conn, "embedding_dim") or 0)
+    where = " WHERE id = ?" if node_id else ""
     try:
-        sql = (
-            f"SELECT r.id, r.chunk_offset, c.vectors FROM {TABLE}_rowids r"
-            f" JOIN {TABLE}_vector_chunks00 c ON c.rowid = r.chunk_id"
-        )
-        rows = conn.execute(sql + (" WHERE r.id = ?" if node_id else ""), (node_id,) if node_id else ())
-        width = dim
-        for nid, offset, blob in rows:
-            yield nid, dequantize(blob[offset * width : (offset + 1) * width])
+        rows = conn.execute(
+            f"SELECT id, chunk_id, chunk_offset FROM {TABLE}_rowids{where}", (node_id,) if node_id else ()
+        ).fetchall()
+        wanted = sorted({r[1] for r in rows})
+        chunks: dict[int, bytes] = {}
+        for i in range(0, len(wanted), 500):  # each chunk blob is read once, not once per row
+            part = wanted[i : i + 500]
+            q = f"SELECT rowid, vectors FROM {TABLE}_vector_chunks00 WHERE rowid IN (%s)" % ",".join("?" * len(part))
+            chunks.update(conn.execute(q, part).fetchall())
     except Exception as exc:
         if "no such" in str(exc):
             raise VectorsUnavailable(
                 f"{TABLE} uses a sqlite-vec storage layout this fallback cannot read; {vector_path(conn)}"
             ) from None
         raise
+    return [(nid, chunks[c][off * dim : (off + 1) * dim]) for nid, c, off in rows if c in chunks]

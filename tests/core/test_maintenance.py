@@ -70,6 +70,14 @@ def test_two_edges_make_no_pattern_and_a_fourth_updates_it(conn, root):
     assert "5 nodes" in graph.list_nodes(conn, type="pattern")[0]["summary"]
 
 
+def test_edges_from_a_single_episode_are_not_a_pattern(conn, root):
+    hub = graph.create_node(conn, name="episode 12", type="episode")
+    for i in range(4):
+        x = graph.create_node(conn, name=f"finding {i}", type="finding")
+        graph.upsert_edge(conn, x, hub, "discovered_during", source_episodes=["ep12"])
+    assert m.maintain(conn, root=str(root)).patterns_created == 0
+
+
 def test_lineage_and_pattern_edges_never_count(conn, root):
     hub = graph.create_node(conn, name="auth", type="decision")
     for i in range(3):
