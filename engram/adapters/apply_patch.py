@@ -29,7 +29,9 @@ def parse(text: str) -> list[dict]:
             op = "add" if line.startswith(ADD) else "update" if line.startswith(UPDATE) else "delete"
             cur = {"op": op, "path": line.split(": ", 1)[1].strip(), "lines": [], "chunks": []}
             files.append(cur)
-        elif cur is None or line.startswith(("*** Begin Patch", "*** End Patch", "*** End of File")):
+        elif line.startswith("*** End Patch"):
+            cur = None
+        elif cur is None or line.startswith(("*** Begin Patch", "*** End of File")):
             continue
         elif line.startswith(MOVE):
             cur["move_to"] = line[len(MOVE):].strip()
