@@ -1,0 +1,113 @@
+"""Precision and recall of the contradiction checkers on the labelled cases.
+
+    python bench/contradiction_quality.py [--split dev|holdout|all] [--verbose] [--api]
+
+Cases: tests/contradiction/cases.json ((decisions, diff, verdict) triples in several
+languages, incl. look-alikes). The dev/holdout split was fixed when the cases were
+written, before the offline checker existed; the checker was developed against `dev`
+only, so `holdout` is the honest figure. A "warning" is any verdict other than
+NO_CONTRADICTION: precision = correct warnings / warnings, recall = contradictions
+warned / contradictions. `--api` also runs the configured API checker (needs
+ANTHROPIC_API_KEY or OPENAI_API_KEY; it is skipped, with a note, when none is set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+CASES = REPO / "tests" / "contradiction" / "cases.json"
+
+
+def load_cases(split: str = "all") -> list[dict]:
+    cases = json.loads(CASES.read_text())["cases"]
+    return [c for c in cases if split == "all" or c["split"] == split]
+
+
+def decision_nodes(case: dict) -> list[dict]:
+    """The decision nodes the graph would hold: text as name, consolidation's parsed data."""
+    from engram.core import decision_text
+
+    return [{"id": f"{case['id']}#{i}", "name": text, "description": text, "strength": 0.8,
+             "data": {"explicit": True, **decision_text.parse(text)}} for i, text in enumerate(case["decisions"])]
+
+
+def score(rows: list[tuple[dict, str]]) -> dict:
+    tp = sum(1 for c, v in rows if v != "NO_CONTRADICTION" and c["expected"] != "NO_CONTRADICTION")
+    fp = sum(1 for c, v in rows if v != "NO_CONTRADICTION" and c["expected"] == "NO_CONTRADICTION")
+    fn = sum(1 for c, v in rows if v == "NO_CONTRADICTION" and c["expected"] != "NO_CONTRADICTION")
+    exact = sum(1 for c, v in rows if v == c["expected"])
+    return {"n": len(rows), "tp": tp, "fp": fp, "fn": fn,
+            "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
+            "exact": exact / len(rows) if rows else 0.0}
+
+
+def run(checker, cases: list[dict]) -> tuple[list[tuple[dict, str]], float]:
+    rows = []
+    t0 = time.perf_counter()
+    for c in cases:
+        diff = "\n".join(c["diff"]) + "\n"
+        try:
+            v = checker.check(decision_nodes(c), c["path"], diff).verdict
+        except Exception as exc:  # an API failure is a miss, and is shown
+            print(f"  {c['id']}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            v = "NO_CONTRADICTION"
+        rows.append((c, v))
+    return rows, (time.perf_counter() - t0) / max(1, len(cases))
+
+
+def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bool) -> None:
+    for split in ("dev", "holdout", "all"):
+        part = [(c, v) for c, v in rows if split == "all" or c["split"] == split]
+        if not part:
+            continue
+        s = score(part)
+        print(f"{name:<10} {split:<8} n={s['n']:<3} warnings={s['tp'] + s['fp']:<3} tp={s['tp']:<3} fp={s['fp']:<3} "
+              f"fn={s['fn']:<3} precision={s['precision']:.3f} recall={s['recall']:.3f} exact-verdict={s['exact']:.3f}")
+    by_kind: dict[str, list] = {}
+    for c, v in rows:
+        by_kind.setdefault(c["kind"], []).append(v != "NO_CONTRADICTION")
+    print(f"{name:<10} warned by kind: " + ", ".join(f"{k} {sum(x)}/{len(x)}" for k, x in sorted(by_kind.items()))
+          + f"; {per_case * 1000:.1f} ms per case")
+    if verbose:
+        for c, v in rows:
+            if (v != "NO_CONTRADICTION") != (c["expected"] != "NO_CONTRADICTION"):
+                what = "FALSE WARNING" if v != "NO_CONTRADICTION" else "missed"
+                print(f"  {what:<13} [{c['split']}] {c['id']} ({c['lang']}, {c['kind']}) -> {v}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=("dev", "holdout", "all"), default="all")
+    ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
+    ap.add_argument("--api", action="store_true", help="also run the API checker when a key is set")
+    args = ap.parse_args()
+    from engram.core.contradiction_offline import OfflineChecker
+
+    cases = load_cases(args.split)
+    print(f"{len(cases)} cases ({CASES.relative_to(REPO)}), split={args.split}")
+    rows, per = run(OfflineChecker(), cases)
+    report("offline", rows, per, args.verbose)
+    if args.api:
+        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("OPENAI_API_KEY")):
+            print("api        skipped: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set")
+        else:
+            from engram import config
+            from engram.core import contradiction
+
+            cfg, _ = config.load_config()
+            checker = contradiction.choose(cfg)
+            rows, per = run(checker, cases)
+            report(checker.name, rows, per, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

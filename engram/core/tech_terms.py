@@ -1,0 +1,203 @@
+"""What the offline contradiction checker knows about technologies: names and roles.
+
+ALIASES maps a canonical name to the spellings code uses for it (package, import,
+module, image names). ROLES groups canonicals that do the same job: a decision that
+requires SQLite or forbids Redis for a queue is undermined by a diff that brings in
+RabbitMQ, even though it never names either (an *indirect* contradiction).
+
+The tables are deliberately small and hand-checked. Two guards keep them from raising
+false alarms: LANGS restricts a name to the languages where it means the library
+(`got` is a JS HTTP client but also Go's idiomatic test variable), and only names in
+DISTINCT may match inside compound identifiers (`RedisCache`, `redis_url`) - a common
+word like `print` or `requests` must match a whole identifier.
+"""
+
+from __future__ import annotations
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    # databases
+    "postgresql": ("postgresql", "postgres", "psycopg", "psycopg2", "asyncpg", "pgx", "lib/pq", "jackc/pgx",
+                   "node-postgres", "pg8000"),
+    "mysql": ("mysql", "mysql2", "pymysql", "mysqldb", "mysqlclient", "go-sql-driver/mysql", "aiomysql"),
+    "mariadb": ("mariadb",),
+    "sqlite": ("sqlite", "sqlite3", "go-sqlite3", "mattn/go-sqlite3", "rusqlite", "better-sqlite3", "aiosqlite"),
+    "mongodb": ("mongodb", "mongo", "pymongo", "mongoose"),
+    "dynamodb": ("dynamodb",),
+    # caches, queues, brokers
+    "redis": ("redis", "ioredis", "go-redis", "aioredis", "redis-py", "valkey"),
+    "memcached": ("memcached", "memcache", "pymemcache", "pylibmc"),
+    "rabbitmq": ("rabbitmq", "pika", "aio-pika", "amqplib", "kombu", "amqp"),
+    "kafka": ("kafka", "kafka-python", "confluent_kafka", "aiokafka", "kafkajs", "sarama"),
+    "celery": ("celery",),
+    "sqs": ("sqs",),
+    "nats": ("nats", "nats-py", "nats.go"),
+    "zeromq": ("zeromq", "zmq", "pyzmq"),
+    # HTTP clients
+    "requests": ("requests",),
+    "httpx": ("httpx",),
+    "aiohttp": ("aiohttp",),
+    "urllib": ("urllib", "urllib.request", "urllib3", "http.client"),
+    "axios": ("axios",),
+    "fetch": ("fetch", "node-fetch", "cross-fetch"),
+    "got": ("got",),
+    "superagent": ("superagent",),
+    "ky": ("ky",),
+    "reqwest": ("reqwest",),
+    "ureq": ("ureq",),
+    # logging and console output
+    "logging": ("logging",),
+    "print": ("print", "pprint.pprint"),
+    "stdout": ("sys.stdout.write", "sys.stderr.write"),
+    "console": ("console.log", "console.error", "console.warn", "console.info", "console.debug", "console"),
+    "loguru": ("loguru",),
+    "structlog": ("structlog",),
+    "pino": ("pino",),
+    "winston": ("winston",),
+    "bunyan": ("bunyan",),
+    "slog": ("slog", "log/slog"),
+    "logrus": ("logrus", "sirupsen/logrus"),
+    "zap": ("go.uber.org/zap",),
+    "zerolog": ("zerolog",),
+    "fmt.print": ("fmt.println", "fmt.printf", "fmt.print"),
+    "println": ("println!", "eprintln!", "println", "eprintln"),
+    "env_logger": ("env_logger",),
+    "system.out": ("system.out.println", "system.err.println"),
+    # serialization
+    "pickle": ("pickle", "cpickle", "dill", "cloudpickle"),
+    "shelve": ("shelve",),
+    "marshal": ("marshal",),
+    "json": ("json", "orjson", "ujson", "simplejson"),
+    "msgpack": ("msgpack",),
+    # concurrency
+    "threading": ("threading", "threads", "thread", "threadpoolexecutor", "concurrent.futures", "_thread"),
+    "multiprocessing": ("multiprocessing", "processpoolexecutor"),
+    "asyncio": ("asyncio",),
+    "trio": ("trio",),
+    "gevent": ("gevent",),
+    # TLS, async runtimes (Rust)
+    "rustls": ("rustls", "rustls-tls", "tokio-rustls"),
+    "openssl": ("openssl", "openssl-sys", "pyopenssl"),
+    "native-tls": ("native-tls", "tokio-native-tls"),
+    "tokio": ("tokio",),
+    "async-std": ("async-std", "async_std"),
+    "smol": ("smol",),
+    # dates
+    "moment": ("moment", "moment.js", "moment-timezone"),
+    "date-fns": ("date-fns",),
+    "dayjs": ("dayjs",),
+    "luxon": ("luxon",),
+    # test frameworks
+    "pytest": ("pytest",),
+    "unittest": ("unittest",),
+    "nose": ("nose", "nose2"),
+    "jest": ("jest",),
+    "mocha": ("mocha",),
+    "vitest": ("vitest",),
+    # password hashing
+    "bcrypt": ("bcrypt", "bcryptjs"),
+    "argon2": ("argon2", "argon2-cffi", "argon2id"),
+    "scrypt": ("scrypt",),
+    "pbkdf2": ("pbkdf2", "pbkdf2_hmac"),
+    "md5": ("md5",),
+    "sha1": ("sha1",),
+    "sha256": ("sha256", "sha512", "sha224", "sha384"),
+}
+
+ROLES: dict[str, tuple[str, ...]] = {
+    "database": ("postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb"),
+    "queue or cache backend": ("redis", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq"),
+    "HTTP client": ("requests", "httpx", "aiohttp", "urllib", "axios", "fetch", "got", "superagent", "ky",
+                    "reqwest", "ureq"),
+    "logging": ("logging", "print", "stdout", "console", "loguru", "structlog", "pino", "winston", "bunyan",
+                "slog", "logrus", "zap", "zerolog", "fmt.print", "println", "env_logger", "system.out"),
+    "serialization": ("pickle", "shelve", "marshal", "json", "msgpack"),
+    "concurrency": ("threading", "multiprocessing", "asyncio", "trio", "gevent"),
+    "TLS": ("rustls", "openssl", "native-tls"),
+    "async runtime": ("tokio", "async-std", "smol"),
+    "date library": ("moment", "date-fns", "dayjs", "luxon"),
+    "test framework": ("pytest", "unittest", "nose", "jest", "mocha", "vitest"),
+    "password hashing": ("bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256"),
+}
+
+# A role member counts only on a line that also mentions one of these words.
+ROLE_CONTEXT: dict[str, tuple[str, ...]] = {
+    "password hashing": ("password", "passwd", "pwd", "passphrase"),
+}
+
+# Names that mean the library only in some languages ("py", "js", "go", "rust"; config
+# files count as every language).
+LANGS: dict[str, tuple[str, ...]] = {
+    "got": ("js",), "ky": ("js",), "fetch": ("js",), "superagent": ("js",), "axios": ("js",),
+    "console": ("js",), "pino": ("js",), "winston": ("js",), "bunyan": ("js",),
+    "requests": ("python",), "httpx": ("python",), "aiohttp": ("python",), "urllib": ("python",),
+    "print": ("python",), "stdout": ("python",), "logging": ("python",), "pickle": ("python",),
+    "shelve": ("python",), "marshal": ("python",), "threading": ("python",), "multiprocessing": ("python",),
+    "asyncio": ("python",), "trio": ("python",), "gevent": ("python",), "unittest": ("python",),
+    "slog": ("go",), "logrus": ("go",), "zap": ("go",), "zerolog": ("go",), "fmt.print": ("go",),
+    "println": ("rust",), "env_logger": ("rust",), "reqwest": ("rust",), "ureq": ("rust",),
+    "system.out": ("clike",), "md5": ("python", "js", "go"), "sha1": ("python", "js", "go"),
+    "sha256": ("python", "js", "go"), "json": ("python",),
+}  # fmt: skip
+
+# Distinctive names: also matched as a part of a compound identifier (RedisCache, redis_url).
+DISTINCT = frozenset({
+    "postgresql", "postgres", "mysql", "mariadb", "sqlite", "sqlite3", "mongodb", "dynamodb", "redis", "ioredis",
+    "memcached", "memcache", "rabbitmq", "kafka", "celery", "axios", "logrus", "zerolog", "openssl", "rustls",
+    "pickle", "bcrypt", "argon2", "moment", "pytest", "unittest", "httpx", "aiohttp", "tokio", "valkey",
+})
+
+# "X, but not Y": spellings that contain a forbidden name yet are a different thing.
+NOT_THE_SAME: dict[str, tuple[str, ...]] = {
+    "unittest": ("unittest.mock", "from unittest import mock"),
+    "redis": ("fakeredis",),
+    "json": ("jsonschema", "json5"),
+}
+
+_FORM_INDEX: dict[str, str] = {}
+for _canon, _forms in ALIASES.items():
+    for _f in (_canon,) + _forms:
+        _FORM_INDEX.setdefault(_f.lower(), _canon)
+
+
+def canonical(term: str) -> str | None:
+    """The canonical name for a spelling ("psycopg2" -> "postgresql"), or None if unknown."""
+    t = term.lower().strip()
+    if t in _FORM_INDEX:
+        return _FORM_INDEX[t]
+    for suffix in (".js", "js", "-py", ".py", " library", " module", " crate", " package"):
+        if t.endswith(suffix) and t[: -len(suffix)] in _FORM_INDEX:
+            return _FORM_INDEX[t[: -len(suffix)]]
+    return None
+
+
+def roles_of(canon: str) -> list[str]:
+    return [role for role, members in ROLES.items() if canon in members]
+
+
+MANIFESTS = {
+    "package.json": "js", "package-lock.json": "js", "cargo.toml": "rust", "go.mod": "go",
+    "pyproject.toml": "python", "setup.cfg": "python", "setup.py": "python", "pipfile": "python",
+}  # fmt: skip
+
+
+def manifest_language(path: str) -> str | None:
+    """The language whose dependencies a manifest file lists (requirements*.txt is Python)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.startswith("requirements") and name.endswith(".txt"):
+        return "python"
+    return MANIFESTS.get(name)
+
+
+def applies_to(canon: str, lang: str, path: str = "") -> bool:
+    """Whether a name means the library in this file.
+
+    A language-bound name (LANGS) counts in source of that language and in that
+    language's manifest; in other configuration files (YAML, Dockerfiles) only the
+    language-neutral names count (images and services: mysql, redis, ...).
+    """
+    langs = LANGS.get(canon)
+    if not langs:
+        return True
+    if lang in ("hash", "json", "other"):
+        return manifest_language(path) in langs
+    return lang in langs
