@@ -165,7 +165,9 @@ class Project:
 
     def ensure(self) -> "Project":
         """Create the directory tree and project.json if missing (0700 / 0600)."""
-        if os.path.isdir(os.path.join(self.dir, "events")):
+        # project.json is written last: testing for events/ let a concurrent first hook
+        # of a new project go on before sessions/ existed, and lose its event.
+        if os.path.exists(os.path.join(self.dir, "project.json")):
             return self
         for d in (self.home, os.path.join(self.home, "projects"), self.dir):
             os.makedirs(d, mode=0o700, exist_ok=True)  # mode applies to the leaf only

@@ -141,3 +141,99 @@ def make_project(base: Path, name: str = "proj") -> Path:
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("def main():\n    return 1\n")
     return root
+
+
+# -- a realistic session, as Claude Code payloads ---------------------------------------------
+
+
+def session_script(root: Path, session: str, k: int = 0, secret: str = "") -> list[tuple[str, dict]]:
+    """One small coding session (prompt, reads, a failing test, a fix, a passing test, a
+    decision, Stop) as (event, payload) pairs; `secret` is planted in every text field."""
+    src = root / "src" / f"mod{k}.py"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_text(f"def f{k}():\n    return {k}\n")
+    s = f" {secret}" if secret else ""
+
+    def p(event: str, **fields) -> tuple[str, dict]:
+        return event, {"session_id": session, "cwd": str(root), "transcript_path": "",
+                       "hook_event_name": event, **fields}
+
+    def bash(cmd: str, out: str, fail: bool = False) -> tuple[str, dict]:
+        if fail:
+            return p("PostToolUseFailure", tool_name="Bash", tool_input={"command": cmd},
+                     error=f"Exit code 1\n{out}")
+        return p("PostToolUse", tool_name="Bash", tool_input={"command": cmd},
+                 tool_response={"stdout": out, "stderr": ""})
+
+    edit = {"file_path": str(src), "old_string": f"return {k}", "new_string": f"return {k} + 1{s}"}
+    patch = [{"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1,
+              "lines": [f"-    return {k}", f"+    return {k} + 1{s}"]}]
+    return [
+        p("SessionStart", source="startup"),
+        p("UserPromptSubmit", prompt=f"fix the off-by-one in mod{k}{s}"),
+        p("PostToolUse", tool_name="Read", tool_input={"file_path": str(src)},
+          tool_response={"type": "text", "file": {"filePath": str(src), "content": src.read_text() + s}}),
+        bash(f"pytest tests/test_mod{k}.py -q", f"FAILED tests/test_mod{k}.py::test_f{k} - assert {k} == {k + 1}{s}\n"
+             f"1 failed in 0.01s", fail=True),
+        p("PostToolUse", tool_name="Edit", tool_input=edit, tool_response={"filePath": str(src), "structuredPatch": patch}),
+        bash(f"pytest tests/test_mod{k}.py -q", "1 passed in 0.01s"),
+        bash(f'engram decide "Use integer offsets in mod{k}" --rationale "off-by-one bugs{s}" --files src/mod{k}.py',
+             "recorded"),
+        p("Stop", last_assistant_message=f"Fixed mod{k}: the function now returns {k} + 1.{s}"),
+    ]
+
+
+def replay_inproc(items: list[tuple[str, dict]], harness: str = "claude-code") -> list[HookRun]:
+    out = []
+    for event, obj in items:
+        res = run_inproc(event, json.dumps(obj).encode(), "--harness", harness)
+        assert res.rc == 0
+        out.append(res)
+    return out
+
+
+def consolidate_all(root: Path) -> list:
+    """Consolidate every pending session of the project in this process (offline)."""
+    from engram.config import Project, load_config
+    from engram.core import consolidation, trigger
+
+    project = Project.from_cwd(str(root)).ensure()
+    cfg, _ = load_config(project.home)
+    return [consolidation.consolidate_session(project, s, cfg, provider="offline", lock_timeout=30)
+            for s in trigger.pending_sessions(project)]
+
+
+def db_path(root: Path) -> Path:
+    from engram.config import Project
+
+    return Path(Project.from_cwd(str(root)).db_path)
+
+
+def graph_problems(db: Path) -> list[str]:
+    """Integrity check, duplicate nodes/edges and overlapping consolidation ranges."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(db))
+    try:
+        problems = []
+        ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            problems.append(f"integrity_check: {ok}")
+        for row in conn.execute("SELECT name_key, type, count(*) FROM nodes WHERE type != 'episode' "
+                                "GROUP BY name_key, type HAVING count(*) > 1"):
+            problems.append(f"duplicate node {row}")
+        for row in conn.execute("SELECT from_node, to_node, type, count(*) FROM edges GROUP BY 1, 2, 3 HAVING count(*) > 1"):
+            problems.append(f"duplicate edge {row}")
+        ranges: dict[str, list[tuple[int, int]]] = {}
+        for s, a, b in conn.execute("SELECT session_id, from_seq, to_seq FROM consolidations ORDER BY session_id, from_seq"):
+            prev = ranges.setdefault(s, [])
+            if prev and a <= prev[-1][1]:
+                problems.append(f"overlapping consolidations of {s}: {prev[-1]} and {(a, b)}")
+            prev.append((a, b))
+        eps = conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
+        recs = conn.execute("SELECT count(*) FROM consolidations WHERE episode_id IS NOT NULL").fetchone()[0]
+        if eps != recs:
+            problems.append(f"{eps} episodes but {recs} consolidation records")
+        return problems
+    finally:
+        conn.close()
