@@ -52,6 +52,9 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     nodes = graphread.nodes(conn, [nid for nid, _ in candidates])
     items = [(nodes[nid], a) for nid, a in candidates
              if nid in nodes and is_new(injected, nodes[nid], tiers.tier(a))][:FETCH_LIMIT]
+    # Ties by name, not by id: ids are random, so an id order would differ between two
+    # graphs built from the same events.
+    items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
     text, shown = tiers.render(items, int(cfg["tokenBudget"]), header)
     remember(injected, nodes, shown)
     return text

@@ -90,21 +90,32 @@ def _files_suffix(node: dict, n: int) -> str:
     return f" [files: {', '.join(files[:n])}{more}]"
 
 
+def _head_and_body(name: str, text: str) -> tuple[str, str]:
+    """Avoid saying the name twice: a body that starts with the name replaces it."""
+    stem = name[:-1] if name.endswith("…") else name
+    if text and stem and text.startswith(stem):
+        return "", text
+    return name, ("" if text == name else text)
+
+
 def line(node: dict, level: int) -> str:
     """One bullet for a node at a tier (LOW gives just the name)."""
     name = _clip(node.get("name"), 160)
     if level == LOW:
         return name
-    desc = str(node.get("description") or "").strip()
+    desc = " ".join(str(node.get("description") or "").split())
     if level == FULL:
-        body = _clip(desc, MAX_DESCRIPTION) if desc and desc != name else ""
+        body = desc
         rationale = data_of(node).get("rationale")
         if node.get("type") == "decision" and isinstance(rationale, str) and rationale and rationale not in desc:
-            body = (body + " " if body else "") + "Because: " + _clip(rationale, 300)
-        return f"- {label(node)}: {name}" + (f" — {body}" if body else "") + _files_suffix(node, 3)
-    summary = str(node.get("summary") or "").strip() or first_sentence(desc)
-    summary = _clip(summary, MAX_SUMMARY) if summary and summary != name else ""
-    return f"- {label(node)}: {name}" + (f" — {summary}" if summary else "") + _files_suffix(node, 2)
+            body = (body + " " if body else "") + "Because: " + rationale
+        limit, n_files = MAX_DESCRIPTION, 3
+    else:
+        body = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
+        limit, n_files = MAX_SUMMARY, 2
+    head, body = _head_and_body(name, body)
+    text = " — ".join(p for p in (head, _clip(body, limit)) if p)
+    return f"- {label(node)}: {text}" + _files_suffix(node, n_files)
 
 
 def render(items: list[tuple[dict, float]], budget: int, header: str,

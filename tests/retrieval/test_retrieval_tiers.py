@@ -69,3 +69,10 @@ def test_render_is_deterministic():
 
 def test_nothing_fits_gives_none():
     assert tiers.render([(_node(1), 0.9)], 2, "a long header that eats the budget") == (None, [])
+
+
+def test_a_description_that_repeats_the_name_is_not_said_twice():
+    n = _node(1, name="npm test failed (exit 1): src/a.ts(3,1): err…", summary="",
+              description="npm test failed (exit 1): src/a.ts(3,1): error TS2307. Fixed in b.ts.")
+    assert tiers.line(n, tiers.FULL) == (
+        "- Finding: npm test failed (exit 1): src/a.ts(3,1): error TS2307. Fixed in b.ts. [files: src/a.py]")
