@@ -85,7 +85,8 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
         recalled = _recall(ctx, "inject", "session_start", ctx.project, ctx.session, ctx.cfg, st,
                            str(source or ""))
     _consolidate_soon(ctx, "session_start")
-    return recalled
+    notice = _recall(ctx, "trigger", "consolidation_notice", ctx.project)  # failed consolidations, if any
+    return _join([notice, recalled])
 
 
 def prompt(ctx: Ctx, text: str) -> str | None:
