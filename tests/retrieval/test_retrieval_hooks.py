@@ -133,3 +133,16 @@ def test_compact_resets_what_was_shown(g, root):
     assert "fact about a" in _context(run_hook("SessionStart", _session_start("s2", root)))
     assert _context(run_hook("SessionStart", _session_start("s2", root, "resume"))) is None
     assert "fact about a" in _context(run_hook("SessionStart", _session_start("s2", root, "compact")))
+
+
+def test_graph_change_between_prompts_brings_knowledge_on_files_written(g, root):
+    run_hook("PostToolUse", _write("s1", root, "src/a.py"))
+    assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "hello"))) is None
+    other = graph.insert_episode(g.conn, session_id="other-session", outcome="success")
+    mine = graph.insert_episode(g.conn, session_id="s1", outcome="success")
+    g.node("Parser needs UTF-8", type="finding", strength=0.9, files=["src/a.py"], source_episodes=[other])
+    g.node("What s1 itself did", type="finding", strength=0.9, files=["src/a.py"], source_episodes=[mine])
+    ctx = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "thanks, go on")))
+    assert ctx is not None and "Parser needs UTF-8" in ctx
+    assert "What s1 itself did" not in ctx  # learnt from this very session: not fed back to it
+    assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "and now?"))) is None  # unchanged graph
