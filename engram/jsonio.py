@@ -53,6 +53,13 @@ def loads(text: str):
         obj, end = _scan(text, 0)
     except StopIteration as exc:
         raise ValueError(f"invalid JSON at offset {exc.value}") from None
+    except SystemError:
+        # `_json` reports an error inside an object through json.decoder.JSONDecodeError,
+        # which it finds only once `json` is imported; without it (this module's point) it
+        # raises SystemError: a torn line or a corrupt state file must stay a ValueError.
+        raise ValueError("invalid JSON") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if end != len(text):
         raise ValueError(f"extra data at offset {end}")
     return obj

@@ -49,6 +49,9 @@ class Ctx:
                     ev.setdefault(k, v)
         event_stream.append(self.project.events_path(self.session), st, self.session, events,
                             self.cfg["fsync"])
+        if st.pop("torn", None):
+            self.log("events file ended in a torn line (a writer was killed mid-append); "
+                     "readers skip that one line")
 
 
 def _pop_pending(st: dict) -> list[str]:

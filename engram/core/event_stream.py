@@ -211,9 +211,20 @@ def append(events_path: str, state: dict, session: str, events: list[dict], fsyn
             # torn line stays one (skipped) line.
             if os.pread(fd, 1, state["size"] - 1) != b"\n":
                 data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+                state["torn"] = True  # the caller reports it (once: the line is now closed)
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            # A full disk (ENOSPC, EFBIG) can take part of the line: take it back, so the
+            # file holds whole events only and the next append starts clean.
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass
+            raise
         if fsync:
             os.fsync(fd)
         state["size"] = os.fstat(fd).st_size
