@@ -52,6 +52,7 @@ class Line:
     code: str  # comments removed, string literals blanked (see module doc)
     strings: list[str] = field(default_factory=list)
     prose: bool = False  # entirely comment / docstring / documentation
+    imports: bool = False  # an import line (its string literals are module names)
 
 
 def language(path: str) -> str:
@@ -121,11 +122,14 @@ def _lex(tag: str, number: int, text: str, lang: str, side: _Side) -> Line:
     if lang in ("hash", "other"):
         return Line(tag, number, text, _hash_comment(text), [])
     code, strings, prose = _scan(text, lang, side)
-    if _keeps_strings(text, code, lang, side):
+    imports = _keeps_strings(text, code, lang, side)
+    if imports:
         code = _unblank(code, strings)
+    elif lang in ("python", "rust"):
+        imports = code.lstrip().startswith(("import ", "from ", "use ", "extern crate "))
     code += "".join(f" {m.group(1)}:// " for s in strings for m in _URL_SCHEME.finditer(s)
                     if m.group(1).lower() not in _PLAIN_SCHEMES)
-    return Line(tag, number, text, code, strings, prose)
+    return Line(tag, number, text, code, strings, prose, imports)
 
 
 def _unblank(code: str, strings: list[str]) -> str:

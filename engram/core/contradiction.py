@@ -146,7 +146,3 @@ def disabled_notice(checker: str, failures: int, last: str, log_path: str) -> st
 def _clip(text: str, n: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def offline_requested() -> bool:
-    return os.environ.get("ENGRAM_OFFLINE", "").lower() in ("1", "true", "yes", "on")

@@ -170,9 +170,79 @@ def go_context(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if _GO_NO_CTX.search(ln.code)]
 
 
+_RAW_SQL = re.compile(r"\.(?:execute|executemany|executescript|raw|query)\(\s*[rfbu]?[\"'`]\s*(?:select|insert|update|"
+                      r"delete|with|create|alter|drop)\b|\bcursor\(\s*\)", re.I)
+_ALL_INTERFACES = re.compile(r"[\"']0\.0\.0\.0[\"':]|\b0\.0\.0\.0:\d|\bINADDR_ANY\b|[\"']::[\"']|--host[= ]0\.0\.0\.0")
+_EVAL_LIKE = {"python": re.compile(r"(?<![\w.])exec\(|\bcompile\([^)]*['\"]exec['\"]"),
+              "js": re.compile(r"\bnew\s+Function\s*\(|\bset(?:Timeout|Interval)\(\s*[\"'`]|\bvm\.run\w*\(")}
+_ACTION_REF = re.compile(r"^\s*-?\s*uses:\s*[\"']?([\w.\-]+/[\w.\-/]+)@([\w.\-/]+)")
+_DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/:@]+)", re.I)
+_INLINE_STYLE = re.compile(r"\bstyle=\{\{|\bstyle=[\"'][^\"']*:")
+_GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
+_SWITCH_CUE = re.compile(r"\bkeep\s+(?:\w+\s+){0,2}?(\w+)\s+(?:mode\s+)?(?:on|enabled|turned on)\b|"
+                         r"\bnever\s+(?:disable|turn off|switch off)\s+(?:the\s+)?(\w+)", re.I)
+
+
+def raw_sql(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "runs SQL directly instead of going through the layer the decision names")
+            for ln in _added(lines) if lang in ("python", "js", "go", "clike") and _RAW_SQL.search(ln.text)]
+
+
+def bind_all(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "binds to every network interface (0.0.0.0)") for ln in _added(lines)
+            if _ALL_INTERFACES.search(ln.text) and ln.code.strip()]
+
+
+def eval_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    rx = _EVAL_LIKE.get(lang)
+    return [("indirect", ln, "evaluates a string as code, which is eval by another name") for ln in _added(lines)
+            if rx and rx.search(ln.code)]
+
+
+def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """Unpinned GitHub Actions refs (when the decision names a SHA / commit) and Docker base images."""
+    wants_sha = re.search(r"\bsha\b|\bcommit\b|\bdigest\b", decision, re.I) is not None
+    out = []
+    for ln in _added(lines):
+        m = _ACTION_REF.search(ln.code)
+        if m and not m.group(1).startswith("./") and wants_sha and not re.fullmatch(r"[0-9a-f]{40}", m.group(2)):
+            out.append(("direct", ln, f"uses {m.group(1)} at {m.group(2)!r}, a movable ref, not a commit SHA"))
+            continue
+        d = _DOCKER_FROM.search(ln.code)
+        if d and d.group(1).lower() != "scratch" and "$" not in d.group(1):
+            image = d.group(1)
+            tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""
+            if "@sha256:" not in image and (not tag or tag == "latest"):
+                out.append(("direct", ln, f"uses the base image {image} without a pinned version"))
+    return out
+
+
+def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """A setting the decision keeps on ("keep TypeScript strict mode on") turned off."""
+    words = {(a or b).lower() for a, b in _SWITCH_CUE.findall(decision)}
+    out = []
+    for w in words:
+        rx = re.compile(rf"[\"']?\b{re.escape(w)}\b[\"']?\s*[:=]\s*[\"']?(?:false|off|0|no|disabled|none)\b", re.I)
+        out += [("direct", ln, f"turns {w} off") for ln in _added(lines) if rx.search(ln.code)]
+    return out
+
+
+def inline_styles(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "adds an inline style") for ln in _added(lines) if _INLINE_STYLE.search(ln.text)]
+
+
+def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    if lang != "python":
+        return []
+    return [("direct", ln, "mutates module-level state through a global statement") for ln in _added(lines)
+            if _GLOBAL_STMT.search(ln.code)]
+
+
 DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
     "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
     "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
     "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
-    "select_star": select_star, "go_context": go_context,
+    "select_star": select_star, "go_context": go_context, "raw_sql": raw_sql, "bind_all": bind_all,
+    "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
+    "global_state": global_state,
 }  # fmt: skip

@@ -37,6 +37,8 @@ _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
+# `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
+_UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
 _DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
 _UNIT_WORDS = {"ms": 0.001, "millis": 0.001, "milliseconds": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0,
@@ -124,7 +126,7 @@ def _recommend(m: dict[str, Any]) -> str:
 
 def _introduced(term: Term, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[Line]:
     """Added lines mentioning the term, when more added lines mention it than removed ones."""
-    if not term.distinct and any(f in assigned for f in term.forms):
+    if not term.distinct and any(f in assigned for f in term.forms if f in tech_terms.AMBIGUOUS):
         return []  # the diff assigns that name: a variable (`requests = [...]`), not the library
     plus = [ln for ln in lines if ln.side == "+" and not ln.prose and mentions(term, ln, lang, path)]
     minus = [ln for ln in lines if ln.side == "-" and not ln.prose and mentions(term, ln, lang, path)]
@@ -137,14 +139,16 @@ def mentions(term: Term, ln: Line, lang: str, path: str) -> bool:
     low = code.lower()
     if term.canon and any(x in low for x in tech_terms.NOT_THE_SAME.get(term.canon, ())):
         return False
-    library = term.canon is not None and not term.distinct and tech_terms.manifest_language(path) is None
+    if term.scope and not any(w in (low + " " + " ".join(ln.strings).lower()) for w in term.scope):
+        return False  # "localStorage for auth tokens": this line stores something else
+    manifest = tech_terms.manifest_language(path) is not None
     for form in term.forms:
-        if any(ch in form for ch in "./-!") or " " in form:
+        if any(ch in form for ch in "./-!:@") or " " in form:
             if re.search(rf"(?<![\w.\-]){re.escape(form)}(?![\w\-])", low):
                 return True
             continue
-        if library:
-            if _library_use(form, code, lang):
+        if form in tech_terms.AMBIGUOUS and not manifest:
+            if _library_use(form, ln):
                 return True
         elif _names_identifier(form, code, term.distinct):
             return True
@@ -164,22 +168,12 @@ def _parts(ident: str) -> list[str]:
     return [p.lower() for chunk in ident.split("_") if chunk for p in _CAMEL.findall(chunk)]
 
 
-def _library_use(form: str, code: str, lang: str) -> bool:
+def _library_use(form: str, ln: Line) -> bool:
     """An import of the name, an attribute of it (`requests.get`), or a call (`print(`)."""
     f = re.escape(form)
-    s = code.strip()
-    if re.match(rf"(?:from|import)\s+{f}\b|use\s+{f}\b|extern crate\s+{f}\b", s, re.I):
+    if ln.imports and re.search(rf"(?<![\w\-]){f}(?![\w\-])", ln.code, re.I):
         return True
-    if lang in ("js", "go") and (s.startswith(("import", "export")) or "require(" in s or lang == "go") and \
-            re.search(rf"(?<![\w\-]){f}(?![\w\-])", s, re.I) and _looks_like_import(s, lang):
-        return True
-    return re.search(rf"(?<![\w.]){f}\s*(?:\.\s*[A-Za-z_]|::|\()", code, re.I) is not None
-
-
-def _looks_like_import(s: str, lang: str) -> bool:
-    if lang == "js":
-        return s.startswith(("import", "export")) or "require(" in s
-    return s.startswith("import") or "/" in s or s.count('"') == 0
+    return re.search(rf"(?<![\w.]){f}\s*(?:\.\s*[A-Za-z_]|::|\()", ln.code, re.I) is not None
 
 
 def _assigned_names(lines: list[Line], lang: str) -> set[str]:
@@ -200,17 +194,19 @@ def _assigned_names(lines: list[Line], lang: str) -> set[str]:
 
 def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[dict[str, Any]]:
     named = {t.canon for t in rules.requires + rules.forbids if t.canon}
+    scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
     out = []
     for role, members in tech_terms.ROLES.items():
         anchors = [c for c in named if c in members]
         if not anchors:
             continue
+        scope = tuple(w for c in anchors for w in scopes.get(c, ()))
         context = tech_terms.ROLE_CONTEXT.get(role)
         for member in members:
             if member in named or not tech_terms.applies_to(member, lang, path):
                 continue
-            term = Term(member, member, (member,) + tech_terms.ALIASES[member],
-                        any(f in tech_terms.DISTINCT for f in (member,) + tech_terms.ALIASES[member]))
+            forms = tuple(dict.fromkeys((member,) + tech_terms.ALIASES[member]))
+            term = Term(member, member, forms, any(f in tech_terms.DISTINCT for f in forms), scope)
             for ln in _introduced(term, lines, lang, path, assigned):
                 if context and not any(w in (ln.code + " ".join(ln.strings)).lower() for w in context):
                     continue
@@ -233,7 +229,7 @@ def _over_limit(limit: Limit, lines: list[Line], lang: str) -> list[tuple[str, L
             if (ident, value, exact) in before:
                 continue  # unchanged value on a reshaped line
             if (limit.op == "<=" and value > limit.value + 1e-9) or (limit.op == ">=" and value < limit.value - 1e-9):
-                shown = f"{value:g} s" if limit.duration else f"{value:g}"
+                shown = "no limit" if value == float("inf") else f"{value:g} s" if limit.duration else f"{value:g}"
                 out.append(("direct" if exact else "indirect", ln,
                             f"sets {ident} to {shown}, beyond the decision's limit ({limit.text})"))
                 break
@@ -245,10 +241,14 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
     out = []
     code = ln.code if lang not in ("hash", "json") else ln.text
     for m in _IDENT.finditer(code):
-        parts = {decision_rules._stem(p) for p in _parts(m.group(0))} | set(_parts(m.group(0)))
-        exact = bool(parts & limit.words)
+        parts = {decision_rules.stem(p) for p in _parts(m.group(0))} | set(_parts(m.group(0)))
+        exact = limit.words <= parts
         if not exact and not parts & limit.synonyms:
             continue
+        unbounded = _UNBOUNDED.match(code, m.end())
+        if unbounded and limit.op == "<=":
+            out.append((m.group(0), float("inf"), exact))
+            break
         num = _NUMBER.search(code, m.end())
         if num is None:
             continue

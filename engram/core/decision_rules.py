@@ -30,7 +30,7 @@ from engram.core import decision_text, tech_terms
 _NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
 _VERB = (r"(?:use|using|call|calling|add|adding|import|importing|depend on|introduce|bring back|bring in|"
          r"include|rely on|reintroduce|pull in)")
-_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
+_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
@@ -38,9 +38,11 @@ _FORBID = [
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
+_RETIRE = re.compile(rf"\b(?:drop|remove|get rid of|phase out|retire|rip out|migrate (?:away )?from|move off)\s+"
+                     rf"{_PHRASE}", re.I)
 _OVER = re.compile(rf"\bover\s+{_PHRASE}", re.I)
 _REQUIRE = [
-    re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|adopt|switch to|go with|stick with|stick to|keep using|"
+    re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
                rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:hashed|stored|handled|done|written|implemented|built|encoded|serialized|signed|kept)\s+"
                rf"(?:with|using|via|in|as)\s+{_PHRASE}", re.I),
@@ -62,19 +64,32 @@ _NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "somet
               "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
               "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
               "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root"}
+# "X for <data>": a prohibition about what flows where, visible on the line only with the data's name.
+SCOPED_DATA = {
+    "token": ("token", "jwt", "auth", "bearer", "session"),
+    "secret": ("secret", "password", "passwd", "pwd", "credential", "token", "api_key", "apikey"),
+    "money": ("money", "price", "amount", "cents", "cost", "fee", "balance", "currency", "payment", "invoice"),
+}
+_SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "token", "jwts": "token",
+                "session": "token", "sessions": "token", "secret": "secret", "secrets": "secret",
+                "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
+                "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
+                "currency": "money", "payment": "money", "payments": "money"}
 _CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
 # limits ------------------------------------------------------------------------------------
 _NUM = r"(\d+(?:[.,_]\d+)?)"
 _UNIT = r"(ms|milliseconds?|millis|s|secs?|seconds?|minutes?|mins?|m|hours?|hrs?|h)?"
-_MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,3}}\s+to|"
-                  rf"cap(?:ped)?(?:\s+\w+){{0,3}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
+_MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,4}}\s+to|"
+                  rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
             "second": 1, "seconds": 1, "minute": 60, "minutes": 60, "min": 60, "mins": 60, "m": 60, "hour": 3600,
             "hours": 3600, "hr": 3600, "hrs": 3600, "h": 3600}
+# Heads too vague to name a setting alone: "page size" needs "page" as well.
+_GENERIC_HEADS = {"size", "count", "limit", "length", "number", "total", "amount", "max", "value", "level", "depth"}
 SYNONYMS = {
     "retry": {"retry", "retries", "attempt", "attempts", "tries", "try"},
     "timeout": {"timeout", "timeouts", "deadline"},
@@ -105,17 +120,31 @@ DETECTOR_CUES = {
                               r"(?:a |any |the )?columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
     "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
+    "raw_sql": re.compile(r"\braw sql\b|\bsql by hand\b|hand-?written sql|\bonly (?:through|via) the (?:orm|repository)|"
+                          r"(?:go|goes) through the (?:orm|repository)", re.I),
+    "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
+    "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
+    "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
+    "flag_off": re.compile(r"\bkeep\s+(?:\w+\s+){0,3}(?:on|enabled|turned on)\b|\bnever\s+(?:disable|turn off|switch off)\b",
+                           re.I),
+    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
+    "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
 }
 
 
 @dataclass
 class Term:
-    """A thing a decision names: what it was called, and the spellings to look for."""
+    """A thing a decision names: what it was called, and the spellings to look for.
+
+    `scope`: when the decision rules the thing out only for some data ("localStorage
+    for auth tokens"), words one of which the changed line must mention as well.
+    """
 
     phrase: str
     canon: str | None
     forms: tuple[str, ...]
     distinct: bool
+    scope: tuple[str, ...] = ()
 
 
 @dataclass
@@ -187,7 +216,9 @@ def _negated(clause: str, start: int) -> bool:
 
 def _forbids_in(clause: str) -> list[str]:
     out = [m.group(1) for rx in _FORBID for m in rx.finditer(clause)]
-    if re.search(r"\b(?:prefer|choose|pick)\b", clause, re.I):
+    out += [m.group(1) for m in _RETIRE.finditer(clause) if not _negated(clause, m.start())]
+    if re.search(r"\b(?:prefer|prefers|preferred|choose|chose|chosen|pick|picked|select|selected|went with)\b",
+                 clause, re.I):
         out += [m.group(1) for m in _OVER.finditer(clause)]
     return out
 
@@ -215,41 +246,62 @@ def _terms(phrases: list[str], text: str) -> list[Term]:
     out: dict[str, Term] = {}
     for p in phrases:
         t = to_term(p, text)
-        if t is not None:
-            out.setdefault(t.canon or t.forms[0], t)
+        if t is None:
+            continue
+        key = t.canon or t.forms[0]
+        if key not in out or (t.scope and not out[key].scope):  # a scope, once stated, narrows the rule
+            out[key] = t
     return list(out.values())
 
 
 def to_term(phrase: str, text: str = "") -> Term | None:
     """A matchable term for a phrase, or None when the phrase is an action, vague or generic."""
-    words = [w.strip("`'\"") for w in phrase.split()]
+    words = [w.strip("`'\"").rstrip(".,;:!?") or w for w in phrase.split()]
     low = " ".join(words).lower() + " "
     for lead in _LEADING:
         if low.startswith(lead) and len(words) > 1:
             words, low = words[1:], low[len(lead):]
     cut = list(words)
+    scope: tuple[str, ...] = ()
     for i, w in enumerate(cut):
         if i and w.lower() in _STOP:
             if _CONDITIONAL.match(" ".join(cut[i:])):
                 return None  # "datetime.now() without a timezone" forbids only the bare call
+            if w.lower() == "for":
+                groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
+                scope = tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
             cut = cut[:i]
             break
+    cut = [c.rstrip(":,") for c in cut if c.rstrip(":,")]
     while len(cut) > 1 and cut[-1].lower() in _GENERIC:
         cut = cut[:-1]
     if not cut or cut[0].lower() in _VERBS:
         return None
+    if not cut:
+        return None
     joined = " ".join(cut)
     canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
+    if canon is None and len(cut) > 1 and _proper(cut[0], text):
+        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing
     if canon is None and (len(cut) > 2 or (len(cut) == 2 and cut[1].lower() not in _GENERIC)):
         return None
     word = _normal(cut[0]) if canon is None else canon
-    if canon is None and (len(word) < 2 or word in _NOT_TERMS or word in _GENERIC):
+    if canon is None and (len(word) < 2 or word in _NOT_TERMS or word in _GENERIC or word in _STOP):
         return None
-    forms = tuple(dict.fromkeys(((canon,) + tech_terms.ALIASES.get(canon, ())) if canon else (word,)))
+    if canon:
+        forms = tuple(dict.fromkeys((canon,) + tech_terms.ALIASES.get(canon, ())))
+    else:  # "floats" is written `float` in code
+        forms = (word, stem(word)) if stem(word) != word and len(word) > 4 and word.isalpha() else (word,)
     # A capitalised name the tables do not know ("Elasticsearch") is taken to be distinctive.
-    proper = canon is None and len(word) >= 4 and cut[0][:1].isupper() and not text.startswith(cut[0])
-    distinct = proper or any(f in tech_terms.DISTINCT for f in forms)
-    return Term(phrase=joined, canon=canon, forms=forms, distinct=distinct)
+    distinct = (canon is None and len(word) >= 4 and _proper(cut[0], text)) or any(f in tech_terms.DISTINCT for f in forms)
+    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope)
+
+
+def _proper(word: str, text: str) -> bool:
+    """A name written with capitals (Redis, GraphQL, CircleCI) that does not just start the sentence."""
+    w = word.strip("`'\"")
+    return len(w) >= 3 and any(c.isupper() for c in w) and not text.startswith(w) and not w.isupper() or (
+        w.isupper() and len(w) >= 4 and not text.startswith(w))
 
 
 def limits_in(text: str) -> list[Limit]:
@@ -259,33 +311,46 @@ def limits_in(text: str) -> list[Limit]:
         for m in rx.finditer(text):
             value = float(m.group(2).replace(",", ".").replace("_", ""))
             unit = (m.group(3) or "").lower()
-            subject = _subject(text[: m.start()], m.group(4) or "", bool(unit))
-            if not subject:
+            label, words = _subject(text[: m.start()], m.group(4) or "", bool(unit))
+            if not words:
                 continue
             duration = unit in _SECONDS
             if duration:
                 value *= _SECONDS[unit]
-            elif unit and subject == unit:
-                pass
-            stem = _stem(subject)
-            syn = next((s for s in SYNONYMS.values() if stem in s or subject in s), {stem})
-            out.append(Limit(subject=subject, words=frozenset({stem, subject}), synonyms=frozenset(syn),
+            head = label.split()[-1]
+            syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+            out.append(Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)),
                              op=op, value=value, duration=duration, text=m.group(0).strip()))
     return out
 
 
-def _subject(before: str, after: str, has_unit: bool) -> str:
-    """The thing limited: the noun after the number ("3 retries"), else the one before the cue."""
-    after_words = [w for w in re.findall(r"[a-z_]+", after.lower()) if w not in _SUBJECT_SKIP]
-    if after_words and not has_unit:
-        return after_words[0]
+def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
+    """(what is limited, the stems an identifier must contain to name it).
+
+    "3 retries" names the subject after the number; "page size must be at most 100
+    items" before the cue (the noun after it is only a unit of counting). A generic
+    head ("size", "count") needs its modifier too: `page size` must not match BUFFER_SIZE.
+    """
+    after_words = []
+    for w in re.findall(r"[a-z_]+", after.lower()):  # "3 bcrypt rounds for ..." -> [bcrypt, rounds]
+        if w in _SUBJECT_SKIP:
+            break
+        after_words.append(w)
+    copula = re.search(r"\b(?:must|should|shall|will|can|may)?\s*(?:be|stay|remain)\s*$|\b(?:is|are)\s*$",
+                       before.lower()) is not None
     before_words = [w for w in re.findall(r"[a-z_]+", before.lower()) if w not in _SUBJECT_SKIP]
-    if before_words:
-        return before_words[-1]
-    return after_words[0] if after_words else ""
+    if before_words and (copula or has_unit or not after_words):
+        words = before_words
+        head = stem(words[-1])
+        if head in _GENERIC_HEADS and len(words) > 1:
+            return f"{words[-2]} {words[-1]}", {stem(words[-2]), head}
+        return words[-1], {head}
+    if after_words:
+        return after_words[-1], {stem(after_words[-1])}
+    return "", set()
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     w = word.lower()
     if w.endswith("ies") and len(w) > 4:
         return w[:-3] + "y"

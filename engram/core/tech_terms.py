@@ -36,7 +36,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "requests": ("requests",),
     "httpx": ("httpx",),
     "aiohttp": ("aiohttp",),
-    "urllib": ("urllib", "urllib.request", "urllib3", "http.client"),
+    "urllib.request": ("urllib.request", "urllib2", "urllib3", "http.client"),  # not urllib.parse: no HTTP
     "axios": ("axios",),
     "fetch": ("fetch", "node-fetch", "cross-fetch"),
     "got": ("got",),
@@ -93,6 +93,22 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "jest": ("jest",),
     "mocha": ("mocha",),
     "vitest": ("vitest",),
+    # API styles, validation, browser storage, keys
+    "graphql": ("graphql", "apollo-server", "@apollo/server", "@apollo/client", "graphql-yoga", "type-graphql",
+                "graphene", "gqlgen"),
+    "zod": ("zod",),
+    "yup": ("yup",),
+    "joi": ("joi",),
+    "ajv": ("ajv",),
+    "io-ts": ("io-ts",),
+    "class-validator": ("class-validator",),
+    "valibot": ("valibot",),
+    "pydantic": ("pydantic",),
+    "marshmallow": ("marshmallow",),
+    "localstorage": ("localstorage",),
+    "sessionstorage": ("sessionstorage",),
+    "indexeddb": ("indexeddb",),
+    "auto-increment": ("auto-increment", "autoincrement", "auto_increment", "serial", "bigserial"),
     # password hashing
     "bcrypt": ("bcrypt", "bcryptjs"),
     "argon2": ("argon2", "argon2-cffi", "argon2id"),
@@ -106,7 +122,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 ROLES: dict[str, tuple[str, ...]] = {
     "database": ("postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb"),
     "queue or cache backend": ("redis", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq"),
-    "HTTP client": ("requests", "httpx", "aiohttp", "urllib", "axios", "fetch", "got", "superagent", "ky",
+    "HTTP client": ("requests", "httpx", "aiohttp", "urllib.request", "axios", "fetch", "got", "superagent", "ky",
                     "reqwest", "ureq"),
     "logging": ("logging", "print", "stdout", "console", "loguru", "structlog", "pino", "winston", "bunyan",
                 "slog", "logrus", "zap", "zerolog", "fmt.print", "println", "env_logger", "system.out"),
@@ -116,6 +132,9 @@ ROLES: dict[str, tuple[str, ...]] = {
     "async runtime": ("tokio", "async-std", "smol"),
     "date library": ("moment", "date-fns", "dayjs", "luxon"),
     "test framework": ("pytest", "unittest", "nose", "jest", "mocha", "vitest"),
+    "validation library": ("zod", "yup", "joi", "ajv", "io-ts", "class-validator", "valibot", "pydantic",
+                           "marshmallow"),
+    "browser storage": ("localstorage", "sessionstorage", "indexeddb"),
     "password hashing": ("bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256"),
 }
 
@@ -129,21 +148,32 @@ ROLE_CONTEXT: dict[str, tuple[str, ...]] = {
 LANGS: dict[str, tuple[str, ...]] = {
     "got": ("js",), "ky": ("js",), "fetch": ("js",), "superagent": ("js",), "axios": ("js",),
     "console": ("js",), "pino": ("js",), "winston": ("js",), "bunyan": ("js",),
-    "requests": ("python",), "httpx": ("python",), "aiohttp": ("python",), "urllib": ("python",),
+    "requests": ("python",), "httpx": ("python",), "aiohttp": ("python",), "urllib.request": ("python",),
     "print": ("python",), "stdout": ("python",), "logging": ("python",), "pickle": ("python",),
     "shelve": ("python",), "marshal": ("python",), "threading": ("python",), "multiprocessing": ("python",),
     "asyncio": ("python",), "trio": ("python",), "gevent": ("python",), "unittest": ("python",),
     "slog": ("go",), "logrus": ("go",), "zap": ("go",), "zerolog": ("go",), "fmt.print": ("go",),
     "println": ("rust",), "env_logger": ("rust",), "reqwest": ("rust",), "ureq": ("rust",),
     "system.out": ("clike",), "md5": ("python", "js", "go"), "sha1": ("python", "js", "go"),
-    "sha256": ("python", "js", "go"), "json": ("python",),
+    "sha256": ("python", "js", "go"), "json": ("python",), "zod": ("js",), "yup": ("js",), "joi": ("js",),
+    "ajv": ("js",), "io-ts": ("js",), "class-validator": ("js",), "valibot": ("js",), "pydantic": ("python",),
+    "marshmallow": ("python",), "localstorage": ("js",), "sessionstorage": ("js",), "indexeddb": ("js",),
 }  # fmt: skip
 
 # Distinctive names: also matched as a part of a compound identifier (RedisCache, redis_url).
 DISTINCT = frozenset({
     "postgresql", "postgres", "mysql", "mariadb", "sqlite", "sqlite3", "mongodb", "dynamodb", "redis", "ioredis",
     "memcached", "memcache", "rabbitmq", "kafka", "celery", "axios", "logrus", "zerolog", "openssl", "rustls",
-    "pickle", "bcrypt", "argon2", "moment", "pytest", "unittest", "httpx", "aiohttp", "tokio", "valkey",
+    "pickle", "bcrypt", "argon2", "pytest", "unittest", "httpx", "aiohttp", "tokio", "valkey",
+    "graphql", "localstorage", "sessionstorage", "indexeddb", "pydantic", "marshmallow",
+})
+
+# Names that are also everyday words or variable names (`requests = []`, `got := f()`):
+# in source code they count only in a library-shaped use (an import, `requests.get(`).
+AMBIGUOUS = frozenset({
+    "requests", "fetch", "got", "print", "console", "logging", "json", "thread", "threads", "threading", "marshal",
+    "shelve", "nose", "zap", "ky", "serial", "mocha", "jest", "trio", "moment", "smol", "mongo", "amqp", "motor",
+    "pg", "slog", "joi", "yup", "ajv", "celery", "nats", "sqs", "scrypt", "md5", "sha1", "sha256", "sha512",
 })
 
 # "X, but not Y": spellings that contain a forbidden name yet are a different thing.
