@@ -19,7 +19,6 @@ check runs in a detached worker and its verdict reaches the agent on a later hoo
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
