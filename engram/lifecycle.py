@@ -28,7 +28,10 @@ class Ctx:
         self.harness = harness
         self.transcript_path = transcript_path
         self.project = config.Project.from_cwd(cwd, home).ensure()
-        self.cfg, warnings = config.load_config(self.project.home)
+        try:
+            self.cfg, warnings = config.load_config(self.project.home)
+        except config.ConfigError as exc:  # a typo in config.json must not stop capture
+            self.cfg, warnings = dict(config.DEFAULTS), [f"{exc}; using the defaults until it is fixed"]
         self.extra: dict = {}  # harness tags (e.g. GSD milestone/slice/task) added to every event
         for w in warnings:
             self.log(w, "WARN")

@@ -191,6 +191,9 @@ def _run(project: Any, session: str, cfg: dict[str, Any], requested: str | None,
     conn = connect(project.db_path)
     try:
         done = max(mark.consolidated_to, graph.applied_through(conn, session) or 0)
+        if done > mark.consolidated_to:  # reported once: the rewrite below moves the mark up
+            log(project.log_path, "worker", f"session={session} episode file behind the graph (missing, "
+                f"unreadable, or a crash before its write): rewritten from the graph, nothing re-applied", "WARN")
         new = [e for e in events if e["seq"] > done]
         prior = [e for e in events if e["seq"] <= done]
         if not substantive(new):

@@ -161,7 +161,8 @@ def databases() -> list[Check]:
             result = f"cannot open: {exc}"
         if result != "ok":
             bad.append(Check(FAIL, "database", f"{p.db_path} ({p.root}): integrity_check says {result[:200]}",
-                             f"move it aside (mv {p.db_path} {p.db_path}.bad); its events/ JSONL stay intact"))
+                             f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/episodes {p.dir}/damaged/"
+                             "  # events/ stay; the next SessionStart rebuilds the graph from them"))
     if not projects:
         return [Check(OK, "database", "no project database yet (created at the first consolidation)")]
     return bad or [Check(OK, "database", f"{len(projects)} project database(s) pass PRAGMA integrity_check")]
