@@ -263,8 +263,9 @@ def apply(change: Change, manifest: dict, installing: bool) -> str | None:
                 break
     else:
         created = _makedirs(os.path.dirname(change.path))
-        mode = os.stat(change.path).st_mode & 0o777 if change.before is not None else 0o600
-        write_atomic(change.path, change.after.encode("utf-8"), mode=mode)
+        target = os.path.realpath(change.path)  # a dotfiles symlink stays a symlink
+        mode = os.stat(target).st_mode & 0o777 if change.before is not None else 0o600
+        write_atomic(target, change.after.encode("utf-8"), mode=mode)
         if installing and (entry is None or not _had_engram(change)):
             manifest["files"][change.path] = {
                 "harness": change.harness, "backup": saved, "created_file": change.before is None,

@@ -201,3 +201,16 @@ def test_commands_use_an_absolute_runner(home, settings):
     for cmd in merge.commands(doc(home / settings["claude-code"])["hooks"], True):
         runner = [w for w in cmd.split() if "=" not in w][0]
         assert os.path.isabs(runner) and runner.startswith(str(REPO))
+
+
+def test_a_symlinked_settings_file_stays_a_symlink(home, tmp_path, settings, files):
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    path = home / settings["claude-code"]
+    dotfiles.write_text(path.read_text())
+    path.unlink()
+    path.symlink_to(dotfiles)
+    engram("install", "--harness", "claude-code")
+    assert path.is_symlink() and "engram-hook" in dotfiles.read_text()
+    engram("uninstall", "--harness", "claude-code")
+    assert path.is_symlink() and dotfiles.read_text() == files["claude-code"][".claude/settings.json"]
