@@ -104,6 +104,10 @@ def registration(name: str, project: str | None) -> list[Check]:
             out.append(Check(FAIL, label, f"a hook runs {target}, which does not exist",
                              f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
             break
+    plugins = doc.get("enabledPlugins") if isinstance(doc.get("enabledPlugins"), dict) else {}
+    if name == "claude-code" and any(k.split("@")[0] == "engram" and v for k, v in plugins.items()):
+        out.append(Check(WARN, label, "the engram plugin is enabled and engram's hooks are in settings too: "
+                         "each hook runs twice", "`engram uninstall --harness claude-code` (keep the plugin)"))
     if bad:
         out.append(Check(WARN, label, f"{path}: engram hooks missing or out of date for {', '.join(bad)}",
                          f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))

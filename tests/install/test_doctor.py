@@ -117,3 +117,12 @@ def test_missing_recorded_interpreter_fails(engram_home, capsys):
     (engram_home / "python").write_text("/nonexistent/python3\n")
     code, lines = doctor(capsys)
     assert code == 1 and any("/nonexistent/python3" in x for x in lines["FAIL"])
+
+
+def test_plugin_and_settings_together_warn(home, capsys, settings):
+    main(["install", "--harness", "claude-code"])
+    path = home / settings["claude-code"]
+    path.write_text(path.read_text().replace('"formatter@acme": true', '"formatter@acme": true, "engram@engram": true'))
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    assert code == 0 and any("runs twice" in x for x in lines["WARN"])
