@@ -117,7 +117,9 @@ def safe_name(value: object, what: str = "session id") -> str:
         raise UnsafeIdentifier(f"{what} must be a non-empty string of at most 128 characters")
     for ch in value:
         if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
-            raise UnsafeIdentifier(f"{what} {value[:40]!r} holds a character other than A-Z a-z 0-9 - _ .")
+            from engram.core.redact import redact  # redact whole, then cut: a cut URL hides its password
+
+            raise UnsafeIdentifier(f"{what} {redact(value)[:40]!r} holds a character other than A-Z a-z 0-9 - _ .")
     if value.strip(".") == "":
         raise UnsafeIdentifier(f"{what} {value!r} is only dots")
     return value

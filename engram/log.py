@@ -14,7 +14,16 @@ MAX_BYTES = 1_000_000
 
 
 def log(path: str | None, component: str, message: str, level: str = "ERROR") -> None:
-    """Append one line; never raises (a hook must not fail because logging did)."""
+    """Append one line; never raises (a hook must not fail because logging did).
+
+    The message is redacted: a fault's text can quote the payload (a session id, a path).
+    """
+    try:
+        from engram.core.redact import redact
+
+        message = redact(str(message))
+    except Exception:
+        message = "(unprintable message)"
     line = "%s %d %s %s %s\n" % (
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         os.getpid(),

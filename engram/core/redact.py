@@ -29,8 +29,10 @@ _RULES = (
     (("bearer", "basic "), r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{12,}", r"\1\2" + MASK),
     (
         ("passw", "pwd", "secret", "token", "api_key", "apikey", "api-key", "access_key",
-         "accesskey", "private_key", "credential", "auth"),
-        r"""(?i)(\b[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*\\?["']?\s*(?::|=|:=|=>)\s*)(\\?["']?)((?!\[REDACTED\])[^\s"'`,;()\[\]{}\\]{4,}+)(?!\()(\2)""",
+         "accesskey", "private_key", "credential", "auth",
+         # SMTP_PASS=, db.pass: (not bare "pass": every "3 passed" would pay for `re`)
+         "_pass", "-pass", ".pass", "pass=", "pass:", 'pass"', "pass'"),
+        r"""(?i)(\b[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwd|pwd|(?<![A-Za-z0-9])pass(?![a-z])|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*\\?["']?\s*(?::|=|:=|=>)\s*)(\\?["']?)((?!\[REDACTED\])[^\s"'`,;()\[\]{}\\]{4,}+)(?!\()(\2)""",
         None,  # handled by _assignment
     ),
 )

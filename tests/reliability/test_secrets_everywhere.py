@@ -1,0 +1,115 @@
+"""Planted secrets in every captured field reach none of: the JSONL, the database, the episode
+files, the session state, the logs (tests/capture checks the JSONL alone, before consolidation).
+
+The corpus covers cloud keys, tokens, passwords in URLs and assignments, private keys and
+`.env` files the agent reads or writes; every secret goes through prompts, commands, their
+output, edits, file reads, web calls, MCP tools, decisions and the agent's last message, then
+through a full consolidation and a fault log line.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from reliability.support import all_bytes, consolidate_all, make_project, replay_inproc, run_inproc
+
+# (the secret, text that carries it). Fake values shaped like the real ones.
+SECRETS = [
+    ("sk-ant-api03-Zq9xW2vB7nM4kL1pR8tY6uI3oE5aS0dF", "export ANTHROPIC_API_KEY=sk-ant-api03-Zq9xW2vB7nM4kL1pR8tY6uI3oE5aS0dF"),
+    ("sk-proj-Hh7Gg6Ff5Ee4Dd3Cc2Bb1Aa0Zz9Yy8", "client = OpenAI(api_key='sk-proj-Hh7Gg6Ff5Ee4Dd3Cc2Bb1Aa0Zz9Yy8')"),
+    ("AKIAQWERTYUIOPASDFGH", "aws_access_key_id = AKIAQWERTYUIOPASDFGH"),
+    ("9hVx/Lq2Zr8Kp4Wm7Ny1Tb6Gc3Fd5Hs0Jk2Ue8Ao", "AWS_SECRET_ACCESS_KEY=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"),
+    ("ASIAZXCVBNMLKJHGFDSA", "session creds ASIAZXCVBNMLKJHGFDSA expire soon"),
+    ("ghp_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78", "git remote add o https://ghp_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78@github.com/a/b"),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "GH_TOKEN=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
+    ("glpat-Zz8Yy7Xx6Ww5Vv4Uu3Tt", "gitlab token glpat-Zz8Yy7Xx6Ww5Vv4Uu3Tt"),
+    ("xoxb-2048-4096-Qw3Er4Ty5Ui6Op7", "slack: xoxb-2048-4096-Qw3Er4Ty5Ui6Op7"),
+    ("sk_live_51HxYzAbCdEfGhIjKlMnOp", "stripe.api_key = 'sk_live_51HxYzAbCdEfGhIjKlMnOp'"),
+    ("AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "maps key AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+    ("npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "//registry.npmjs.org/:_authToken=npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"),
+    ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyNDIifQ.c2lnbmF0dXJlLWhlcmUtMTIz",
+     "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyNDIifQ.c2lnbmF0dXJlLWhlcmUtMTIz' api"),
+    ("Tr0ub4dor-and-3", "psql postgresql://deploy:Tr0ub4dor-and-3@db.internal:5432/prod"),
+    ("correct-horse-battery", "mysql --user=root --password=correct-horse-battery"),
+    ("pa55w0rd-in-env", 'DB_PASSWORD="pa55w0rd-in-env"'),
+    ("hunter2-client-secret", "client_secret: hunter2-client-secret"),
+    ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSj",
+     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSj\nAoIBAQC7\n-----END PRIVATE KEY-----"),
+    ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"),
+    ("plain-looking-value-42", "SMTP_PASS=plain-looking-value-42"),  # also written to .env below
+]
+ENV_ONLY = "zebra-crossing-1987"  # a value with no secret shape: only its .env file makes it one
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    return make_project(tmp_path)
+
+
+def _session(root, n: int, secret: str, text: str) -> list[tuple[str, dict]]:
+    """Every captured field of one session carries `text` (a URL carries `secret` as a token)."""
+    s = f"sec{n}"
+    env = root / ".env"
+    env.write_text(f"PLAIN=1\nAPP_MODE={ENV_ONLY}\n{text.splitlines()[0]}\n")
+    src = root / "src" / f"cfg{n}.py"
+    src.write_text(f"X = 1\n{text}\n")
+
+    def p(event, **fields):
+        return event, {"session_id": s, "cwd": str(root), "transcript_path": "", **fields}
+
+    edit_patch = [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 2, "lines": ["-X = 1", "+X = 1", f"+{text}"]}]
+    return [
+        p("SessionStart", source="startup"),
+        p("UserPromptSubmit", prompt=f"deploy with {text} please"),
+        p("PostToolUse", tool_name="Read", tool_input={"file_path": str(env)},
+          tool_response={"type": "text", "file": {"filePath": str(env), "content": env.read_text()}}),
+        p("PostToolUse", tool_name="Read", tool_input={"file_path": str(src)},
+          tool_response={"type": "text", "file": {"filePath": str(src), "content": src.read_text()}}),
+        p("PostToolUse", tool_name="Bash", tool_input={"command": f"echo '{text}' && cat .env"},
+          tool_response={"stdout": f"{text}\nAPP_MODE={ENV_ONLY}", "stderr": text}),
+        p("PostToolUseFailure", tool_name="Bash", tool_input={"command": f"pytest -q  # {text}"},
+          error=f"Exit code 1\nFAILED tests/test_cfg.py::test_key - {text}\n1 failed in 0.1s"),
+        p("PostToolUse", tool_name="Edit", tool_input={"file_path": str(src), "old_string": "X = 1", "new_string": f"X = 1\n{text}"},
+          tool_response={"filePath": str(src), "structuredPatch": edit_patch}),
+        p("PostToolUse", tool_name="Write", tool_input={"file_path": str(env), "content": f"APP_MODE={ENV_ONLY}\nK={text}\n"},
+          tool_response={"type": "update", "filePath": str(env), "originalFile": "PLAIN=1\n", "structuredPatch": [
+              {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 2,
+               "lines": ["-PLAIN=1", f"+APP_MODE={ENV_ONLY}", f"+K={text.splitlines()[0]}"]}]}),
+        p("PostToolUse", tool_name="Bash", tool_input={"command": "pytest -q"}, tool_response={"stdout": "3 passed in 0.1s", "stderr": ""}),
+        p("PostToolUse", tool_name="WebFetch", tool_input={"url": f"https://example.com/cb?token={secret}", "prompt": text},
+          tool_response={"code": 200, "result": text}),
+        p("PostToolUse", tool_name="WebSearch", tool_input={"query": text}, tool_response={"results": []}),
+        p("PostToolUse", tool_name="mcp__vault__get", tool_input={"arg": text}, tool_response=text),
+        p("PostToolUse", tool_name="Task", tool_input={"description": text, "subagent_type": "Explore", "prompt": text},
+          tool_response={"content": [{"type": "text", "text": text}]}),
+        p("PostToolUse", tool_name="Bash",
+          tool_input={"command": f'engram decide "Keep credentials out of src" --rationale "leaked {text}" --files src/cfg{n}.py'},
+          tool_response={"stdout": "recorded", "stderr": ""}),
+        p("PostToolUse", tool_name="mcp__engram__save_decision",
+          tool_input={"decision": f"Rotate {text}", "rationale": text, "files": [f"src/cfg{n}.py"]}, tool_response="ok"),
+        p("Stop", last_assistant_message=f"Done. I configured {text} in src/cfg{n}.py."),
+        p("PreCompact", trigger="auto"),
+        p("SessionEnd", reason="other"),
+    ]
+
+
+def test_no_secret_anywhere_after_capture_consolidation_and_faults(proj, engram_home, figures):
+    for n, (secret, text) in enumerate(SECRETS):
+        replay_inproc(_session(proj, n, secret, text))
+        # a fault whose message would carry the text: a hostile session id is logged
+        bad = {"session_id": f"{text[:60]}/../x", "cwd": str(proj), "prompt": text}
+        assert run_inproc("UserPromptSubmit", json.dumps(bad).encode()).rc == 0
+    outcomes = consolidate_all(proj)
+    assert {o.status for o in outcomes} == {"consolidated"}, [(o.session, o.status, o.error) for o in outcomes]
+    blob = all_bytes(engram_home)
+    assert blob.count(b"[REDACTED]") >= len(SECRETS)
+    leaked = [secret for secret, _ in SECRETS if secret.encode() in blob]
+    assert leaked == []
+    assert ENV_ONLY.encode() not in blob, ".env values are secrets whatever their shape"
+    kinds = {p.parent.name for p in engram_home.rglob("*") if p.is_file()}
+    assert {"events", "episodes", "sessions", "logs"} <= kinds
+    assert any(p.name == "engram.db" for p in engram_home.rglob("*"))
+    figures.add("secrets", planted=len(SECRETS) + 1, fields_per_secret=18, leaked=0)
