@@ -76,14 +76,19 @@ CREATE INDEX IF NOT EXISTS nodes_name_key ON nodes(name_key);
 -- Partial: superseded nodes are few, and a full status index tempts the planner into
 -- scanning by status instead of using the id / path / name indexes.
 CREATE INDEX IF NOT EXISTS nodes_superseded ON nodes(status) WHERE status = 'superseded';
+-- The superseded_by foreign key's child index: without it SQLite scans every node for each
+-- node inserted while a deferred reference is outstanding (quadratic bulk inserts).
+CREATE INDEX IF NOT EXISTS nodes_superseded_by ON nodes(superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX IF NOT EXISTS episodes_session ON episodes(session_id);
 
 -- file -> node lookup for involuntary retrieval and the contradiction check: keyed by
--- path first, so `WHERE path = ?` is a primary-key range and no second index is needed
--- (lookups by node_id scan it; only forgetting a node does that).
+-- path first, so `WHERE path = ?` is a primary-key range and no second index is needed.
+-- No foreign key: SQLite would then need an index on node_id for its checks (without
+-- one, bulk inserts went quadratic); graph.py writes both sides in one transaction and
+-- the nodes_deleted trigger below removes a deleted node's links.
 CREATE TABLE IF NOT EXISTS node_files (
     path    TEXT NOT NULL,
-    node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    node_id TEXT NOT NULL,
     PRIMARY KEY (path, node_id)
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO node_files (node_id, path)
@@ -139,6 +144,7 @@ CREATE TRIGGER IF NOT EXISTS nodes_deleted AFTER DELETE ON nodes
 BEGIN
     DELETE FROM embedded WHERE node_id = OLD.id;
     DELETE FROM node_vectors WHERE node_id = OLD.id;
+    DELETE FROM node_files WHERE node_id = OLD.id;
 END;
 
 -- Remote embeddings by (model, text hash): the same text is never requested twice.

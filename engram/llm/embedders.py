@@ -19,6 +19,7 @@ SDKs are imported inside the call that uses them (ARCHITECTURE §2).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -203,17 +204,23 @@ class LocalEmbedder(BaseEmbedder):
     def embed_one(self, text: str) -> list[float]:
         vec = [0.0] * self.dim
         for word in _tokens(text):
-            self._add(vec, "w:" + word, 1.0)
-            padded = f"<{word}>"
-            grams = [padded[i : i + n] for n in (3, 4) for i in range(len(padded) - n + 1)]
-            weight = 1.0 / math.sqrt(len(grams)) if grams else 0.0
-            for g in grams:
-                self._add(vec, "c:" + g, weight)
+            for index, weight in _word_features(word, self.dim):
+                vec[index] += weight
         return normalise(vec)
 
-    def _add(self, vec: list[float], feature: str, weight: float) -> None:
+
+@functools.lru_cache(maxsize=50_000)
+def _word_features(word: str, dim: int) -> tuple[tuple[int, float], ...]:
+    """(index, signed weight) of one word's features: the word itself (weight 1) and its
+    character 3- and 4-grams (sharing weight 1 between them). Cached: words repeat."""
+    padded = f"<{word}>"
+    grams = [padded[i : i + n] for n in (3, 4) for i in range(len(padded) - n + 1)]
+    share = 1.0 / math.sqrt(len(grams)) if grams else 0.0
+    out = []
+    for feature, weight in [("w:" + word, 1.0)] + [("c:" + g, share) for g in grams]:
         h = zlib.crc32(feature.encode("utf-8"))
-        vec[h % self.dim] += -weight if h & 0x80000000 else weight
+        out.append((h % dim, -weight if h & 0x80000000 else weight))
+    return tuple(out)
 
 
 # -- Voyage (stdlib urllib) -------------------------------------------------------------
