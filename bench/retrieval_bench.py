@@ -102,6 +102,12 @@ def run_once(argv: list[str], data: bytes, env: dict) -> tuple[float, bytes]:
 
 CASES = {"SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit",
          "PostToolUse+note": "PostToolUse"}
+# The same hooks in a project with no engram.db: capture, consolidation trigger, state
+# lock, but retrieval returns at once. The difference is retrieval's own cost.
+NO_DB = {"SessionStart/no-db": "SessionStart", "UserPromptSubmit/no-db": "UserPromptSubmit",
+         "PostToolUse/no-db": "PostToolUse"}
+WITH_DB = {"SessionStart/no-db": "SessionStart", "UserPromptSubmit/no-db": "UserPromptSubmit",
+           "PostToolUse/no-db": "PostToolUse+note"}
 
 
 def _forget(home: str, proj: str, session: str) -> None:
@@ -115,22 +121,25 @@ def _forget(home: str, proj: str, session: str) -> None:
 
 def bench_size(base: str, n: int, runs: int, embed: bool) -> dict[str, list[float]]:
     proj, env, facts = build(base, n, embed)
-    times: dict[str, list[float]] = {"bare": [], **{c: [] for c in CASES}}
+    bare_proj = os.path.join(base, f"nodb{n}")
+    os.makedirs(bare_proj, exist_ok=True)
+    times: dict[str, list[float]] = {"bare": [], **{c: [] for c in CASES}, **{c: [] for c in NO_DB}}
     outputs: dict[str, bytes] = {}
     for r in range(runs + 2):  # two warm-up rounds (page cache, .pyc) are discarded
         t, _ = run_once([sys.executable, "-c", "pass"], b"", env)
         if r >= 2:
             times["bare"].append(t)
-        for case, event in CASES.items():
+        for case, event in list(CASES.items()) + list(NO_DB.items()):
             session = f"bench-{case[:4]}"
-            _forget(env["ENGRAM_HOME"], proj, session)
-            data = json.dumps(payload(event, session, proj, facts)).encode()
+            where = bare_proj if case in NO_DB else proj
+            _forget(env["ENGRAM_HOME"], where, session)
+            data = json.dumps(payload(event, session, where, facts)).encode()
             t, out = run_once([sys.executable, "-m", "engram.hook", event], data, env)
             outputs.setdefault(case, out)
             if r >= 2:
                 times[case].append(t)
     for case, out in outputs.items():
-        if not out.strip():
+        if case in CASES and not out.strip():
             print(f"  WARNING: {case} at {n} nodes produced no context", file=sys.stderr)
     return times
 
@@ -140,7 +149,7 @@ def report(n: int, times: dict[str, list[float]]) -> bool:
     limits = {"SessionStart": 3.0, "UserPromptSubmit": 3.0, "PostToolUse+note": 2.0}
     ok = True
     print(f"\n{n:,} nodes ({len(times['bare'])} runs each)")
-    print(f"{'case':<18} {'median ms':>10} {'p90 ms':>8} {'x bare':>7}  target")
+    print(f"{'case':<24} {'median ms':>10} {'p90 ms':>8} {'x bare':>7}  target")
     for case, ts in times.items():
         med = statistics.median(ts)
         p90 = sorted(ts)[int(len(ts) * 0.9) - 1]
@@ -154,7 +163,9 @@ def report(n: int, times: dict[str, list[float]]) -> bool:
                 good = med < 0.2
                 target = f"< 200 ms {'OK' if good else 'OVER'}"
                 ok &= good
-        print(f"{case:<18} {med * 1000:>10.1f} {p90 * 1000:>8.1f} {med / bare:>7.2f}  {target}")
+        if case in NO_DB:
+            target = f"retrieval adds {1000 * (statistics.median(times[WITH_DB[case]]) - med):.1f} ms"
+        print(f"{case:<24} {med * 1000:>10.1f} {p90 * 1000:>8.1f} {med / bare:>7.2f}  {target}")
     return ok
 
 

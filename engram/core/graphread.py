@@ -47,8 +47,7 @@ def open_ro(path: str):
     quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     conn = _driver().connect("file:" + quoted + "?mode=ro", uri=True, isolation_level=None,
                              timeout=BUSY_MS / 1000, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # `timeout` above is the busy timeout
     return conn
 
 
