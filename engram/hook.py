@@ -112,6 +112,10 @@ def _fault(event: str, raw: bytes, exc: BaseException) -> None:
         cwd = payload.get("cwd") if isinstance(payload, dict) else None
         if isinstance(cwd, str) and cwd:  # the payload names its project: log there
             path = config.Project.from_cwd(cwd).ensure().log_path
+        else:  # e.g. GSD payloads carry no cwd: the hook runs in the project, if engram knows it
+            project = config.Project.from_cwd(os.getcwd())
+            if os.path.isdir(os.path.join(project.dir, "logs")):
+                path = project.log_path
     except BaseException:
         path = None
     log(path, "hook", msg)
