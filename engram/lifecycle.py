@@ -77,6 +77,17 @@ def _recall(ctx: Ctx, module: str, func: str, *args) -> str | None:
         return None
 
 
+def _monitor(ctx: Ctx, func: str, *args) -> list[str]:
+    """Contradiction warnings due now, metacognitive notes, new checks (engram.core.monitoring); never raises."""
+    try:
+        from engram.core import monitoring
+
+        return getattr(monitoring, func)(ctx, *args)
+    except Exception as exc:
+        ctx.log(f"monitoring {func} failed: {type(exc).__name__}: {exc}")
+        return []
+
+
 def _consolidate_soon(ctx: Ctx, event: str) -> None:
     """Queue this session (or, at SessionStart, every pending one) and start a worker if a slot is free."""
     from engram.core import trigger as consolidation_trigger
@@ -107,7 +118,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
         if cut:
             ev["truncated"] = cut
         ctx.append(st, [ev])
-        pending = _pop_pending(st)
+        pending = _monitor(ctx, "before_prompt", st) + _pop_pending(st)
         recalled = _recall(ctx, "inject", "prompt", ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
     return _join(pending + [recalled])
 
@@ -140,7 +151,7 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
             batch.extend(derived)
         st["turn_tool_calls"] += len(calls)
         ctx.append(st, batch)
-        pending = _pop_pending(st)
+        pending = _monitor(ctx, "after_tool_calls", st, batch) + _pop_pending(st)
         if first_reads and os.path.exists(ctx.project.db_path):
             for path in first_reads:
                 pending.append(_recall(ctx, "involuntary", "annotate", ctx.project.db_path, path, ctx.cfg, st))
