@@ -285,7 +285,7 @@ def score(sid: str, rec: Recorder, known: set[str], touches: list[tuple[int, str
 
 
 def _ratio(a: int, b: int) -> str:
-    return f"{a / b:.2f}" if b else "-"
+    return f"{a / b:.2f} ({a}/{b})" if b else "-"
 
 
 def summarize(run: dict) -> dict:
@@ -350,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS),
                     help="comma-separated; a variant may carry settings, e.g. spec:decay=0.4:threshold=0.2")
     ap.add_argument("--sweep", action="store_true",
-                    help="add the spec rule at decayFactor 0.4/0.6/0.8 x activationThreshold 0.1/0.2/0.3")
+                    help="add the spec rule at decayFactor 0.4/0.6/0.8 x activationThreshold 0.1/0.2/0.3,"
+                         " and at tokenBudget 600 and 300")
     ap.add_argument("--json", default=None, help="also write all measurements to this file")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--repeats", type=int, default=2,
@@ -364,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         variants += [f"spec:decay={d}:threshold={t}" for d in (0.4, 0.6, 0.8) for t in (0.1, 0.2, 0.3)
                      if (d, t) != (0.6, 0.1)]
+        variants += ["spec:budget=600", "spec:budget=300"]
     all_runs = []
     for r in range(args.repeats):
         all_runs.append(replay_all(sessions, variants, os.path.join(base, f"r{r}"), args.verbose))
@@ -371,7 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     for run in runs:
         print(per_session_table(run))
     summaries = [combine([summarize(rep[i]) for rep in all_runs]) for i in range(len(variants))]
-    print(f"\n{len(all_runs)} independent replay(s); a cell with a range shows min-max over them")
+    s0 = summaries[0]
+    print(f"\n{s0['sessions']} scored sessions touched {s0['touched']} files; {s0['seen_before']} of them had been "
+          f"touched by an earlier session, {s0['knowable']} were linked in the graph at the session's start.")
+    print(f"{len(all_runs)} independent replay(s); a cell with a range shows min-max over them")
     print(table(summaries))
     if args.json:
         with open(args.json, "w") as f:
