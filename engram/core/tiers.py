@@ -125,11 +125,15 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
     groups: dict[int, list[str]] = {FULL: [], SUMMARY: [], LOW: []}
     shown: list[tuple[str, int]] = []
     for node, act in items:
+        # The name alone is the cheapest form: if even that does not fit, skip the node
+        # without building (and JSON-decoding) its longer lines.
+        name = line(node, LOW)
+        if used + tokens(name) + 1 > budget:  # every form holds the name (or a body starting with it)
+            continue
+        low_cost = tokens(name + "; ") + (0 if groups[LOW] else tokens(low_prefix) + 1)
         for level in range(tier(act), 0, -1):
-            text = line(node, level)
-            cost = tokens(text) + 1
-            if level == LOW:
-                cost = tokens(text + "; ") + (0 if groups[LOW] else tokens(low_prefix) + 1)
+            text = name if level == LOW else line(node, level)
+            cost = low_cost if level == LOW else tokens(text) + 1
             if used + cost <= budget:
                 used += cost
                 groups[level].append(text)
