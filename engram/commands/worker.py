@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from engram.core.consolidation import drain
     from engram.log import log
 
+    os.nice(10)  # background work: the agent's own processes come first
     project = open_project(args.project)
     cfg, _ = load_config(project.home)
     outcomes = drain(project, cfg, provider=args.provider, slot_fd=args.slot_fd)

@@ -29,6 +29,7 @@ from engram.core.windows import DERIVED
 MAX_FILES = 15
 MAX_TOOLS = 5
 MAX_LIBS = 5
+MAX_ERRORS = 20
 VERDICT_TYPES = ("test_run", "build")
 
 
@@ -146,7 +147,7 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if key in open_:
                 out.append(_error_record(open_.pop(key), ev))
     out += [_error_record(e, None) for k, e in open_.items() if not k.startswith("command:") or e["repeats"]]
-    return sorted(out, key=lambda e: e["evidence"][0])
+    return sorted(out, key=lambda e: e["evidence"][0])[:MAX_ERRORS]
 
 
 def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[str, Any]:

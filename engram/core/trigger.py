@@ -142,20 +142,27 @@ def claim_slot(project: Any, cfg: dict[str, Any]) -> int | None:
 
 
 def spawn_worker(project: Any, slot_fd: int) -> int:
-    """Start `python -m engram worker`, detached, holding `slot_fd`, output to the project log."""
-    import subprocess
+    """Start `python -m engram worker` in its own session, holding `slot_fd`, output to the log.
 
+    os.posix_spawn(setsid=True) is `subprocess.Popen(start_new_session=True)` without
+    importing subprocess (~12 ms, as much as the rest of the hook). The child gets
+    /dev/null as stdin, the project log as stdout/stderr, and the slot descriptor; every
+    other descriptor is close-on-exec (PEP 446), so the harness's pipes are not held open.
+    """
     os.makedirs(os.path.dirname(project.log_path), mode=0o700, exist_ok=True)
     log_fd = os.open(project.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        proc = subprocess.Popen(
+        os.set_inheritable(slot_fd, True)
+        return os.posix_spawn(
+            sys.executable,
             [sys.executable, "-m", "engram", "worker", "--project", project.dir, "--slot-fd", str(slot_fd)],
-            stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd, cwd=project.dir,
-            start_new_session=True, close_fds=True, pass_fds=(slot_fd,),
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                          (os.POSIX_SPAWN_DUP2, log_fd, 1), (os.POSIX_SPAWN_DUP2, log_fd, 2)],
+            setsid=True,
         )  # fmt: skip
     finally:
         os.close(log_fd)
-    return proc.pid
 
 
 def kick(project: Any, cfg: dict[str, Any], sessions: list[str]) -> int | None:
