@@ -298,3 +298,17 @@ def summary_lines(st: dict) -> list[str]:
         "error repetition  " + (", ".join(f"{s} x{r['count']}" for s, r in errs) or "none"),
         "active flags      " + (", ".join(sorted(m["flags"])) or "none"),
     ]
+
+
+def metrics_summary(project, session: str) -> str:
+    """`engram status --session ID`: the session's metrics and its contradiction checker, from its state file."""
+    from engram.core import session_state
+
+    st = session_state.read(project.state_path(session))
+    lines = [f"session {session}  ({project.root})"] + ["  " + x for x in summary_lines(st)]
+    cs = st.get("contradiction") if isinstance(st.get("contradiction"), dict) else {}
+    off = cs.get("disabled")
+    checker = (f"off for this session after {off.get('failures')} failures (last: {off.get('last')})"
+               if isinstance(off, dict) else f"on; {int(cs.get('failures') or 0)} consecutive failure(s)")
+    lines.append(f"  contradiction     {checker}; {len(cs.get('queue') or [])} warning(s) waiting for the next hook")
+    return "\n".join(lines)
