@@ -157,7 +157,7 @@ def error_type(text: str) -> str:
     """AssertionError, TypeError, error[E0308], TS2345, undefined, ... or 'error'."""
     for raw in text.replace("(", " ").replace(")", " ").split():
         w = raw.strip(":,.;'\"`[]")
-        if w.endswith(("Error", "Exception")) and w[:1].isupper():
+        if w.endswith(("Error", "Exception")) and w[:1].isupper() and w not in ("Error", "Exception"):
             return w.rsplit(".", 1)[-1]
         if raw.startswith("error[E") and "]" in raw:
             return raw[: raw.index("]") + 1]

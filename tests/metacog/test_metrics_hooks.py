@@ -1,0 +1,30 @@
+"""Metacognitive flags through real hook processes: noted once, recorded as an event, shown by status."""
+
+from __future__ import annotations
+
+from contradiction.monitor_support import Project, context, edit
+from engram.core import metacognitive
+from helpers import events, run_hook
+
+FAILURE = ("Exit code 1\n..F\nFAILED tests/test_calc.py::test_add - AssertionError: assert 1 == 2\n"
+           "1 failed, 2 passed in 0.05s")
+
+
+def _test_failure(root) -> dict:
+    return {"session_id": "s1", "transcript_path": "", "cwd": str(root), "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash", "tool_input": {"command": "python -m pytest -q"}, "error": FAILURE}
+
+
+def test_the_third_repeat_of_an_error_after_fixes_is_noted_once(tmp_path):
+    project = Project(tmp_path / "proj")
+    outs = []
+    for i in range(4):
+        outs.append(context(run_hook("PostToolUseFailure", _test_failure(project.root)).stdout))
+        run_hook("PostToolUse", edit(project.root, "calc.py", "", f"x = {i}"))
+    assert [("metacognition" in o) for o in outs] == [False, False, True, False]
+    assert "AssertionError in tests/test_calc.py" in outs[2]
+    flags = [e for e in events(project.root, "s1") if e["type"] == "metacog_flag"]
+    assert len(flags) == 1 and flags[0]["metric"] == "error_repetition" and flags[0]["count"] == 3
+    summary = metacognitive.metrics_summary(project.p, "s1")
+    assert "error repetition  test:tests/test_calc.py:AssertionError x4" in summary
+    assert "contradiction     on; 0 consecutive failure(s)" in summary
