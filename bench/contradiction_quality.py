@@ -64,7 +64,7 @@ def run(checker, cases: list[dict]) -> tuple[list[tuple[dict, str]], float]:
 
 
 def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bool) -> None:
-    for split in ("dev", "holdout", "fresh", "all"):
+    for split in ("dev", "holdout", "fresh", "fresh2", "all"):
         part = [(c, v) for c, v in rows if split == "all" or c["split"] == split]
         if not part:
             continue
@@ -85,7 +85,7 @@ def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bo
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("dev", "holdout", "fresh", "all"), default="all")
+    ap.add_argument("--split", choices=("dev", "holdout", "fresh", "fresh2", "all"), default="all")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
     ap.add_argument("--api", action="store_true", help="also run the API checker when a key is set")
     args = ap.parse_args()

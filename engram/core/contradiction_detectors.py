@@ -222,7 +222,9 @@ def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     words = {(a or b).lower() for a, b in _SWITCH_CUE.findall(decision)}
     out = []
     for w in words:
-        rx = re.compile(rf"[\"']?\b{re.escape(w)}\b[\"']?\s*[:=]\s*[\"']?(?:false|off|0|no|disabled|none)\b", re.I)
+        # the word alone or as a part of a setting's name (WTF_CSRF_ENABLED, strictMode)
+        rx = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])\w*[\"']?\s*[:=]\s*[\"']?"
+                        rf"(?:false|off|0|no|disabled|none)\b", re.I)
         out += [("direct", ln, f"turns {w} off") for ln in _added(lines) if rx.search(ln.code)]
     return out
 

@@ -74,7 +74,7 @@ _SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "to
                 "session": "token", "sessions": "token", "secret": "secret", "secrets": "secret",
                 "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
                 "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
-                "currency": "money", "payment": "money", "payments": "money"}
+                "currency": "money", "payment": "money", "payments": "money", "monetary": "money"}
 _CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
@@ -194,6 +194,10 @@ def rules_for(node: dict[str, Any]) -> Rules:
         forbid_phrases += _forbids_in(clause)
         require_phrases += _requires_in(clause)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
+    scope = decision_scope(text)
+    for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
+        if scope and not t.scope and not t.distinct:
+            t.scope = scope
     forbidden = {t.canon or t.forms[0] for t in r.forbids}
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
     r.limits = limits_in(text)
@@ -225,6 +229,13 @@ def _forbids_in(clause: str) -> list[str]:
 
 def _requires_in(clause: str) -> list[str]:
     return [m.group(1) for rx in _REQUIRE for m in rx.finditer(clause) if not _negated(clause, m.start())]
+
+
+def decision_scope(text: str) -> tuple[str, ...]:
+    """The data a whole decision is about ("for currency calculations"), as words to look for."""
+    groups = {_SCOPE_WORDS[w] for m in re.finditer(r"\bfor\s+((?:\w+\s+){0,2}\w+)", text, re.I)
+              for w in m.group(1).lower().split() if w in _SCOPE_WORDS}
+    return tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
 
 
 def _is_conditional(text: str, phrase: str) -> bool:

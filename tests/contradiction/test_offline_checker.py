@@ -172,8 +172,13 @@ def test_the_dataset_has_enough_cases_in_enough_languages():
     assert {c["kind"] for c in CASES} == {"direct", "indirect", "lookalike"}
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout", "fresh"])
+# Recall floors guard against regressions; bench/contradiction_quality.py prints the figures.
+# "fresh2" holds decisions the rules have no words for (PII, CSRF decorators, REST calls...).
+RECALL_FLOOR = {"dev": 0.9, "holdout": 0.9, "fresh": 0.9, "fresh2": 0.45}
+
+
+@pytest.mark.parametrize("split", sorted(RECALL_FLOOR))
 def test_offline_precision_on_warnings_is_at_least_0_9(split):
     precision, recall = _score(split)
     assert precision >= 0.9
-    assert recall >= 0.8  # a floor against regressions; the bench prints the real figure
+    assert recall >= RECALL_FLOOR[split]
