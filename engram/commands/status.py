@@ -15,6 +15,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--project", metavar="DIR", help="only this project (its root or data directory)")
+    p.add_argument("--session", metavar="ID", help="one session's metacognitive metrics and contradiction checker")
     p.set_defaults(func=run)
 
 
@@ -67,6 +68,12 @@ def format_status(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "session", None):
+        from engram.core.metacognitive import session_status
+
+        text, code = session_status(args.project, args.session, args.json)
+        print(text)
+        return code
     import json
 
     from engram.core.inventory import status

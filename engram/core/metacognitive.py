@@ -312,3 +312,30 @@ def metrics_summary(project, session: str) -> str:
                if isinstance(off, dict) else f"on; {int(cs.get('failures') or 0)} consecutive failure(s)")
     lines.append(f"  contradiction     {checker}; {len(cs.get('queue') or [])} warning(s) waiting for the next hook")
     return "\n".join(lines)
+
+
+def session_status(project_arg: str | None, session: str, as_json: bool = False) -> tuple[str, int]:
+    """(text, exit code) for `engram status --session ID [--project DIR] [--json]`."""
+    from engram import config
+
+    where = os.path.abspath(project_arg or os.getcwd())
+    if os.path.exists(os.path.join(where, "project.json")):
+        project = config.Project.from_dir(where)
+    else:
+        project = config.Project.from_cwd(where)
+    from engram.errors import UnsafeIdentifier
+
+    try:
+        config.safe_name(session)
+    except UnsafeIdentifier as exc:
+        return f"Error: {exc}", 1
+    if not os.path.exists(project.state_path(session)):
+        return (f"Error: no session {session!r} in {project.root} ({project.state_path(session)} does not exist); "
+                f"`engram status` lists the projects"), 1
+    if not as_json:
+        return metrics_summary(project, session), 0
+    from engram.core import session_state
+
+    st = session_state.read(project.state_path(session))
+    return jsonio.dumps({"session": session, "project": project.root, "metacog": state(st),
+                         "contradiction": st.get("contradiction") or {}}), 0

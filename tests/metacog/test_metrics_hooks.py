@@ -28,3 +28,19 @@ def test_the_third_repeat_of_an_error_after_fixes_is_noted_once(tmp_path):
     summary = metacognitive.metrics_summary(project.p, "s1")
     assert "error repetition  test:tests/test_calc.py:AssertionError x4" in summary
     assert "contradiction     on; 0 consecutive failure(s)" in summary
+
+
+def test_engram_status_session_shows_the_metrics(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    project = Project(tmp_path / "proj")
+    run_hook("PostToolUseFailure", _test_failure(project.root))
+    cmd = [sys.executable, "-m", "engram", "status", "--project", str(project.root), "--session"]
+    out = subprocess.run(cmd + ["s1"], capture_output=True, text=True)
+    assert out.returncode == 0 and "error repetition  test:tests/test_calc.py:AssertionError x1" in out.stdout
+    data = json.loads(subprocess.run(cmd + ["s1", "--json"], capture_output=True, text=True).stdout)
+    assert data["metacog"]["calls"] == 1
+    missing = subprocess.run(cmd + ["nope"], capture_output=True, text=True)
+    assert missing.returncode == 1 and "no session 'nope'" in missing.stdout
