@@ -238,6 +238,9 @@ def _write_graph(conn: Any, cfg: dict[str, Any], session: str, out: Outcome, rec
     from engram.db import embeddings
     from engram.llm.embedders import get_embedder
 
+    from engram.core.privacy import screen_request
+
+    request, record = screen_request(conn, request, record)  # `engram forget` tombstones
     embedder = get_embedder(cfg, conn)
     planned = graph_apply.plan(request, Resolver(conn, embedder))
     say(f"{session}: entity resolution: " + ", ".join(
