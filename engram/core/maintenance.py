@@ -101,21 +101,35 @@ def maintain(
 # -- patterns -------------------------------------------------------------------------
 
 
-def _pattern_groups(conn: Any) -> dict[tuple[str, str, str], list[tuple[str, float, str]]]:
-    """{(hub, edge type, "out"|"in"): [(other node, edge strength, source_episodes json)]}."""
-    sql = """
-        SELECT e.from_node, e.to_node, e.type, e.strength, e.source_episodes
-        FROM edges e
-        JOIN nodes a ON a.id = e.from_node JOIN nodes b ON b.id = e.to_node
-        WHERE e.type NOT IN ('supersedes', 'version_of')
-          AND a.status = 'active' AND b.status = 'active'
-          AND a.type != 'pattern' AND b.type != 'pattern'
-    """
-    groups: dict[tuple[str, str, str], list[tuple[str, float, str]]] = {}
-    for src, dst, etype, strength, episodes in conn.execute(sql):
-        groups.setdefault((src, etype, "out"), []).append((dst, strength, episodes))
-        groups.setdefault((dst, etype, "in"), []).append((src, strength, episodes))
-    return {k: v for k, v in groups.items() if len(v) >= PATTERN_MIN_EDGES}
+_GROUPS_SQL = """
+    WITH live AS MATERIALIZED (SELECT id FROM nodes WHERE status = 'active' AND type != 'pattern'),
+    e AS MATERIALIZED (
+        -- unary +: scan edges once; never let the planner drive edges_from_node per pair of
+        -- live ids (it did, and went quadratic)
+        SELECT from_node, to_node, type, strength, source_episodes FROM edges
+        WHERE type NOT IN ('supersedes', 'version_of') AND +from_node IN live AND +to_node IN live
+    ),
+    sides AS (
+        SELECT from_node AS hub, type, 'out' AS dir, to_node AS other, strength, source_episodes FROM e
+        UNION ALL
+        SELECT to_node, type, 'in', from_node, strength, source_episodes FROM e
+    )
+    SELECT hub, type, dir, group_concat(other, char(31)), avg(strength), group_concat(source_episodes, char(30))
+    FROM sides GROUP BY hub, type, dir HAVING count(*) >= ?
+"""
+
+
+def _pattern_groups(conn: Any) -> list[tuple[str, str, str, list[str], list[str], float]]:
+    """[(hub, edge type, "out"|"in", member ids, episode ids, mean edge strength)], grouped in SQL."""
+    from engram import jsonio
+
+    out = []
+    for hub, etype, direction, others, mean, episodes_raw in conn.execute(_GROUPS_SQL, (PATTERN_MIN_EDGES,)):
+        episodes = {ep for raw in (episodes_raw or "").split("\x1e") if raw for ep in jsonio.loads(raw)}
+        if len(episodes) == 1:
+            continue  # all seen in one episode: not a cross-episode pattern
+        out.append((hub, etype, direction, sorted(set(others.split("\x1f"))), sorted(episodes), mean))
+    return sorted(out)
 
 
 def pattern_id(hub: str, edge_type: str, direction: str) -> str:
@@ -127,59 +141,55 @@ def pattern_id(hub: str, edge_type: str, direction: str) -> str:
 _PHRASES = {"out": "{hub} {verb} {n} nodes", "in": "{n} nodes {verb} {hub}"}
 
 
-def _describe(hub: dict[str, Any], etype: str, direction: str, members: list[str], names: dict[str, str]) -> dict[str, str]:
+def _pattern_fields(conn: Any, hub: str, etype: str, direction: str, members: list[str],
+                    episodes: list[str], outcomes: dict[str, str]) -> dict[str, Any]:  # fmt: skip
+    names = dict(conn.execute(
+        "SELECT id, name FROM nodes WHERE id IN (%s)" % ",".join("?" * len(members[:8] + [hub])), members[:8] + [hub]
+    ).fetchall())  # fmt: skip
     verb = etype.replace("_", " ")
-    head = _PHRASES[direction].format(hub=hub["name"], verb=verb, n=len(members))
+    head = _PHRASES[direction].format(hub=names.get(hub, hub), verb=verb, n=len(members))
     listed = ", ".join(names.get(m, m) for m in members[:8]) + (", ..." if len(members) > 8 else "")
+    judged = [outcomes[e] for e in episodes if e in outcomes]
     return {
-        "name": f"Pattern: {hub['name']} / {verb} ({direction})",
+        "name": f"Pattern: {names.get(hub, hub)} / {verb} ({direction})",
         "summary": head,
         "description": f"Recurring across episodes: {head}: {listed}.",
+        "episode_count": len(episodes),
+        "outcome_total": len(judged),
+        "outcome_success": judged.count("success"),
+        "causal": etype in ("caused_by", "resolved_by"),
+        "source_episodes": episodes,
     }
 
 
 def pattern_scan(conn: Any) -> tuple[int, int]:
     """Create or refresh one pattern node per qualifying (node, edge type, direction).
 
-    Returns (created, updated); (0, 0) when nothing changed since the last run.
+    Returns (created, updated); (0, 0) when nothing changed since the last run. A group
+    whose member set is unchanged is skipped before any text is built.
     """
     from engram import jsonio
 
     created = updated = 0
     with graph.transaction(conn):
-        groups = _pattern_groups(conn)
-        hubs = graph.get_nodes(conn, {k[0] for k in groups})
-        member_ids = {m for v in groups.values() for m, _, _ in v}
-        names = dict(conn.execute("SELECT id, name FROM nodes").fetchall()) if member_ids else {}
-        existing = {r[0]: r for r in conn.execute("SELECT id, data FROM nodes WHERE type = 'pattern'")}
+        existing = dict(conn.execute("SELECT id, data FROM nodes WHERE type = 'pattern'").fetchall())
         outcomes = dict(conn.execute("SELECT id, outcome FROM episodes").fetchall())
         new_nodes: list[dict[str, Any]] = []
         new_edges: list[dict[str, Any]] = []
         touched: list[str] = []
-        for (hub_id, etype, direction), items in sorted(groups.items()):
-            members = sorted({m for m, _, _ in items})
-            episodes = sorted({ep for _, _, raw in items for ep in jsonio.loads(raw or "[]")})
-            if len(episodes) == 1:
-                continue  # all seen in one episode: not a cross-episode pattern
-            judged = [outcomes[e] for e in episodes if e in outcomes]
-            fields = {
-                **_describe(hubs[hub_id], etype, direction, members, names),
-                "episode_count": len(episodes),
-                "outcome_total": len(judged),
-                "outcome_success": judged.count("success"),
-                "causal": etype in ("caused_by", "resolved_by"),
-                "source_episodes": episodes,
-            }
-            mean = sum(s for _, s, _ in items) / len(items)
+        for hub, etype, direction, members, episodes, mean in _pattern_groups(conn):
+            key = {"hub": hub, "edge_type": etype, "direction": direction, "members": members}
+            pid = pattern_id(hub, etype, direction)
+            if pid in existing and jsonio.loads(existing[pid]).get("pattern") == key:
+                continue
+            fields = _pattern_fields(conn, hub, etype, direction, members, episodes, outcomes)
             if not episodes:  # asserted knowledge keeps the mean strength of its edges
                 fields["strength"] = mean
-            key = {"hub": hub_id, "edge_type": etype, "direction": direction, "members": members}
-            pid = pattern_id(hub_id, etype, direction)
             if pid not in existing:
                 new_nodes.append({"id": pid, "type": "pattern", "data": {"pattern": key}, **fields})
-                new_edges.append({"from_node": pid, "to_node": hub_id, "type": "interacts_with", "strength": mean})
+                new_edges.append({"from_node": pid, "to_node": hub, "type": "interacts_with", "strength": mean})
                 created += 1
-            elif jsonio.loads(existing[pid][1]).get("pattern") != key:
+            else:
                 graph.update_node(conn, pid, data={"pattern": key}, **fields)
                 updated += 1
             touched.append(pid)
