@@ -29,6 +29,7 @@ from engram import jsonio
 from engram.config import write_atomic
 from engram.core import episode_file, episode_schema, graph_apply, llm_consolidator, offline_consolidator
 from engram.core import trigger
+from engram.core.crashpoints import crash_at
 from engram.core.entity_resolution import Resolver
 from engram.core.offline_episode import files_modified
 from engram.db import graph
@@ -171,6 +172,7 @@ def consolidate_session(project: Any, session: str, cfg: dict[str, Any], *, prov
     except Timeout:
         return Outcome(session, "busy")
     try:
+        crash_at("worker:start")
         trigger.dequeue(project, session)
         return _run(project, session, cfg, provider, progress or (lambda _: None))
     except Exception as exc:
@@ -221,8 +223,11 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], req
         record_fault(project, session, exc.kind, str(exc), out.usage)
         return out
     record = _record(session, kind, provider, cfg, new, request, usage)
+    crash_at("worker:after_request")
     applied = _write_graph(conn, cfg, session, out, record, request, say)
+    crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
+    crash_at("worker:after_episode_file")
     clear_fault(project, session)
     out.status = "consolidated" if applied else "recovered"
     out.usage = record["usage"]
@@ -250,6 +255,7 @@ def _write_graph(conn: Any, cfg: dict[str, Any], session: str, out: Outcome, rec
     if applied is None:
         return False
     out.episode_id, out.counts = applied.episode_id, applied.counts
+    crash_at("worker:after_commit")
     try:
         embeddings.sync(conn, embedder)
     except Exception as exc:  # the next run's sync embeds whatever is still stale
@@ -301,6 +307,7 @@ def drain(project: Any, cfg: dict[str, Any], *, provider: str | None = None,
         try:
             while todo := [s for s in trigger.queued(project) if s not in skip]:
                 o = consolidate_session(project, todo[0], cfg, provider=provider, progress=progress)
+                crash_at("drain:between_sessions")
                 outcomes.append(o)
                 if o.status in ("failed", "busy"):
                     skip.add(o.session)

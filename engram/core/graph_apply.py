@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.core import decision_text, strength, supersession
+from engram.core.crashpoints import crash_at
 from engram.core.entity_resolution import Resolution, Resolver
 from engram.core.episode_schema import EPISODE_KEY
 from engram.db import graph
@@ -208,6 +209,7 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         for p in planned:
             w.ids[p.node["key"]] = _place(w, p)
         _edges(w, request["graph"]["edges"], ep_node)
+        crash_at("graph:in_transaction")
         graph.record_consolidation(conn, session, from_seq, to_seq, episode_id)
         w.touched = list(dict.fromkeys(w.ids.values()))
         strength.apply_session(conn, session, w.touched)
