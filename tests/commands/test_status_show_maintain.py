@@ -132,3 +132,13 @@ def test_python_dash_m_cli_runs_maintain(project, filled):
     res = subprocess.run([sys.executable, "-m", "engram.cli", "maintain"], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert "myrepo" in res.stdout
+
+
+def test_maintain_progress_appears_only_when_slow(capsys):
+    from engram.commands.maintain import _Progress
+
+    quick = _Progress("proj", after=60)
+    quick("patterns")
+    slow = _Progress("proj", after=0)
+    slow("patterns")
+    assert capsys.readouterr().err == "maintain: proj: patterns...\n"

@@ -160,3 +160,29 @@ def test_maintain_embeds_new_patterns_and_purges_orphans(conn, root):
     rep = m.maintain(conn, root=str(root), embedder=LocalEmbedder())
     assert rep.embedded == 1 and rep.vectors_purged == 1
     assert m.maintain(conn, root=str(root), embedder=LocalEmbedder()).changes() == 0
+
+
+def test_maintain_waits_for_a_concurrent_writer_instead_of_failing(conn, root, tmp_path):
+    import threading
+    import time
+
+    from engram.db.connect import connect as open_db
+
+    hub_with(conn, 3)
+    db_file = conn.execute("PRAGMA database_list").fetchone()[2]
+    other = open_db(db_file)
+    holding = threading.Event()
+
+    def writer():
+        with graph.transaction(other):
+            graph.create_node(other, name="written by a worker", type="finding")
+            holding.set()
+            time.sleep(0.3)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    holding.wait()
+    rep = m.maintain(conn, root=str(root))  # blocks on the lock (busy timeout), then runs
+    t.join()
+    assert rep.patterns_created == 1
+    assert graph.find_by_name(conn, "written by a worker")
