@@ -29,16 +29,22 @@ PROMPT_HEADER = "Project memory related to this prompt (engram):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
 
 
-def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max") -> list[tuple[str, float]]:
-    """Ranked [(node id, activation)] for the terms (no session filtering)."""
+def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max",
+             top: int = 2 * FETCH_LIMIT) -> list[tuple[str, float]]:
+    """Ranked [(node id, activation)] for the terms: the exact `top` most active (no session filtering)."""
     found = seeds.match(conn, terms)
     if not found:
         return []
     acts = retrieval.spread(conn, {nid: a for nid, (a, _) in found.items()},
                             decay=float(cfg["decayFactor"]), threshold=float(cfg["activationThreshold"]),
                             rule=str(cfg["spreadingRule"]), combine=combine,
-                            limit=2 * FETCH_LIMIT if combine == "max" else None)
+                            limit=top if combine == "max" else None)
     return retrieval.rank(acts)
+
+
+def wanted(rs: dict) -> int:
+    """How many top nodes to rank: enough that FETCH_LIMIT remain after dropping those shown."""
+    return FETCH_LIMIT + len(rs["injected"])
 
 
 def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
@@ -48,7 +54,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     if not ranked:
         return None
     injected = rs["injected"]
-    candidates = ranked[: FETCH_LIMIT * 2]
+    candidates = ranked[: wanted(rs)]
     nodes = graphread.nodes(conn, [nid for nid, _ in candidates])
     items = [(nodes[nid], a) for nid, a in candidates
              if nid in nodes and is_new(injected, nodes[nid], tiers.tier(a))][:FETCH_LIMIT]
@@ -71,12 +77,13 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
         return None
     from engram.core import project_context  # SessionStart only: git and event-stream readers
 
-    terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"), session)
-    if not terms:
-        return None
     conn = graphread.open_ro(db)
     try:
-        return context(conn, retrieve(conn, terms, cfg), cfg, rs, SESSION_HEADER)
+        terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"),
+                                                       session, lambda paths: graphread.linked(conn, paths))
+        if not terms:
+            return None
+        return context(conn, retrieve(conn, terms, cfg, top=wanted(rs)), cfg, rs, SESSION_HEADER)
     finally:
         conn.close()
 
@@ -110,10 +117,10 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
         return None
     conn = graphread.open_ro(db)
     try:
-        ranked = retrieve(conn, terms, cfg)
+        ranked = retrieve(conn, terms, cfg, top=wanted(rs))
         if not ranked:
             return None
-        own = own_nodes(conn, session, [nid for nid, _ in ranked[: FETCH_LIMIT * 2]])
+        own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])
         return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own)
     finally:
         conn.close()

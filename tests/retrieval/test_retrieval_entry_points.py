@@ -103,3 +103,20 @@ def test_gsd_plan_contributes_terms(root):
     terms, sources = project_context.session_start_terms(root, os.path.join(root, "none"), "s")
     assert sources["gsd_plan"] and "src/net/retry.ts" in terms.paths
     assert "exponential backoff" in terms.names
+
+
+def test_big_index_stats_only_linked_paths(root, monkeypatch):
+    for name in ("a.py", "b.py"):
+        with open(os.path.join(root, name), "w") as f:
+            f.write("one\n")
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "init")
+    for name in ("a.py", "b.py"):
+        with open(os.path.join(root, name), "a") as f:
+            f.write("two\n")
+    monkeypatch.setattr(gitstate, "FILTER_ABOVE", 1)
+    asked = []
+    assert gitstate.changed_files(root, lambda paths: asked.extend(paths) or {"b.py"}) == ["b.py"]
+    assert asked == ["a.py", "b.py"]
+    assert gitstate.changed_files(root) == ["a.py", "b.py"]
