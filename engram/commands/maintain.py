@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     from engram.config import load_config
     from engram.core.inventory import select_projects
-    from engram.db.connect import DB_ERRORS
+    from engram.db.connect import db_errors
     from engram.log import log
 
     cfg, _warnings = load_config()
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         name = os.path.basename(project.root) or project.root
         try:
             rep = _one(project, args, cfg)
-        except DB_ERRORS + (OSError,) as exc:
+        except db_errors() + (OSError,) as exc:
             failed += 1
             log(project.log_path, "maintain", f"failed: {exc}")
             out.append({"project": project.root, "error": str(exc)})

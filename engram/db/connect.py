@@ -22,15 +22,22 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from typing import Any
 
 BUSY_TIMEOUT_MS = 5000
 
-# Exceptions of either driver: sqlean's classes are not subclasses of sqlite3's.
-DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)
 
 _CLASSES: dict[str, type] = {}
 _STATUS: tuple[str | None, str] | None = None  # (vec_version, reason), probed once
+
+
+def db_errors() -> tuple[type[BaseException], ...]:
+    """The database exception classes in play: sqlite3.Error, plus sqlean's Error once
+    sqlean is loaded (its classes are not subclasses of sqlite3's). Use it in an
+    `except db_errors():` clause, which evaluates it when an exception arrives."""
+    mod = sys.modules.get("sqlean")
+    return (sqlite3.Error, mod.Error) if mod is not None else (sqlite3.Error,)
 
 
 def _connection_class(module: Any) -> type:
@@ -49,7 +56,6 @@ def _connection_class(module: Any) -> type:
 
 def _vector_driver() -> tuple[Any, Any, str]:
     """(driver module, sqlite_vec module or None, reason when None)."""
-    global DB_ERRORS
     if os.environ.get("ENGRAM_NO_VECTORS"):
         return sqlite3, None, "disabled by ENGRAM_NO_VECTORS"
     try:
@@ -57,8 +63,6 @@ def _vector_driver() -> tuple[Any, Any, str]:
     except ImportError:
         sqlean = None
     driver: Any = sqlean if sqlean is not None else sqlite3
-    if sqlean is not None and sqlean.Error not in DB_ERRORS:
-        DB_ERRORS = DB_ERRORS + (sqlean.Error,)
     if sqlean is None and not hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3, None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
     try:
@@ -101,7 +105,7 @@ def connect(path: str, *, vectors: bool = True, migrate: bool = True) -> Any:
 
     With `vectors`, sqlite-vec is loaded when possible; check `conn.vec_version` or
     `vector_path(conn)`. With `migrate`, pending schema migrations are applied.
-    Raises the driver's OperationalError (one of DB_ERRORS) when the file cannot be opened.
+    Raises the driver's OperationalError (catch `db_errors()`) when the file cannot be opened.
     """
     if path != ":memory:":
         parent = os.path.dirname(os.path.abspath(path))

@@ -180,3 +180,13 @@ def test_vectors_can_be_disabled_and_say_why(tmp_path, monkeypatch):
     c = connect(str(tmp_path / "nv.db"))
     assert vector_path(c) == "python-fallback (disabled by ENGRAM_NO_VECTORS)"
     assert vector_path(connect(str(tmp_path / "nv2.db"), vectors=False)) == "python-fallback (vectors=False)"
+
+
+def test_a_corrupt_file_raises_one_of_db_errors(tmp_path):
+    from engram.db.connect import db_errors
+
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"not a database at all" * 200)
+    with pytest.raises(db_errors()) as info:
+        connect(str(bad))
+    assert "not a database" in str(info.value)
