@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from importlib import resources
 from typing import Any
 
@@ -42,11 +43,13 @@ def system_prompt() -> str:
     return resources.files("engram.llm").joinpath("prompts/contradiction.txt").read_text("utf-8")
 
 
+# A model reads </DIFF > and < /decisions> like </diff> and </decisions>: any case, any spacing.
+_TAGS = re.compile(r"<(?=\s*/?\s*(?:diff|decisions)\b)", re.I)
+
+
 def _defuse(text: str) -> str:
     """Keep data from closing (or opening) the tags that delimit it."""
-    for tag in ("diff", "decisions"):
-        text = text.replace(f"</{tag}", f"<\\/{tag}").replace(f"<{tag}", f"<\\{tag}")
-    return text
+    return _TAGS.sub(r"<\\", text)
 
 
 def user_prompt(decisions: list[dict[str, Any]], path: str, diff: str) -> str:

@@ -12,6 +12,7 @@ close that block early is defused.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
 DERIVED = ("exploration", "expanding_search", "fix_attempt", "progression", "repeated_revision")
@@ -66,9 +67,13 @@ def make_windows(items: list[Any], size: int, overlap: int) -> list[list[Any]]:
         start += step
 
 
+# A model reads </EVENTS> and < /events> like </events>: any case, any spacing.
+_TAG = re.compile(r"<(?=\s*/?\s*(?:events|summar))", re.I)
+
+
 def defuse(text: str) -> str:
     """Text that cannot close or open the <events> / <summaries> data blocks."""
-    return text.replace("</", "<\\/").replace("<events", "<\\events").replace("<summar", "<\\summar")
+    return _TAG.sub(r"<\\", text.replace("</", "<\\/"))
 
 
 def _clip(value: Any, n: int) -> str:

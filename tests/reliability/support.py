@@ -192,14 +192,15 @@ def replay_inproc(items: list[tuple[str, dict]], harness: str = "claude-code") -
     return out
 
 
-def consolidate_all(root: Path) -> list:
-    """Consolidate every pending session of the project in this process (offline)."""
+def consolidate_all(root: Path, provider: str | None = None) -> list:
+    """Consolidate every pending session of the project in this process (the configured provider:
+    offline under the test conftest's ENGRAM_OFFLINE=1)."""
     from engram.config import Project, load_config
     from engram.core import consolidation, trigger
 
     project = Project.from_cwd(str(root)).ensure()
     cfg, _ = load_config(project.home)
-    return [consolidation.consolidate_session(project, s, cfg, provider="offline", lock_timeout=30)
+    return [consolidation.consolidate_session(project, s, cfg, provider=provider, lock_timeout=30)
             for s in trigger.pending_sessions(project)]
 
 
