@@ -113,3 +113,22 @@ def test_no_secret_anywhere_after_capture_consolidation_and_faults(proj, engram_
     assert {"events", "episodes", "sessions", "logs"} <= kinds
     assert any(p.name == "engram.db" for p in engram_home.rglob("*"))
     figures.add("secrets", planted=len(SECRETS) + 1, fields_per_secret=18, leaked=0)
+
+
+def test_no_secret_reaches_a_model_prompt(proj, monkeypatch, figures):
+    """The API path: what the consolidation sends to the model holds no planted secret."""
+    from servers.llm_server import LLMServer
+
+    with LLMServer() as srv:
+        monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
+        monkeypatch.setenv("ENGRAM_LLM_BACKOFF", "0.01")
+        for k, v in srv.env("anthropic").items():
+            monkeypatch.setenv(k, v)
+        for n, (secret, text) in enumerate(SECRETS[:8]):
+            replay_inproc(_session(proj, n, secret, text))
+        outcomes = consolidate_all(proj)
+        sent = "\n".join(c["system"] + c["user"] for c in srv.calls)
+    assert {o.provider for o in outcomes} == {"anthropic"} and srv.calls
+    assert [s for s, _ in SECRETS[:8] if s in sent] == []
+    assert ENV_ONLY not in sent
+    figures.add("secrets", model_prompts_checked=len(srv.calls), leaked_to_model=0)
