@@ -7,16 +7,18 @@ own first pass: parse `.git/index` (versions 2-4) and compare each entry's recor
 and mtime with `os.stat` of the file. A file whose stat differs is reported as changed
 (git would go on to hash it; a touched-but-identical file is a harmless false positive).
 Untracked files are not reported. A stat costs ~3 µs here, so past FILTER_ABOVE tracked
-files only the paths the graph links to are checked (one indexed query picks them), and
-repositories with more than MAX_ENTRIES tracked files are skipped.
+files only the paths the graph links to are checked (one indexed query picks them); if
+more than MAX_STATS remain, or the index holds more than MAX_ENTRIES files, the pass is
+skipped (SessionStart then relies on the last sessions' files).
 """
 
 from __future__ import annotations
 
 import os
 
-MAX_ENTRIES = 20000
+MAX_ENTRIES = 4000  # bigger indexes are not even parsed (~1 µs per entry)
 FILTER_ABOVE = 1500  # past this many tracked files, stat only those the graph links to
+MAX_STATS = 1500  # ~3 µs each; more candidates than this and the pass is skipped
 MAX_INDEX_BYTES = 8 * 1024 * 1024
 GITLINK = 0o160000
 
@@ -129,6 +131,8 @@ def changed_files(root: str, keep=None) -> list[str]:
     if keep is not None and len(entries) > FILTER_ABOVE:
         wanted = keep([e[0] for e in entries])
         entries = [e for e in entries if e[0] in wanted]
+    if len(entries) > MAX_STATS:
+        return []
     out = []
     lstat = os.lstat
     base = root.rstrip("/") + "/"

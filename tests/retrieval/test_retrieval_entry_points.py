@@ -120,3 +120,15 @@ def test_big_index_stats_only_linked_paths(root, monkeypatch):
     assert gitstate.changed_files(root, lambda paths: asked.extend(paths) or {"b.py"}) == ["b.py"]
     assert asked == ["a.py", "b.py"]
     assert gitstate.changed_files(root) == ["a.py", "b.py"]
+
+
+def test_too_many_candidates_skip_the_git_pass(root, monkeypatch):
+    with open(os.path.join(root, "a.py"), "w") as f:
+        f.write("one\n")
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "init")
+    os.remove(os.path.join(root, "a.py"))
+    assert gitstate.changed_files(root) == ["a.py"]
+    monkeypatch.setattr(gitstate, "MAX_STATS", 0)
+    assert gitstate.changed_files(root) == []
