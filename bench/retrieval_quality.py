@@ -78,7 +78,7 @@ class Recorder:
     def __init__(self) -> None:
         self.shown: list[dict] = []
         self.tokens: dict[tuple[str, str], int] = defaultdict(int)
-        self.session = ""  # the session being replayed (set by replay_variant)
+        self.session = ""  # the session being replayed (set by replay_all)
 
     def install(self, variant: str) -> None:
         from engram.core import inject, involuntary
@@ -323,7 +323,8 @@ def combine(reps: list[dict]) -> dict:
 
 def table(summaries: list[dict]) -> str:
     head = ("| variant | precision (start+prompts) | recall (start+prompts) | precision (all) | recall (all) "
-            "| nodes injected / session (start+prompts) | tokens / session (start+prompts) | tokens / session (first reads) |")
+            "| nodes injected / session (start+prompts) | tokens / session (start+prompts) "
+            "| tokens / session (first reads) |")
     lines = [head, "|" + "---|" * 8]
     for s in summaries:
         lines.append(f"| {s['variant']} | {s['pre_precision']} | {s['pre_recall']} | {s['all_precision']} | "
@@ -337,7 +338,8 @@ def per_session_table(run: dict) -> str:
              "pre inj/hits/covered, all inj/hits/covered, tokens start/prompts/reads"]
     for r in run["sessions"]:
         t = r["tokens"]
-        lines.append(f"  {r['session'][:8]} {r['payloads']:>4} {r['touched']:>4} {r['seen_before']:>4} {r['knowable']:>4}   "
+        lines.append(f"  {r['session'][:8]} {r['payloads']:>4} {r['touched']:>4} {r['seen_before']:>4} "
+                     f"{r['knowable']:>4}   "
                      f"{r['pre_injected']:>3}/{r['pre_hits']:>3}/{r['pre_covered']:>3}   "
                      f"{r['all_injected']:>3}/{r['all_hits']:>3}/{r['all_covered']:>3}   "
                      f"{t['SessionStart']}/{t['UserPromptSubmit']}/{t['first read']}")

@@ -162,5 +162,6 @@ def source_episodes(conn, ids: list[str]) -> list[tuple[str, str]]:
     """[(node id, source_episodes JSON text)] for the ids."""
     out = []
     for part in _chunks(list(ids)):
-        out += conn.execute(f"SELECT id, source_episodes FROM nodes WHERE id IN ({_marks(len(part))})", part).fetchall()
+        q = f"SELECT id, source_episodes FROM nodes WHERE id IN ({_marks(len(part))})"
+        out += conn.execute(q, part).fetchall()
     return out
