@@ -65,6 +65,13 @@ def doctor() -> str:
     return res.stdout
 
 
+def flagged(report: str, check: str) -> str:
+    """The level (WARN / FAIL) doctor gives a check, asserting it is not OK."""
+    levels = [ln.split()[0] for ln in report.splitlines() if ln[6:].startswith(check)]
+    assert levels and set(levels) - {"OK"}, f"doctor does not flag {check!r}:\n{report}"
+    return sorted(set(levels) - {"OK"})[0]
+
+
 def captured(root: Path, session: str = "live") -> list[str]:
     good, _ = jsonl_lines(project_dir(root) / "events" / f"{session}.jsonl")
     return [e["type"] for e in good]
@@ -96,7 +103,7 @@ def test_truncated_jsonl(proj, figures):
     # the state had recorded the cut event: its seq is not reused, so the gap marks the loss
     assert seqs == list(range(1, len(good))) + [len(good) + 1]
     assert len(log_lines(proj, "torn")) == 1
-    assert "hook faults" in doctor()
+    assert flagged(doctor(), "hook faults") == "WARN"
     consolidate_all(proj)
     assert graph_problems(db_path(proj)) == []
     figures.add("damage", scenarios=1, hooks_failed=0)
@@ -116,7 +123,7 @@ def test_corrupt_database(proj, figures):
     faults = log_lines(proj, " ERROR ")
     assert 1 <= len(faults) <= len(results), faults  # at most one line per hook
     report = doctor()
-    assert "FAIL  database" in report and "hook faults" in report
+    assert flagged(report, "database") == "FAIL" and flagged(report, "hook faults") == "WARN"
     fix = next(ln.split("fix:", 1)[1].strip() for ln in report.splitlines()
                if "fix:" in ln and str(project_dir(proj)) in ln)
     subprocess.run(fix, shell=True, check=True)  # the one documented command
@@ -156,7 +163,7 @@ def test_locked_database(proj, figures):
     assert captured(proj) == ["session_start", "user_prompt", "file_read", "exploration"]
     assert took < 3 * 4, f"three hooks took {took:.1f}s against a locked database"
     assert 1 <= len(log_lines(proj, " ERROR ")) <= 3  # at most one line per hook
-    assert "hook faults" in doctor()
+    assert flagged(doctor(), "hook faults") == "WARN"
     rc, out, _ = hook(proj, "UserPromptSubmit", prompt="why integer offsets in mod0?")
     assert rc == 0  # the lock is gone: no lasting effect
     figures.add("damage", scenarios=1, hooks_failed=0)
@@ -174,7 +181,7 @@ def test_corrupt_state_and_config(proj, engram_home, figures):
         good, bad = jsonl_lines(project_dir(proj) / "events" / "live.jsonl")
         assert [e["seq"] for e in good] == [1, 2] and bad == 0
         assert len(log_lines(proj, "config.json")) == 1
-        assert "config" in doctor()
+        assert flagged(doctor(), "config") == "FAIL"
     finally:
         (engram_home / "config.json").unlink()
     figures.add("damage", scenarios=2, hooks_failed=0)
@@ -203,7 +210,7 @@ def test_full_disk(proj, figures):
     good, bad = jsonl_lines(path)
     assert rc == 0 and bad == 0 and good[-1]["command"] == "echo after"
     assert [e["seq"] for e in good] == list(range(1, len(good) + 1))
-    assert "hook faults" in doctor()
+    assert flagged(doctor(), "hook faults") == "WARN"
     figures.add("damage", scenarios=1, hooks_failed=0)
 
 
@@ -218,7 +225,7 @@ def _readonly(path: Path, on: bool) -> bool:
 
 
 def test_read_only_data_dir(proj, engram_home, figures):
-    pdir = project_dir(proj)
+    pdir = engram_home
     if not _readonly(pdir, True):
         pytest.skip("cannot make a directory read-only here (no chattr +i as root)")
     try:
@@ -230,7 +237,7 @@ def test_read_only_data_dir(proj, engram_home, figures):
         report = doctor()
     finally:
         _readonly(pdir, False)
-    assert "data dir" in report or "not writable" in report
+    assert flagged(report, "data dir") == "FAIL"
     assert all(rc == 0 for rc, _, _ in three_hooks(proj))  # writable again: capture resumes
     assert captured(proj)[:1] == ["session_start"]
     figures.add("damage", scenarios=1, hooks_failed=0)
