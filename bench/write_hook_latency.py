@@ -11,8 +11,9 @@ the same run and interleaved so machine noise hits all alike:
   linked       an Edit of jobs/queue.py that contradicts a linked decision: the hook
                queues the check, starts the detached checker and returns; it also
                delivers the previous run's warning (the realistic worst case)
-  linked-cold  the same, right after the graph changed (the decision->file cache is
-               rebuilt with one query: what the first write after a consolidation pays)
+  linked-cold  the same, right after the graph changed (the file's decisions are looked
+               up with one indexed query: what the first write of each file after a
+               consolidation pays)
   linked-noproc  `linked` with ENGRAM_NO_WORKER=1: the job is queued but no process is
                started, which isolates what the spawn (and the new process competing for
                the CPU while the hook exits) adds
@@ -90,16 +91,42 @@ def timed(argv: list[str], data: bytes, env: dict) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def _worker_pids(project) -> set[int]:
+    """Pids of checkers that have logged (the log line's second field)."""
+    try:
+        lines = open(project.log_path).read().splitlines()
+    except FileNotFoundError:
+        return set()
+    return {int(x.split()[1]) for x in lines if " contradiction " in x}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def settle(project, session: str, timeout: float = 20.0) -> None:
-    """Wait (untimed) until the session's detached checker has drained its queue and exited."""
+    """Wait (untimed) until the session's detached checker has drained its queue and its process is gone.
+
+    Waiting for the lock alone is not enough: the interpreter's teardown after the lock is
+    released would land on the next measurement.
+    """
     from engram.core import contradiction_trigger, contradiction_worker
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not contradiction_worker.pending(project, session) and not contradiction_trigger.running(project, session):
+        if not contradiction_worker.pending(project, session) and not contradiction_trigger.running(project, session) \
+                and not any(_alive(pid) for pid in _worker_pids(project) - _SEEN):
+            _SEEN.update(_worker_pids(project))
             return
-        time.sleep(0.01)
+        time.sleep(0.005)
     raise SystemExit(f"the checker for {session} did not finish within {timeout} s")
+
+
+_SEEN: set[int] = set()
 
 
 def main() -> int:
