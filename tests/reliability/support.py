@@ -96,6 +96,24 @@ def output_problem(out: str, event: str) -> str | None:
     return None
 
 
+def harness_problem(harness: str, event: str, out: str) -> str | None:
+    """Output the harness's contract does not allow: context on an event it does not take
+    context from (GSD takes none), or context labelled with another event."""
+    import importlib
+
+    from engram.hook import ADAPTERS
+
+    if not out:
+        return None
+    allowed = getattr(importlib.import_module(ADAPTERS[harness]), "INJECTABLE", set())
+    if event not in allowed:
+        return f"{harness} does not take output on {event!r}: {out[:200]!r}"
+    hso = json.loads(out).get("hookSpecificOutput") or {}
+    if hso.get("hookEventName") not in (None, event):
+        return f"hookEventName {hso.get('hookEventName')!r} on {event!r}"
+    return None
+
+
 def snapshot(*roots: Path, skip: Path | None = None) -> dict[str, tuple[int, int]]:
     """{path: (size, mtime_ns)} of every file and directory under roots, except under `skip`."""
     out: dict[str, tuple[int, int]] = {}

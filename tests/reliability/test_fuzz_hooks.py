@@ -8,6 +8,7 @@ sample runs as real subprocesses, where exit codes and stray output are the real
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
@@ -16,9 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from engram.hook import ADAPTERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability.support import adapter_events, harnesses, make_project, output_problem, run_inproc, snapshot
+from reliability.support import (adapter_events, consolidate_all, harness_problem, harnesses, make_project,
+                                 output_problem, replay_inproc, run_inproc, session_script, snapshot)
 
 HOSTILE = [
     "", ".", "..", "../../../../etc/passwd", "/etc/passwd", "/", "~", "~/.ssh/id_rsa", "a/../../b",
@@ -97,6 +100,21 @@ def payloads(project: Path) -> st.SearchStrategy:
     ) | st.dictionaries(st.sampled_from(TOP_KEYS), values, max_size=8)
 
 
+def plausible(project: Path) -> st.SearchStrategy:
+    """Well-formed payloads about what the seeded graph knows, with fuzzed text around it."""
+    target = str(project / "src" / "mod0.py")
+    about = st.builds(lambda a, b: f"{a} why integer offsets in mod0 and src/mod0.py? {b}", text, text)
+    return st.fixed_dictionaries({
+        "session_id": st.sampled_from(["p1", "p2"]), "cwd": st.just(str(project)), "prompt": about,
+        "source": st.sampled_from(["startup", "resume", "clear", "compact"]),
+        "tool_name": st.sampled_from(["Read", "read_file", "read"]),
+        "tool_input": st.fixed_dictionaries({"file_path": st.just(target), "absolute_path": st.just(target),
+                                             "path": st.just(target)}),
+        "tool_response": st.fixed_dictionaries({"type": st.just("text"), "file": st.fixed_dictionaries(
+            {"filePath": st.just(target), "content": text})}),
+    }, optional={k: values for k in ("transcript_path", "llm_request", "turn_id")})
+
+
 MUTATIONS = 11
 
 
@@ -119,6 +137,8 @@ def world(tmp_path, engram_home, monkeypatch):
     """A project, an unrelated directory with a file, and a scratch cwd; all must stay unchanged."""
     monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
     project = make_project(tmp_path)
+    replay_inproc(session_script(project, "seed", 0))
+    consolidate_all(project)  # a graph, so retrieval has context to print
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("untouched")
@@ -138,27 +158,36 @@ def test_fuzz_in_process(harness, world, figures):
     project, tmp_path, home = world
     events = adapter_events(harness)
     before = snapshot(tmp_path, skip=home)
-    seen = {"n": 0, "bad": 0}
+    seen = {"n": 0, "context": 0}
+
+    adapter = importlib.import_module(ADAPTERS[harness])
+    injectable = sorted(getattr(adapter, "INJECTABLE", set())) or ["SessionStart"]
 
     @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def check(data):
-        event = data.draw(st.one_of(st.sampled_from(events), text), label="event")
-        obj = data.draw(payloads(project), label="payload")
+        if data.draw(st.integers(0, 3), label="plausible") == 0:  # shaped to reach retrieval and print context
+            event = data.draw(st.sampled_from(injectable), label="event")
+            obj = data.draw(plausible(project), label="payload")
+        else:
+            event = data.draw(st.one_of(st.sampled_from(events), text), label="event")
+            obj = data.draw(payloads(project), label="payload")
         raw = encode(obj, data.draw(st.integers(0, MUTATIONS - 1) | st.just(0), label="encoding"))
         args = data.draw(st.sampled_from([("--harness", harness), (f"--harness={harness}",),
                                           ("--harness", harness, "--extra", "x")]))
         res = run_inproc(event, raw, *args)
         seen["n"] += 1
+        seen["context"] += bool(res.stdout)
         assert res.rc == 0
-        problem = output_problem(res.stdout, event)
+        problem = output_problem(res.stdout, event) or harness_problem(harness, event, res.stdout)
         assert problem is None, problem
         assert "Traceback" not in res.stderr
 
     check()
     assert snapshot(tmp_path, skip=home) == before, "something was written outside ENGRAM_HOME"
-    figures.add("fuzz", payloads_in_process=seen["n"], harnesses=1, crashed=0, bad_output=0, outside_writes=0)
+    figures.add("fuzz", payloads_in_process=seen["n"], with_context_output=seen["context"], harnesses=1, crashed=0,
+                bad_output=0, outside_writes=0)
 
 
 def _random_value(rnd: random.Random, depth: int = 0):
@@ -216,7 +245,7 @@ def test_fuzz_subprocess_sample(harness, world, figures):
             procs.append((ev, p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")))
     for ev, rc, out, err in procs:
         assert rc == 0, (ev, err[-500:])
-        assert output_problem(out, ev) is None, out[:300]
+        assert (output_problem(out, ev) or harness_problem(harness, ev, out)) is None, out[:300]
         assert "Traceback" not in err
     assert snapshot(tmp_path, skip=home) == before
     figures.add("fuzz", payloads_subprocess=len(procs), crashed=0)
