@@ -28,7 +28,7 @@ from typing import Any
 
 from engram.core import code_lines, decision_rules, tech_terms
 from engram.core.code_lines import Line
-from engram.core.contradiction import DIRECT, INDIRECT, NO, Verdict, no_contradiction
+from engram.core.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.core.contradiction_detectors import DETECTORS
 from engram.core.decision_rules import Limit, Rules, Term
 
@@ -95,7 +95,7 @@ def _check_one(rules: Rules, lines: list[Line], lang: str, path: str) -> list[di
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
             continue
-        for ln in _introduced(term, lines, lang, path, assigned):
+        for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
     out += _alternatives(rules, lines, lang, path, assigned)
@@ -124,16 +124,16 @@ def _recommend(m: dict[str, Any]) -> str:
 # -- terms -------------------------------------------------------------------------------------
 
 
-def _introduced(term: Term, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[Line]:
+def _introduced(term: Term, lines: list[Line], path: str, assigned: set[str]) -> list[Line]:
     """Added lines mentioning the term, when more added lines mention it than removed ones."""
     if not term.distinct and any(f in assigned for f in term.forms if f in tech_terms.AMBIGUOUS):
         return []  # the diff assigns that name: a variable (`requests = [...]`), not the library
-    plus = [ln for ln in lines if ln.side == "+" and not ln.prose and mentions(term, ln, lang, path)]
-    minus = [ln for ln in lines if ln.side == "-" and not ln.prose and mentions(term, ln, lang, path)]
+    plus = [ln for ln in lines if ln.side == "+" and not ln.prose and mentions(term, ln, path)]
+    minus = [ln for ln in lines if ln.side == "-" and not ln.prose and mentions(term, ln, path)]
     return plus if len(plus) > len(minus) else []
 
 
-def mentions(term: Term, ln: Line, lang: str, path: str) -> bool:
+def mentions(term: Term, ln: Line, path: str) -> bool:
     """Whether a line's code names the term, in a shape that means the thing itself."""
     code = ln.code
     low = code.lower()
@@ -207,7 +207,7 @@ def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigne
                 continue
             forms = tuple(dict.fromkeys((member,) + tech_terms.ALIASES[member]))
             term = Term(member, member, forms, any(f in tech_terms.DISTINCT for f in forms), scope)
-            for ln in _introduced(term, lines, lang, path, assigned):
+            for ln in _introduced(term, lines, path, assigned):
                 if context and not any(w in (ln.code + " ".join(ln.strings)).lower() for w in context):
                     continue
                 what = " / ".join(anchors)
@@ -273,6 +273,3 @@ def _unit_of(ident: str, after: str, lang: str) -> float | None:
         word = (m.group(1) or m.group(2)).lower()
         return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "ms": 0.001, "s": 1.0, "m": 60.0}[word]
     return _DEFAULT_UNIT.get(lang)
-
-
-__all__ = ["OfflineChecker", "check", "is_test_path", "mentions", "NO"]
