@@ -1,21 +1,21 @@
 """Precision and recall of the contradiction checkers on the labelled cases.
 
-    python bench/contradiction_quality.py [--split dev|holdout|all] [--verbose] [--api]
+    python bench/contradiction_quality.py [--split dev|holdout|fresh|fresh2|all] [--verbose] [--offline-only]
 
 Cases: tests/contradiction/cases.json ((decisions, diff, verdict) triples in several
 languages, incl. look-alikes). The dev/holdout split was fixed when the cases were
 written, before the offline checker existed; the checker was developed against `dev`
 only, so `holdout` is the honest figure. A "warning" is any verdict other than
 NO_CONTRADICTION: precision = correct warnings / warnings, recall = contradictions
-warned / contradictions. `--api` also runs the configured API checker (needs
-ANTHROPIC_API_KEY or OPENAI_API_KEY; it is skipped, with a note, when none is set).
+warned / contradictions. When ANTHROPIC_API_KEY or OPENAI_API_KEY is set (and
+ENGRAM_OFFLINE is not), the configured API checker runs on the same cases too (one
+request per case); `--offline-only` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -45,8 +45,12 @@ def score(rows: list[tuple[dict, str]]) -> dict:
     fn = sum(1 for c, v in rows if v == "NO_CONTRADICTION" and c["expected"] != "NO_CONTRADICTION")
     exact = sum(1 for c, v in rows if v == c["expected"])
     return {"n": len(rows), "tp": tp, "fp": fp, "fn": fn,
-            "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
+            "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
             "exact": exact / len(rows) if rows else 0.0}
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a  " if x is None else f"{x:.3f}"
 
 
 def run(checker, cases: list[dict]) -> tuple[list[tuple[dict, str]], float]:
@@ -70,7 +74,8 @@ def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bo
             continue
         s = score(part)
         print(f"{name:<10} {split:<8} n={s['n']:<3} warnings={s['tp'] + s['fp']:<3} tp={s['tp']:<3} fp={s['fp']:<3} "
-              f"fn={s['fn']:<3} precision={s['precision']:.3f} recall={s['recall']:.3f} exact-verdict={s['exact']:.3f}")
+              f"fn={s['fn']:<3} precision={_fmt(s['precision'])} recall={_fmt(s['recall'])} "
+              f"exact-verdict={s['exact']:.3f}")
     by_kind: dict[str, list] = {}
     for c, v in rows:
         by_kind.setdefault(c["kind"], []).append(v != "NO_CONTRADICTION")
@@ -87,7 +92,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=("dev", "holdout", "fresh", "fresh2", "all"), default="all")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
-    ap.add_argument("--api", action="store_true", help="also run the API checker when a key is set")
+    ap.add_argument("--offline-only", action="store_true", help="skip the API checker even when a key is set")
     args = ap.parse_args()
     from engram.core.contradiction_offline import OfflineChecker
 
@@ -95,17 +100,17 @@ def main() -> int:
     print(f"{len(cases)} cases ({CASES.relative_to(REPO)}), split={args.split}")
     rows, per = run(OfflineChecker(), cases)
     report("offline", rows, per, args.verbose)
-    if args.api:
-        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("OPENAI_API_KEY")):
-            print("api        skipped: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set")
-        else:
-            from engram import config
-            from engram.core import contradiction
+    if args.offline_only:
+        return 0
+    from engram import config
+    from engram.core import contradiction
 
-            cfg, _ = config.load_config()
-            checker = contradiction.choose(cfg)
-            rows, per = run(checker, cases)
-            report(checker.name, rows, per, args.verbose)
+    checker = contradiction.choose(config.load_config()[0])
+    if checker.name == "offline":
+        print("api        not run: no ANTHROPIC_API_KEY / OPENAI_API_KEY (or ENGRAM_OFFLINE is set)")
+        return 0
+    rows, per = run(checker, cases)
+    report(checker.name.split(":")[0], rows, per, args.verbose)
     return 0
 
 
