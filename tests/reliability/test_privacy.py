@@ -235,4 +235,4 @@ def test_forget_while_hooks_append_loses_nothing(proj, engram_home, figures):
     forgotten = sum(1 for e in good if e["type"] == "forgotten")
     # every append is there: as itself, or as a stub if forget caught it
     assert len(cmds) + forgotten >= 4 * 150 and len(set(cmds)) == len(cmds)
-    figures.add("privacy", appends_during_forget=4 * 150, lost=0)
+    figures.add("privacy", forgets=1, appends_during_forget=4 * 150, lost=0)
