@@ -45,11 +45,13 @@ def run(args: argparse.Namespace) -> int:
     from engram.commands.worker import open_project
     from engram.config import load_config, safe_name
     from engram.core import consolidation, trigger
+    from engram.llm import chat
 
     project = open_project(args.project)
     cfg, warnings = load_config(project.home)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
+    chat.choose(cfg, args.provider)  # a missing key is the user's to fix: one line, exit 1
     sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
     if not sessions:
         print("nothing to consolidate")

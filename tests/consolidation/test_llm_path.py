@@ -158,3 +158,29 @@ def test_failure_in_any_call_leaves_no_partial_graph(root, llm, kind):
     llm.script(kind, {"text": "nope"}, {"text": "still nope"})
     assert _consolidate(s).status == "failed"
     _nothing_written(s)
+
+
+@pytest.mark.parametrize("env, cfg_provider, requested, expected", [
+    ({}, "anthropic", None, "offline"),                                   # no key: offline
+    ({"ANTHROPIC_API_KEY": "k"}, "anthropic", None, "anthropic"),
+    ({"ANTHROPIC_API_KEY": "k", "ENGRAM_OFFLINE": "1"}, "anthropic", None, "offline"),
+    ({"OPENAI_API_KEY": "k"}, "openai", None, "openai"),
+    ({"ANTHROPIC_API_KEY": "k"}, "offline", None, "offline"),
+    ({"ANTHROPIC_API_KEY": "k", "ENGRAM_OFFLINE": "1"}, "offline", "anthropic", "anthropic"),
+])
+def test_provider_choice(monkeypatch, env, cfg_provider, requested, expected):
+    from engram.llm import chat
+
+    for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ENGRAM_OFFLINE"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert chat.choose({"llmProvider": cfg_provider}, requested)[0] == expected
+
+
+def test_cli_names_the_missing_key(root, capsys):
+    from engram import cli
+
+    fix_session(root)
+    assert cli.main(["consolidate", "--session", "s1", "--provider", "openai", "--project", str(root)]) == 1
+    assert "--provider openai needs OPENAI_API_KEY" in capsys.readouterr().err
