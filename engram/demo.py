@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 
 from engram.core.diffs import hunks_from_content
@@ -81,8 +82,9 @@ class Session:
                          tool_response={"filePath": path, "originalFile": old, "structuredPatch": patch})
 
     def bash(self, command: str) -> tuple[int, str]:
+        # CLAUDECODE=1 is what Claude Code sets in its shell tool's environment
         res = subprocess.run(command, shell=True, cwd=self.demo.project, capture_output=True,
-                             text=True, env=self.demo.env, timeout=120)
+                             text=True, env=dict(self.demo.env, CLAUDECODE="1"), timeout=120)
         output = (res.stdout + res.stderr).strip()
         if res.returncode == 0:
             self.hook("PostToolUse", tool_name="Bash", tool_input={"command": command},
@@ -100,11 +102,13 @@ class Demo:
         self.project = os.path.join(base, "invoicing")
         os.makedirs(self.project)
         os.makedirs(os.path.join(self.project, ".git"))  # a project root, as `git init` would mark it
-        self.env = dict(os.environ, ENGRAM_HOME=self.home, ENGRAM_OFFLINE="1")
+        # `python` and `engram` resolve to this interpreter's, as in the venv the agent would use
+        path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+        self.env = dict(os.environ, ENGRAM_HOME=self.home, ENGRAM_OFFLINE="1", PATH=path)
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"):
             self.env.pop(key, None)
-        engram_cli = os.path.join(os.path.dirname(sys.executable), "engram")
-        self.engram = engram_cli if os.path.exists(engram_cli) else f"{sys.executable} -m engram"
+        has_cli = os.path.exists(os.path.join(os.path.dirname(sys.executable), "engram"))
+        self.engram = "engram" if has_cli else "python -m engram"
         with open(os.path.join(self.project, "calc.py"), "w") as f:
             f.write(CALC)
 
@@ -132,10 +136,10 @@ def first_session(demo: Demo) -> Session:
     s.read("calc.py")
     s.write("test_calc.py", TEST_CALC)
     s.write("calc.py", CALC + "\n\ndef multiply(a, n):\n    return float(a) * n\n")
-    code, _ = s.bash(f"{sys.executable} -m unittest test_calc")
+    code, _ = s.bash("python -m unittest test_calc")
     print(f"  ran the tests: exit {code} (multiply used float)")
     s.write("calc.py", CALC + "\n\ndef multiply(a: Decimal, n: int) -> Decimal:\n    return a * n\n")
-    code, _ = s.bash(f"{sys.executable} -m unittest test_calc")
+    code, _ = s.bash("python -m unittest test_calc")
     print(f"  fixed multiply() to stay in Decimal; tests: exit {code}")
     s.bash(f'{demo.engram} decide "Use Decimal for all money arithmetic, never float" '
            f'--rationale "float rounding broke invoice totals" --files calc.py')
@@ -152,15 +156,98 @@ def first_session(demo: Demo) -> Session:
     return s
 
 
+def context_of(stdout: str) -> str:
+    """The additionalContext a hook printed (empty when it printed nothing)."""
+    if not stdout.strip():
+        return ""
+    return json.loads(stdout).get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+def show(text: str, empty: str = "(nothing)", indent: str = "  | ") -> None:
+    if not text:
+        print("  " + empty)
+    for line in (text or "").splitlines():
+        print(indent + line)
+
+
+def wait_for(predicate, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def consolidate(demo: Demo, session: str) -> None:
+    heading("Consolidation: the Stop hook started a detached worker; waiting for it")
+    from engram.config import Project, load_config
+    from engram.core import consolidation, trigger
+
+    project = Project.from_cwd(demo.project, demo.home)
+    if wait_for(lambda: not trigger.needs_consolidation(project, session)):
+        print("  the background worker consolidated the session")
+    else:  # a slow machine: do in the foreground what the worker would have done
+        cfg, _ = load_config(demo.home)
+        out = consolidation.consolidate_session(project, session, cfg)
+        print(f"  consolidated in the foreground: {out.status}")
+    with open(project.episode_path(session)) as f:
+        episode = json.load(f)["episodes"][-1]
+    data = episode.get("episode_data") or episode
+    print(f"  episode: goal={data.get('goal', '')[:70]!r} outcome={data.get('outcome')}")
+    from engram.db import connect, graph
+
+    conn = connect.connect(project.db_path)
+    try:
+        nodes = sorted(graph.list_nodes(conn), key=lambda n: (-n["strength"], n["name"]))
+    finally:
+        conn.close()
+    print(f"  knowledge graph: {len(nodes)} nodes")
+    for n in nodes[:8]:
+        print(f"    {n['type']:<9} {n['strength']:.2f}  {n['name'][:70]}")
+
+
+def second_session(demo: Demo) -> None:
+    heading("Session 2 starts: what engram injects at SessionStart")
+    s = Session(demo, "demo-session-2")
+    show(context_of(s.hook("SessionStart", source="startup")))
+    heading("The user asks for a discount function: context added to the prompt")
+    show(context_of(s.hook("UserPromptSubmit", prompt="Add apply_discount(amount, percent) to calc.py")),
+         "(nothing new: what calc.py and money bring up was already injected at SessionStart)")
+    heading("First read of calc.py in this session: involuntary recall of what is linked to it")
+    show(context_of(s.read("calc.py")), "(nothing new: already injected at SessionStart; "
+         "no note repeats within a session)")
+    heading("On demand: engram query \"how do we handle money amounts?\"")
+    out = subprocess.run([*demo.engram.split(), "query", "how do we handle money amounts in calc.py?",
+                          "--cwd", demo.project], capture_output=True, text=True, env=demo.env, timeout=60)
+    show(out.stdout.strip() or out.stderr.strip())
+    heading("The agent writes code that contradicts the stored decision")
+    s.write("calc.py", open(os.path.join(demo.project, "calc.py")).read()
+            + "\n\ndef apply_discount(amount, percent):\n    return float(amount) * (1 - percent / 100)\n")
+    print("  wrote: return float(amount) * (1 - percent / 100)")
+    warned = wait_for(lambda: any(e["type"] == "contradiction_warning" for e in demo.events(s.id)), 30)
+    print("  the detached checker " + ("queued a warning" if warned else "found nothing within 30 s"))
+    heading("The next tool call: the warning arrives, one turn late")
+    show(context_of(s.read("test_calc.py")))
+    heading("And the one after: nothing (each warning is delivered exactly once)")
+    show(context_of(s.read("calc.py")))
+    s.hook("Stop", stop_hook_active=False, last_assistant_message="Added apply_discount().")
+
+
 def main(keep: str | None = None) -> int:
     base = keep or tempfile.mkdtemp(prefix="engram-demo-")
     if keep:
         os.makedirs(base, exist_ok=True)
     demo = Demo(base)
-    print(f"engram demo: offline, in {base}")
-    first_session(demo)
+    print(f"engram demo: offline (no API key), in {base}")
+    first = first_session(demo)
+    consolidate(demo, first.id)
+    second_session(demo)
     heading("Where everything is (plain files: grep them)")
-    print(f"  events:   {os.path.join(demo.project_dir(), 'events')}/*.jsonl")
-    print(f"  project:  {demo.project_dir()}")
-    print(f"  try:      grep '\"type\":\"fix_attempt\"' {os.path.join(demo.project_dir(), 'events')}/*.jsonl")
+    events_dir = os.path.join(demo.project_dir(), "events")
+    print(f"  events:   {events_dir}/*.jsonl")
+    print(f"  episodes: {os.path.join(demo.project_dir(), 'episodes')}/*.episode.json")
+    print(f"  graph:    {os.path.join(demo.project_dir(), 'engram.db')}")
+    print(f"  try:      grep -h '\"type\":\"contradiction' {events_dir}/*.jsonl")
+    print(f"            ENGRAM_HOME={demo.home} {demo.engram} status")
     return 0
