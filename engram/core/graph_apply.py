@@ -208,6 +208,9 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         w.ids[EPISODE_KEY] = ep_node
         for p in planned:
             w.ids[p.node["key"]] = _place(w, p)
+        for p in planned:  # "use B instead of A", "X is now Y": the replaced decisions go
+            if p.node["type"] == "decision":
+                supersession.supersede_replaced(conn, w.ids[p.node["key"]], episode_id=episode_id)
         _edges(w, request["graph"]["edges"], ep_node)
         crash_at("graph:in_transaction")
         graph.record_consolidation(conn, session, from_seq, to_seq, episode_id)

@@ -9,10 +9,15 @@ node's `data["history"]`, which `engram show` prints.
 
 `trajectory` answers "how has our auth approach evolved?": the nodes joined by
 `supersedes` / `version_of` edges, oldest first.
+
+`supersede_replaced` is what consolidation calls for every decision it writes: a decision
+that says what it replaces ("use B instead of A", "the job queue now uses B", "B's retry
+limit is now 5") supersedes the active decisions it replaces.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engram.db.graph import (
@@ -124,3 +129,54 @@ def trajectory(conn: Any, node_or_name: str) -> list[Node]:
     for n in nodes:
         n["lineage"] = [e for e in edges.values() if n["id"] in (e["from_node"], e["to_node"])]
     return sorted(nodes, key=lambda n: (n["created_at"], n["id"]))
+
+
+# -- decisions that replace decisions -----------------------------------------------------
+
+_NOW = [re.compile(r"^(?:(?:from now on|going forward),?\s+)?(.+?)\s+(?:is|are)\s+now\b", re.I),
+        re.compile(r"^(.+?)\s+now\s+(?:uses?|runs?|is|are|points? to|defaults? to)\b", re.I),
+        re.compile(r"^(?:from now on|going forward),?\s+.*?\bfor\s+(.+?)[.!]?$", re.I)]
+
+
+def _words(text: str) -> set[str]:
+    from engram.core.entry_points import STOPWORDS
+
+    text = re.sub(r"'s\b", "", str(text or "").casefold())
+    words = (w.strip(".-") for w in re.split(r"[^\w.+-]+", text))
+    return {w for w in words if w and w not in STOPWORDS}
+
+
+def now_subject(text: str) -> set[str]:
+    """The content words of what a "now" statement changes ("B's retry limit is now 5" ->
+    {b, retry, limit}); empty for other sentences and for pronoun subjects ("we now use")."""
+    for rx in _NOW:
+        m = rx.match(" ".join(str(text).split()))
+        if m:
+            return _words(m.group(1))
+    return set()
+
+
+def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None) -> list[str]:
+    """Supersede the active decisions that this explicit decision replaces; their ids.
+
+    Replaced: a decision requiring something this one forbids ("use B instead of A"
+    replaces "use A for the queue"), and, for a "now" statement, every other active
+    decision whose text holds all the content words of what it changes ("B's retry limit
+    is now 5" replaces "B's retry limit is 3"). Only explicit decisions replace.
+    """
+    new = get_node(conn, node_id)
+    if not new or new["type"] != "decision" or new["status"] != "active" or not (new["data"] or {}).get("explicit"):
+        return []
+    forbids = {f.casefold() for f in (new["data"] or {}).get("forbids") or []}
+    subject = now_subject(new["name"])
+    out = []
+    rows = conn.execute("SELECT id FROM nodes WHERE type = 'decision' AND status = 'active' AND id != ?", (node_id,))
+    for (old_id,) in rows.fetchall():
+        old = get_node(conn, old_id)
+        requires = {r.casefold() for r in (old["data"] or {}).get("requires") or []} if old else set()
+        if old and (forbids & requires or (subject and subject <= _words(f"{old['name']} {old['description']}"))):
+            why = "replaced by a decision that forbids " + ", ".join(sorted(forbids & requires)) if forbids & requires \
+                else "replaced by a newer statement about " + " ".join(sorted(subject))
+            supersede(conn, old_id, node_id, reason=f"{why}: {new['name'][:80]}", episode_id=episode_id)
+            out.append(old_id)
+    return out
