@@ -237,14 +237,28 @@ _IMPORT = re.compile(r"^\+\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A
                      r"|import\s.*\bfrom\s+['\"]([^'\"./][^'\"]*)['\"])", re.M)
 
 
+def _local_modules(events: list[dict[str, Any]]) -> set[str]:
+    """Module names the project itself defines, as far as its events show (`calc` for calc.py,
+    `pkg` for pkg/x.py): importing them is not using a third-party library."""
+    names: set[str] = set()
+    for ev in events:
+        path = ev.get("path")
+        if isinstance(path, str) and path and not path.startswith("/"):
+            parts = path.split("/")
+            names.update(parts[:-1])
+            names.add(parts[-1].rsplit(".", 1)[0])
+    return names
+
+
 def libraries(events: list[dict[str, Any]]) -> dict[str, list[str]]:
     """{third-party library: files whose diff added an import of it}."""
     out: dict[str, list[str]] = {}
+    local = _local_modules(events)
     for ev in _ok_writes(events):
         for m in _IMPORT.finditer(str(ev.get("diff") or "")):
             name = next(g for g in m.groups() if g)
             top = name.split(".")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
-            if top in sys.stdlib_module_names or top in ("__future__", "engram"):
+            if top in sys.stdlib_module_names or top == "__future__" or top in local:
                 continue
             out.setdefault(top, [])
             if ev["path"] not in out[top]:
