@@ -12,9 +12,11 @@ Each statement is its own session, sent through the real hooks as a user prompt 
 `engram decide "..."` shell call (the phrasings rotate over `TEMPLATES`, so the figure is
 not one sentence shape), and consolidated before the next; all chains of a kind share
 one project, interleaved in time, as decisions do in a real project. Then each question
-is asked twice: as a prompt in a new session (what UserPromptSubmit injects) and through
-`query_knowledge` (the top TOP_K hits). A case is *right* when the current statement is
-returned and no superseded one is.
+is asked through `query_knowledge` (the top TOP_K hits) and as a prompt in a new session
+(what UserPromptSubmit injects); a third prompt names the technologies instead of asking
+("Add a RabbitMQ worker to the job queue.", "Tune Redis's retry limit for the job
+queue."), as a user who forgot the change would. A case is *right* when the current
+statement is returned and no superseded one is.
 
 Baselines in the same run: BM25 over the same live nodes (top TOP_K), and a
 deterministic latest-wins rule over the raw statements (the newest statement sharing a
@@ -80,6 +82,7 @@ class Chain:
     question: str
     current: str
     superseded: list[str]
+    mention: str = ""  # a prompt that names the technologies instead of asking
 
     @property
     def template(self) -> str:
@@ -99,12 +102,12 @@ def generate(hops: str, n: int) -> list[Chain]:
         adopt, replace = _say("adopt", i, **f), _say("replace", i, **f)
         if hops == "single":
             out.append(Chain(hops, d, [[adopt], [replace]], f"What do we use for the {f['T']}?",
-                             replace.text, [adopt.text]))
+                             replace.text, [adopt.text], f"Add a {f['A']} worker to the {f['T']}."))
             continue
         first, update = _say("set", i, **f), _say("update", i, **f)
         replace = Statement(TEMPLATES["replace"][0][2].format(**f), "prompt", TEMPLATES["replace"][0][0])
         out.append(Chain(hops, d, [[adopt], [replace, first], [update]], f"What {f['X']} does the {f['T']} use?",
-                         update.text, [adopt.text, first.text]))
+                         update.text, [adopt.text, first.text], f"Tune {f['B']}'s {f['X']} for the {f['T']}."))
     return out
 
 
@@ -177,19 +180,20 @@ def _names(db: str, ids: list[str]) -> list[str]:
     return [nodes[i]["name"] for i in ids if i in nodes]
 
 
-def _ask_hooks(chains: list[Chain], cwd: str, db: str) -> list[list[str]]:
-    """What UserPromptSubmit injects when the question is asked in a new session."""
+def _ask_hooks(chains: list[Chain], cwd: str, db: str, mention: bool = False) -> list[list[str]]:
+    """What UserPromptSubmit injects for the question (or the mention) in a new session."""
     from engram.evaluation.engine import replay
     from engram.evaluation.recorder import Recorder, Variant
 
     out = []
     for i, c in enumerate(chains):
-        sid = f"{c.hops}-{i:02d}-ask"
+        sid = f"{c.hops}-{i:02d}-{'mention' if mention else 'ask'}"
         base = {"session_id": sid, "transcript_path": "", "cwd": cwd}
         rec = Recorder(Variant.parse("spec"), sid)
         with rec.installed():
             replay([("SessionStart", dict(base, hook_event_name="SessionStart", source="startup")),
-                    ("UserPromptSubmit", dict(base, hook_event_name="UserPromptSubmit", prompt=c.question))], cwd)
+                    ("UserPromptSubmit", dict(base, hook_event_name="UserPromptSubmit",
+                                              prompt=c.mention if mention else c.question))], cwd)
         out.append(_names(db, [it["node"] for it in rec.items if it["channel"] == "UserPromptSubmit"]))
     return out
 
@@ -245,8 +249,8 @@ def check(base: str, n: int = len(DOMAINS), provider: str = "offline", ablation:
     listing: dict[str, list[dict[str, Any]]] = {}
     for hops in ("single", "multi"):
         chains = generate(hops, n)
-        listing[hops] = [{"template": c.template, "question": c.question, "current": c.current,
-                          "superseded": c.superseded} for c in chains]
+        listing[hops] = [{"template": c.template, "question": c.question, "mention": c.mention,
+                          "current": c.current, "superseded": c.superseded} for c in chains]
         runs = [("engram", None)] + ([("engram without decision supersession", _supersession_off)] if ablation else [])
         for j, (label, off) in enumerate(runs):
             home = os.path.join(base, f"{hops}-{j}")
@@ -256,7 +260,8 @@ def check(base: str, n: int = len(DOMAINS), provider: str = "offline", ablation:
                     _build(chains, cwd, provider)
                 db = config.Project.from_cwd(cwd).db_path
                 answers = {f"{label}: query_knowledge (top {TOP_K})": _ask_search(chains, cwd, db, "engram"),
-                           f"{label}: prompt injection": _ask_hooks(chains, cwd, db)}
+                           f"{label}: the question as a prompt": _ask_hooks(chains, cwd, db),
+                           f"{label}: a prompt naming the technologies": _ask_hooks(chains, cwd, db, True)}
                 if label == "engram":
                     answers[f"BM25 over the same nodes (top {TOP_K})"] = _ask_search(chains, cwd, db, "bm25")
             answers.setdefault("latest-wins over the raw statements", latest_wins(chains))

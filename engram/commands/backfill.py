@@ -1,0 +1,195 @@
+"""`engram backfill [DIR] [--wait] [--provider P] [--progress]`: import your Claude Code history.
+
+Turns existing transcripts into past sessions, so memory is useful from the first day.
+DIR defaults to this project's history, `~/.claude/projects/<project path with "/" as
+"-">`. Each session is replayed through the real hooks (the same events a live session
+would have captured, filed under the project its cwd belongs to), oldest first; then
+the sessions are consolidated by a background worker (`--progress` shows how far it
+got), or in the foreground with `--wait`.
+
+Importing twice changes nothing: `backfill.json` in the project's data directory records
+each imported session with a hash of its transcript records, and a session whose event
+stream already exists is never replayed again (imported before, or captured live).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any, Callable
+
+LEDGER = "backfill.json"
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("backfill", help="import existing Claude Code history as past sessions",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", nargs="?", metavar="DIR",
+                   help="transcripts to import (default: ~/.claude/projects/<this project>)")
+    p.add_argument("--cwd", default=None, help="the project, for the default DIR (default: the current directory)")
+    p.add_argument("--wait", action="store_true", help="consolidate in the foreground instead of the background")
+    p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
+                   help="consolidation provider (default: config, offline without a key)")
+    p.add_argument("--progress", action="store_true", help="show how far consolidation of imported sessions got")
+    p.set_defaults(func=run)
+
+
+def history_dir(args: argparse.Namespace) -> str:
+    """DIR, or the current project's Claude Code history; a one-line error if neither exists."""
+    from engram.config import project_root
+    from engram.errors import EngramError
+    from engram.evaluation import corpus
+
+    if args.dir:
+        path = os.path.expanduser(args.dir)
+        if not os.path.exists(path):
+            raise EngramError(f"{args.dir}: no such file or directory")
+        return path
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    for where in dict.fromkeys([project_root(cwd), cwd]):
+        found = corpus.claude_history_dir(where)
+        if found:
+            return found
+    name = corpus.claude_dir_names(project_root(cwd))[0]
+    raise EngramError(f"no Claude Code history for {project_root(cwd)} (looked for "
+                      f"{os.path.join(corpus.CLAUDE_PROJECTS, name)}); pass the transcripts' DIR")
+
+
+# -- the ledger: what was imported ------------------------------------------------------------
+
+
+def read_ledger(project: Any) -> dict[str, Any]:
+    from engram import jsonio
+
+    try:
+        with open(os.path.join(project.dir, LEDGER), "rb") as f:
+            data = jsonio.loads(f.read().decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_ledger(project: Any, ledger: dict[str, Any]) -> None:
+    from engram import jsonio
+    from engram.config import write_atomic
+
+    write_atomic(os.path.join(project.dir, LEDGER), jsonio.dumps(ledger).encode(), durable=False)
+
+
+def session_hash(session: Any) -> str:
+    """A hash of the session's transcript records (order-independent of the files they came from)."""
+    from engram import jsonio
+    from engram.hashing import sha256_hex
+
+    return "sha256:" + sha256_hex("\n".join(jsonio.dumps(r) for r in session.records))[:32]
+
+
+# -- importing ---------------------------------------------------------------------------------
+
+
+def _last_time(session: Any) -> float | None:
+    """The session's last record time (so SessionStart sees imported streams in history order)."""
+    from datetime import datetime
+
+    stamp = str(session.records[-1].get("timestamp") or "")
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def import_session(session: Any) -> tuple[str, Any]:
+    """(what happened, its Project): "imported", "unchanged", "changed" or "live"."""
+    from engram import config
+    from engram.evaluation.engine import replay
+
+    project = config.Project.from_cwd(session.cwd).ensure()
+    ledger = read_ledger(project)
+    digest = session_hash(session)
+    if os.path.exists(project.events_path(session.id)):
+        known = (ledger.get(session.id) or {}).get("hash")
+        return ("live" if known is None else "unchanged" if known == digest else "changed"), project
+    replay(session.payloads(project.root), project.root)
+    when = _last_time(session)
+    if when and os.path.exists(project.events_path(session.id)):
+        os.utime(project.events_path(session.id), (when, when))
+    ledger[session.id] = {"hash": digest, "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                          "started": session.start}
+    write_ledger(project, ledger)
+    return "imported", project
+
+
+def import_all(sessions: list[Any], say: Callable[[str], None]) -> tuple[dict[str, Any], dict[str, int]]:
+    """Replay every session not yet imported, with hooks that queue but spawn no worker."""
+    saved = os.environ.get("ENGRAM_NO_WORKER")
+    os.environ["ENGRAM_NO_WORKER"] = "1"
+    projects: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    try:
+        for i, s in enumerate(sessions, 1):
+            what, project = import_session(s)
+            counts[what] = counts.get(what, 0) + 1
+            if what == "imported":
+                projects[project.dir] = project
+            say(f"[{i}/{len(sessions)}] {s.id[:8]} {s.start[:10]} {what}")
+    finally:
+        if saved is None:
+            os.environ.pop("ENGRAM_NO_WORKER", None)
+        else:
+            os.environ["ENGRAM_NO_WORKER"] = saved
+    return projects, counts
+
+
+# -- consolidating ---------------------------------------------------------------------------
+
+
+def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Callable[[str], None]) -> None:
+    from engram.config import load_config
+    from engram.core import consolidation, trigger
+
+    for project in projects:
+        cfg, _ = load_config(project.home)
+        pending = trigger.queued(project) or trigger.pending_sessions(project)
+        if wait:
+            trigger.enqueue(project, pending)
+            outcomes = consolidation.drain(project, cfg, provider=provider, progress=say)
+            say(f"{project.root}: {sum(o.status == 'consolidated' for o in outcomes)} session(s) consolidated")
+        elif pending:
+            pid = trigger.kick(project, cfg, pending)
+            how = f"worker pid {pid}" if pid else "a worker already running will pick them up"
+            say(f"{project.root}: consolidating {len(pending)} session(s) in the background ({how}); "
+                "`engram backfill --progress` shows how far it got")
+
+
+def progress(projects: list[Any]) -> list[str]:
+    """One line per project with imported sessions: consolidated / imported, queued."""
+    from engram.core import trigger
+
+    lines = []
+    for project in projects:
+        ledger = read_ledger(project)
+        if not ledger:
+            continue
+        done = sum(1 for sid in ledger if not trigger.needs_consolidation(project, sid))
+        lines.append(f"{project.root}: {done}/{len(ledger)} imported session(s) consolidated, "
+                     f"{len(trigger.queued(project))} queued")
+    return lines or ["no imported sessions yet: run `engram backfill`"]
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.config import all_projects
+    from engram.evaluation import corpus
+
+    if args.progress:
+        print("\n".join(progress(all_projects())))
+        return 0
+    folder = history_dir(args)
+    sessions = corpus.load_sessions(corpus.transcript_files([folder]))
+    say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    say(f"{len(sessions)} session(s) in {folder}")
+    projects, counts = import_all(sessions, say)
+    print(", ".join(f"{n} {what}" for what, n in sorted(counts.items())) or "nothing to import")
+    consolidate(list(projects.values()), args.wait, args.provider, say)
+    return 0
