@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Error: {e}", file=sys.stderr)
     for mod, change in changes:
         print(f"Next ({mod.LABEL}): {mod.next_step(project)}")
+    print("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions")
     if args.plugin:
         script = checkout_script()
         root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
