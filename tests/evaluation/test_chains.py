@@ -1,0 +1,34 @@
+"""The supersession check's chains, its verdicts and its sessions."""
+
+from __future__ import annotations
+
+from engram.evaluation import chains
+
+
+def test_chains_have_their_own_vocabulary_and_rotate_phrasings():
+    single, multi = chains.generate("single", 12), chains.generate("multi", 12)
+    techs = [t for d in chains.DOMAINS for t in d[1:3]]
+    assert len(set(techs)) == len(techs)  # no technology in two chains
+    assert len({c.template for c in single}) == len(chains.TEMPLATES["replace"])
+    assert [len(c.steps) for c in multi] == [3] * 12 and len(multi[0].superseded) == 2
+    c = multi[0]
+    assert c.question == "What retry limit does the job queue use?" and c.current == "Redis's retry limit is now 5"
+
+
+def test_verdict_wants_the_current_statement_and_no_superseded_one():
+    c = chains.generate("single", 1)[0]
+    assert chains.verdict([c.current.upper()], c) == {"current": True, "stale": False, "right": True}
+    assert chains.verdict([c.current, c.superseded[0]], c)["right"] is False
+    assert chains.verdict([], c) == {"current": False, "stale": False, "right": False}
+
+
+def test_latest_wins_returns_the_newest_statement_on_the_topic():
+    c = chains.generate("single", 1)
+    assert chains.latest_wins(c) == [[c[0].current]]
+
+
+def test_statements_become_prompts_or_engram_decide_calls():
+    s = [chains.Statement("Use Redis for the job queue", "decide", "x")]
+    items = chains.session_payloads("s1", "/p", s)
+    assert [e for e, _ in items] == ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"]
+    assert items[2][1]["tool_input"]["command"] == "engram decide 'Use Redis for the job queue'"

@@ -1,0 +1,82 @@
+"""Transcripts -> projects and sessions; the sweep's axes; what the windows change."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from evaluation.eval_support import T0, Transcript
+
+from engram.evaluation import corpus, sweep, windowing
+
+
+def test_sessions_are_merged_across_files_grouped_by_project_and_ordered_by_time(tmp_path):
+    a, b = str(tmp_path / "proj-a"), str(tmp_path / "proj-b")
+    late = Transcript("late", a, T0 + timedelta(days=3)).prompt("second").reply("ok")
+    early = Transcript("early", a, T0).prompt("first").reply("ok")
+    other = Transcript("other", b, T0 + timedelta(days=1)).prompt("elsewhere").reply("ok")
+    late.write(str(tmp_path / "t"))
+    other.write(str(tmp_path / "t" / "sub"))  # sub-directories are read too
+    # the same session in a chat.json array, continued in a second file that repeats its history
+    (tmp_path / "t" / "chat.json").write_text(json.dumps(early.records))
+    early.prompt("continued").reply("ok").write(str(tmp_path / "t"))
+    (tmp_path / "t" / "notes.txt").write_text("not a transcript")
+    projects = corpus.load([str(tmp_path / "t")])
+    assert [(p.root, [s.id for s in p.sessions]) for p in projects] == [(a, ["early", "late"]), (b, ["other"])]
+    early_s = projects[0].sessions[0]
+    assert len(early_s.records) == 4  # 2 + 2 more, the first 2 read twice but kept once (by uuid)
+    prompts = [p["prompt"] for e, p in early_s.payloads() if e == "UserPromptSubmit"]
+    assert prompts == ["first", "continued"]
+    assert [s.id for s in corpus.load([str(tmp_path / "t")], max_sessions=1)[0].sessions] == ["late"]
+
+
+def test_payload_cwds_are_pinned_to_the_project(tmp_path):
+    root = str(tmp_path / "p")
+    t = Transcript("s1", root, T0).prompt("go")
+    t.records[-1]["cwd"] = root + "/sub"  # the agent cd'ed into a sub-directory
+    s = corpus.load_sessions([t.write(str(tmp_path / "t"))])[0]
+    assert {p["cwd"] for _, p in s.payloads(root)} == {root}
+
+
+def test_claude_code_folder_names():
+    assert corpus.claude_dir_names("/home/me/my.proj") == ["-home-me-my.proj", "-home-me-my-proj"]
+    assert corpus.claude_dir_names("/srv/app") == ["-srv-app"]
+
+
+def test_axes_hold_the_issue_ranges_and_the_defaults():
+    full = {a.key: a for a in sweep.axes("default")}
+    assert full["decayFactor"].values[0] == 0.3 and full["decayFactor"].values[-1] == 0.9
+    assert full["activationThreshold"].values[0] == 0.05 and full["activationThreshold"].values[-1] == 0.3
+    assert full["windows"].values[0] == (6, 2) and full["windows"].values[-1] == (14, 4)
+    assert full["spreadingRule"].values == ("spec", "fan")
+    for a in full.values():
+        assert a.default in a.values, a.key
+    assert sweep.axes("none") == []
+    assert sweep.variant_for(full["decayFactor"], 0.6).name == "engram"
+    assert sweep.variant_for(full["decayFactor"], 0.3).name == "spec:decay=0.3"
+    assert sweep.variant_for(full["spreadingRule"], "fan").name == "fan"
+    assert (0.90, sweep.default_bands()[1]) in sweep.band_builds(list(full.values()))
+
+
+def _turn(seq0: int) -> list[dict]:
+    """A fail -> fix -> pass turn: 12 events, with its causal links."""
+    evs = [{"seq": seq0, "type": "user_prompt", "prompt": "fix it"}]
+    evs.append({"seq": seq0 + 1, "type": "test_run", "command": "pytest", "outcome": "fail", "failed": 1})
+    for i in range(2, 10):
+        evs.append({"seq": seq0 + i, "type": "file_read", "path": f"f{i}.py", "ok": True})
+    evs.append({"seq": seq0 + 10, "type": "file_write", "path": "a.py", "ok": True, "lines_added": 1})
+    evs.append({"seq": seq0 + 11, "type": "fix_attempt", "ref": seq0 + 10, "after_test": seq0 + 1})
+    evs.append({"seq": seq0 + 12, "type": "test_run", "command": "pytest", "outcome": "pass"})
+    evs.append({"seq": seq0 + 13, "type": "turn_complete", "tool_calls": 11, "agent_summary": "fixed"})
+    return evs
+
+
+def test_windows_trade_calls_for_causal_links_kept():
+    events = _turn(1)
+    assert (2, 11) in windowing.links(events) and (11, 13) in windowing.links(events)
+    small = windowing.measure(events, 4, 1)
+    big = windowing.measure(events, 14, 4)
+    assert small["windows"] > big["windows"] == 1
+    assert big["kept"] == big["links"] and small["kept"] < small["links"]
+    res = windowing.sweep([events + _turn(20)], [(4, 1), (10, 3)], default=(10, 3))
+    assert res[(10, 3)]["tokens_relative"] == 1.0 and res[(4, 1)]["calls_per_session"] > 1

@@ -1,0 +1,141 @@
+"""`engram eval` end to end: on synthetic transcripts (always) and on the shared fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import pytest
+from evaluation.eval_support import shop_history
+from helpers import needs_shared
+
+from engram.cli import main
+
+SECTIONS = ("# engram evaluation", "## 1. Does memory help?", "## 2. Supersession", "## 3. Cost",
+            "## 4. Sensitivity analysis", "## 5. Per session", "## Definitions")
+AXES = ["decayFactor", "activationThreshold", "spreadingRule", "tokenBudget", "bands.merge", "bands.child", "windows"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """One tiny run over three synthetic sessions, shared by the tests below (~5 s)."""
+    tmp = tmp_path_factory.mktemp("eval")
+    root = tmp / "shop"
+    (root / ".git").mkdir(parents=True)
+    shop_history(str(tmp / "transcripts"), str(root))
+    out = tmp / "out"
+    mp = pytest.MonkeyPatch()  # module scope runs before the per-test autouse fixture: isolate here too
+    mp.setenv("ENGRAM_HOME", str(tmp / "home"))
+    mp.setenv("HOME", str(tmp / "user-home"))
+    mp.setenv("ENGRAM_OFFLINE", "1")
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"):
+        mp.delenv(key, raising=False)
+    try:
+        env, temps = dict(os.environ), _eval_temps()
+        code = main(["eval", "--transcripts", str(tmp / "transcripts"), "--out", str(out), "--sweep", "tiny",
+                     "--latency-sample", "3", "--chains", "3"])
+        assert dict(os.environ) == env and _eval_temps() == temps  # nothing left behind
+    finally:
+        mp.undo()
+    assert code == 0 and not (tmp / "home").exists()  # the run never used the real home
+    return json.loads((out / "report.json").read_text()), (out / "report.md").read_text(), tmp
+
+
+def _eval_temps() -> set[str]:
+    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("engram-eval-")}
+
+
+def test_the_report_has_every_section_and_the_json_its_numbers(report):
+    data, md, _ = report
+    for title in SECTIONS:
+        assert title in md
+    assert set(data) >= {"meta", "corpus", "comparison", "latency", "consolidation", "supersession", "sweep"}
+    assert data["corpus"] == [{"project": "shop", "root": data["corpus"][0]["root"], "sessions": 3, "scored": 2}]
+    assert data["meta"]["command"].startswith("engram eval --transcripts ")
+
+
+def test_no_memory_recalls_nothing_and_engram_retrieves_the_planted_fact(report):
+    comp = report[0]["comparison"]
+    none, engram = comp["none"], comp["engram"]
+    assert none["recall_all_revisited"]["num"] == 0 and none["recall_all_revisited"]["den"] > 0
+    assert none["tokens_pre_per_session"] == 0 and none["mrr"]["value"] == 0
+    # session 2 goes back to src/cart.py and the failing cart test: memory of session 1 pointed there first
+    assert engram["recall_all_revisited"]["value"] == 1.0
+    assert engram["recall_all_revisited_file"]["num"] == 1 and engram["recall_all_revisited_error"]["num"] == 1
+    assert engram["mrr"]["questions"] >= 1 and engram["mrr"]["value"] > 0
+    assert 0 < engram["tokens_pre_per_session"] <= 1200
+
+
+def test_the_baselines_are_measured_in_the_same_run(report):
+    comp = report[0]["comparison"]
+    assert set(comp) == {"engram", "spec+noisy-or", "bm25", "recency", "none"}
+    assert comp["recency"]["recall_all_revisited_file"]["num"] == 1  # the previous session's file
+    assert comp["recency"]["recall_all_revisited_error"]["num"] == 0  # recency knows no errors
+    assert comp["bm25"]["precision_all"]["den"] > 0
+
+
+def test_latency_and_consolidation_cost_are_reported(report):
+    data = report[0]
+    inproc = data["latency"]["in_process_ms"]
+    assert inproc["SessionStart"]["n"] == 3 and inproc["PostToolUse"]["p50"] > 0
+    assert data["latency"]["subprocess_ms"]["bare"]["n"] == 3
+    assert data["consolidation"]["sessions"] == 3 and data["consolidation"]["events_per_second"] > 0
+    assert data["latency"]["hook_faults"] == 0
+
+
+def test_the_supersession_check_returns_the_current_decision(report):
+    methods = report[0]["supersession"]["methods"]
+    engram = methods["engram: query_knowledge (top 3)"]
+    assert all(v["right"] for v in engram["single"])
+    ablation = methods["engram without decision supersession: query_knowledge (top 3)"]
+    assert all(v["stale"] for v in ablation["single"])  # without the rule the replaced decision comes back
+
+
+def test_the_sweep_covers_every_axis_with_its_default_marked(report):
+    data, md, tmp = report
+    assert [a["key"] for a in data["sweep"]] == AXES
+    for axis in data["sweep"]:
+        assert sum(p["default"] for p in axis["points"]) == 1, axis["key"]
+        assert len(axis["points"]) >= 1
+    windows = data["sweep"][-1]["points"]
+    assert all(p["metrics"]["windowing"]["windows"] > 0 for p in windows)
+    budget = next(a for a in data["sweep"] if a["key"] == "tokenBudget")
+    assert all(p["metrics"]["recall_all_revisited"]["den"] == 3 for p in budget["points"])
+    assert "**1200**" in md
+
+
+def test_plots_are_written_when_matplotlib_is_installed(report):
+    pytest.importorskip("matplotlib")
+    _, md, tmp = report
+    assert (tmp / "out" / "plots" / "decayFactor.png").stat().st_size > 1000
+    assert "![decay factor](plots/decayFactor.png)" in md
+
+
+def test_without_transcripts_the_error_says_what_to_pass(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ENGRAM_SHARED", str(tmp_path / "nowhere"))
+    assert main(["eval", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--transcripts DIR" in err
+
+
+def test_a_directory_without_sessions_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["eval", "--transcripts", str(tmp_path / "empty"), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no Claude Code sessions found" in err
+    assert main(["eval", "--transcripts", str(tmp_path / "missing")]) == 1
+    assert "no such file or directory" in capsys.readouterr().err
+
+
+@needs_shared
+def test_eval_on_the_shared_fixtures(tmp_path):
+    out = tmp_path / "out"
+    assert main(["eval", "--out", str(out), "--sweep", "none", "--latency-sample", "0", "--chains", "1"]) == 0
+    data = json.loads((out / "report.json").read_text())
+    attio = next(c for c in data["corpus"] if c["project"] == "attio-mcp-server")
+    assert attio["sessions"] == 8 and attio["scored"] == 7
+    comp = data["comparison"]
+    assert comp["none"]["recall_all_revisited"]["num"] == 0
+    assert comp["engram"]["recall_all_revisited"]["num"] > 0 and comp["engram"]["mrr"]["questions"] > 0
+    assert comp["engram"]["tokens_pre_per_session"] < comp["bm25"]["tokens_pre_per_session"]
