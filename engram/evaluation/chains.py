@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from engram.evaluation import sandbox

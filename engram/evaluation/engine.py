@@ -90,9 +90,9 @@ def _consolidate(project: Any, sid: str, build: Build) -> dict[str, Any]:
         o = consolidation.consolidate_session(project, sid, cfg, provider=build.provider)
     secs = time.perf_counter() - t0
     events = o.to_seq - o.from_seq + 1 if o.status == "consolidated" else 0
+    tokens = {k: int(o.usage.get(k) or 0) for k in ("input_tokens", "output_tokens")}
     return {"session": sid, "status": o.status, "kind": o.kind, "events": events, "seconds": round(secs, 4),
-            "input_tokens": int(o.usage.get("input_tokens") or 0), "output_tokens": int(o.usage.get("output_tokens") or 0),
-            "error": o.error}  # fmt: skip
+            **tokens, "error": o.error}
 
 
 def _master_step(master: str, root: str, session: corpus.Session, build: Build, cache: StreamCache,

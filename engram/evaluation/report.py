@@ -182,15 +182,20 @@ def _axis_table(ax: dict[str, Any]) -> str:
             w = m["windowing"]
             row += [w["calls_per_session"], w["tokens_per_session"], ratio({"value": w["links_kept"],
                                                                             "num": w["kept"], "den": w["links"]})]
+        if ax["side"] == "windows" and "recall_all_revisited" in m:
+            c = m.get("consolidation") or {}
+            row += [f"{c.get('input_tokens', 0)} / {c.get('output_tokens', 0)}"]
         rows.append(row)
     m0 = ax["points"][0]["metrics"]
     if "recall_all_revisited" in m0:
         head += ["recall (all)", "recall of graph-known (start+prompts)", "precision (all)", "MRR@10",
                  "tokens / session (start+prompts)"]
     if ax["side"] == "bands":
-        head += ["graph (nodes / live / superseded / edges)"]
+        head += ["graph, all projects (nodes / live / superseded / edges)"]
     if "windowing" in m0:
         head += ["Pass 1 calls / session", "est. tokens / session", "causal links kept"]
+    if ax["side"] == "windows" and "recall_all_revisited" in m0:
+        head += ["tokens measured (in / out)"]
     return table(head, rows)
 
 

@@ -15,7 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from engram.config import DEFAULTS
@@ -37,7 +37,6 @@ class Options:
     latency_sample: int = 24
     chains: int = len(chains.DOMAINS)
     command: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _replay_all(projects: list[corpus.Project], variants: list[Variant], build: engine.Build, base: str,
@@ -86,10 +85,10 @@ def _consolidation(runs: list[engine.ProjectRun]) -> dict[str, Any]:
     done = [c for r in runs for c in r.consolidation if c["status"] == "consolidated"]
     secs = sum(c["seconds"] for c in done)
     events = sum(c["events"] for c in done)
+    tokens = {k: sum(c[k] for c in done) for k in ("input_tokens", "output_tokens")}
     return {"sessions": len(done), "events": events, "seconds": round(secs, 3),
-            "events_per_second": round(events / secs) if secs else None,
-            "input_tokens": sum(c["input_tokens"] for c in done), "output_tokens": sum(c["output_tokens"] for c in done),
-            "failed": [c for r in runs for c in r.consolidation if c["status"] == "failed"]}  # fmt: skip
+            "events_per_second": round(events / secs) if secs else None, **tokens,
+            "failed": [c for r in runs for c in r.consolidation if c["status"] == "failed"]}
 
 
 def _streams(cache: engine.StreamCache) -> list[list[dict]]:
@@ -103,7 +102,7 @@ def _sweep(opts: Options, projects: list[corpus.Project], runs: list[engine.Proj
            base: str, say: Say) -> list[dict[str, Any]]:
     """Each axis: [{value, default, metrics}] (see `sweep` for how each side is measured)."""
     out = []
-    default = measure(runs, "engram") | {"graph": _graph_total(runs)}
+    default = measure(runs, "engram") | {"graph": _graph_total(runs), "consolidation": _consolidation(runs)}
     built: dict[Any, dict] = {}
     axes = sweep.axes(opts.sweep)
     for b in sweep.band_builds(axes):
@@ -140,19 +139,35 @@ def _window_point(opts: Options, projects: list[corpus.Project], cache: engine.S
                                     "consolidation": _consolidation(rw)}
 
 
-def evaluate(opts: Options, say: Say) -> dict[str, Any]:
-    """The whole evaluation; returns the report's data (report.write turns it into files)."""
-    from engram import __version__
+def _projects(opts: Options, say: Say) -> list[corpus.Project]:
     from engram.errors import EngramError
 
-    t0 = time.time()
     projects = [p for p in corpus.load(opts.transcripts, opts.max_sessions) if p.sessions]
     if not projects:
         raise EngramError(f"no Claude Code sessions found under {', '.join(opts.transcripts)}; "
                           "pass --transcripts DIR with *.jsonl transcripts (e.g. ~/.claude/projects/<project>)")
-    n = sum(len(p.sessions) for p in projects)
-    say(f"{n} session(s) in {len(projects)} project(s): "
+    say(f"{sum(len(p.sessions) for p in projects)} session(s) in {len(projects)} project(s): "
         + ", ".join(f"{p.name} ({len(p.sessions)})" for p in projects))
+    if opts.provider != "offline":
+        axes = sweep.axes(opts.sweep)
+        extra = len(sweep.band_builds(axes)) + len([w for w in sweep.window_settings(axes) if w != DEFAULT_WINDOW])
+        say(f"{opts.provider}: every session is consolidated by the model {1 + extra} time(s) (the sweep rebuilds "
+            f"{extra} graph(s)), plus the supersession check; --sweep none keeps it to once")
+    return projects
+
+
+def _meta(opts: Options) -> dict[str, Any]:
+    from engram import __version__
+
+    return {"engram": __version__, "python": platform.python_version(), "provider": opts.provider,
+            "transcripts": [os.path.abspath(d) for d in opts.transcripts], "sweep": opts.sweep,
+            "command": opts.command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def evaluate(opts: Options, say: Say) -> dict[str, Any]:
+    """The whole evaluation; returns the report's data (report.write turns it into files)."""
+    t0 = time.time()
+    projects = _projects(opts, say)
     variants = list(dict.fromkeys([Variant.parse(v) for v in MAIN] + sweep.retrieval_variants(sweep.axes(opts.sweep))))
     base = tempfile.mkdtemp(prefix="engram-eval-")
     try:
@@ -164,9 +179,7 @@ def evaluate(opts: Options, say: Say) -> dict[str, Any]:
         say("supersession check: decision chains through the hooks, consolidation and retrieval")
         checked = chains.check(os.path.join(base, "chains"), opts.chains, opts.provider, say=say)
         data = {
-            "meta": {"engram": __version__, "python": platform.python_version(), "provider": opts.provider,
-                     "transcripts": [os.path.abspath(d) for d in opts.transcripts], "sweep": opts.sweep,
-                     "command": opts.command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+            "meta": _meta(opts),
             "corpus": [{"project": p.name, "root": p.root, "sessions": len(p.sessions),
                         "scored": max(0, len(p.sessions) - 1)} for p in projects],
             "graph": {r.project: r.graph for r in runs},
@@ -176,7 +189,7 @@ def evaluate(opts: Options, say: Say) -> dict[str, Any]:
             "consolidation": _consolidation(runs),
             "supersession": checked,
             "sweep": _sweep(opts, projects, runs, cache, base, say),
-        }  # fmt: skip
+        }
         data["meta"]["seconds"] = round(time.time() - t0, 1)
         return data
     finally:

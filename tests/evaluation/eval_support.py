@@ -79,7 +79,8 @@ class Transcript:
 
 
 CART = "def total(items):\n    return sum(i.price * i.qty for i in items)\n"
-FAIL = "F\n=== FAILURES ===\nFAILED tests/test_cart.py::test_total - assert 0.30000000000000004 == 0.3\n1 failed in 0.02s"
+FAIL = ("F\n=== FAILURES ===\nFAILED tests/test_cart.py::test_total - assert 0.30000000000000004 == 0.3\n"
+        "1 failed in 0.02s")
 PASS = ".\n1 passed in 0.01s"
 
 

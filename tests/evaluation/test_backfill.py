@@ -39,7 +39,8 @@ def _snapshot(home: str) -> dict[str, tuple]:
 
 
 def _consolidated(project) -> list[str]:
-    return [s for s in SESSIONS if os.path.exists(project.events_path(s)) and not trigger.needs_consolidation(project, s)]
+    return [s for s in SESSIONS
+            if os.path.exists(project.events_path(s)) and not trigger.needs_consolidation(project, s)]
 
 
 def test_backfill_imports_the_projects_history_and_twice_changes_nothing(shop, engram_home, capsys):

@@ -139,3 +139,23 @@ def test_eval_on_the_shared_fixtures(tmp_path):
     assert comp["none"]["recall_all_revisited"]["num"] == 0
     assert comp["engram"]["recall_all_revisited"]["num"] > 0 and comp["engram"]["mrr"]["questions"] > 0
     assert comp["engram"]["tokens_pre_per_session"] < comp["bm25"]["tokens_pre_per_session"]
+
+
+def test_eval_with_a_model_provider_counts_tokens_and_rebuilds_per_window(tmp_path, monkeypatch):
+    """--provider anthropic through the real SDK against the local model server (tests/servers)."""
+    from servers.llm_server import LLMServer
+
+    root = tmp_path / "shop"
+    (root / ".git").mkdir(parents=True)
+    shop_history(str(tmp_path / "t"), str(root))
+    monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
+    with LLMServer() as srv:
+        for k, v in srv.env("anthropic").items():
+            monkeypatch.setenv(k, v)
+        assert main(["eval", "--transcripts", str(tmp_path / "t"), "--out", str(tmp_path / "out"), "--provider",
+                     "anthropic", "--sweep", "tiny", "--latency-sample", "0", "--chains", "1"]) == 0
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert data["consolidation"]["input_tokens"] > 0 and data["consolidation"]["failed"] == []
+    windows = next(a for a in data["sweep"] if a["key"] == "windows")["points"]
+    small = next(p for p in windows if p["value"] == [6, 2])["metrics"]
+    assert small["consolidation"]["input_tokens"] > 0 and "recall_all_revisited" in small

@@ -76,7 +76,8 @@ def test_a_first_read_note_is_a_hit_for_its_own_file():
 def test_reciprocal_rank_and_relevant_questions():
     assert questions.reciprocal_rank([{"file:x"}, {"file:a"}], {"file:a"}) == 0.5
     assert questions.reciprocal_rank([{"file:x"}] * 10 + [{"file:a"}], {"file:a"}) == 0.0  # past the top 10
-    events = [{"seq": 1, "type": "user_prompt", "prompt": "fix   a.py"}, {"seq": 2, "type": "file_read", "path": "a.py"},
+    events = [{"seq": 1, "type": "user_prompt", "prompt": "fix   a.py"},
+              {"seq": 2, "type": "file_read", "path": "a.py"},
               {"seq": 3, "type": "user_prompt", "prompt": "now b"}, {"seq": 4, "type": "file_read", "path": "b.py"}]
     assert questions.relevant_sets(events, {"file:a.py"}) == [("fix a.py", {"file:a.py"})]
 
@@ -86,7 +87,8 @@ def test_percentiles_are_measured_values():
     assert latency.percentile(vals, 50) == 50.0 and latency.percentile(vals, 99) == 99.0
     assert latency.percentile([], 50) is None
     assert latency.summary({"Stop": [1.0, 2.0]}) == {"Stop": {"n": 2, "p50": 1.0, "p90": 2.0, "p99": 2.0}}
-    picked = latency.pick([("SessionStart", {}), ("UserPromptSubmit", {})] + [("PostToolUse", {"i": i}) for i in range(20)], 6)
+    items = [("SessionStart", {}), ("UserPromptSubmit", {})] + [("PostToolUse", {"i": i}) for i in range(20)]
+    picked = latency.pick(items, 6)
     assert len(picked) == 6 and picked[0][0] == "SessionStart"
 
 
