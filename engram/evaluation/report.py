@@ -88,6 +88,10 @@ def _comparison(data: dict[str, Any]) -> str:
             "precision (all)", "MRR@10", "tokens / session (start+prompts)", "tokens / session (first reads)",
             "items shown / session"]
     e = comp["engram"]
+    if not e["sessions"]:
+        return ("## 1. Does memory help? engram against the baselines\n\nNo project has two or more sessions, so no "
+                "session could use an earlier one's memory: nothing to score here. Latency, consolidation cost and "
+                "the supersession check below do not depend on it.")
     kinds = [[LABELS.get(n, n)] + [ratio(s[f"recall_all_revisited_{k}"]) for k in ("file", "test", "error")]
              for n, s in comp.items()]
     t = e["targets"]
