@@ -114,13 +114,31 @@ def _master_step(master: str, root: str, session: corpus.Session, build: Build, 
         return outcomes.read_stream(path)
 
 
+def copy_home(master: str, scratch: str) -> None:
+    """A copy of the master for one variant's replay, without the event streams no hook reads.
+
+    SessionStart reads only the newest streams (`project_context.MAX_STREAMS`, by mtime);
+    copying every older one made a long history quadratic in its length.
+    """
+    from engram.core.project_context import MAX_STREAMS
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        if os.path.basename(folder) != "events":
+            return []
+        streams = sorted((n for n in names if n.endswith(".jsonl")),
+                         key=lambda n: os.stat(os.path.join(folder, n)).st_mtime_ns, reverse=True)
+        return streams[MAX_STREAMS:]
+
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(master, scratch, ignore=ignore)
+
+
 def _variant_step(master: str, scratch: str, root: str, session: corpus.Session, v: Variant, build: Build,
                   recent: list[str]) -> tuple[Recorder, list[dict]]:
     """Replay one session on a copy of the master with the variant's retrieval; what it showed."""
     from engram import config
 
-    shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(master, scratch)
+    copy_home(master, scratch)
     rec = Recorder(v, session.id, recent)
     with sandbox.home(scratch, {**build.settings(), **v.settings()}, offline=build.provider == "offline"):
         with rec.installed():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 
 from evaluation.eval_support import T0, Transcript
@@ -80,3 +81,20 @@ def test_windows_trade_calls_for_causal_links_kept():
     assert big["kept"] == big["links"] and small["kept"] < small["links"]
     res = windowing.sweep([events + _turn(20)], [(4, 1), (10, 3)], default=(10, 3))
     assert res[(10, 3)]["tokens_relative"] == 1.0 and res[(4, 1)]["calls_per_session"] > 1
+
+
+def test_a_variants_copy_keeps_the_graph_and_only_the_streams_sessionstart_reads(tmp_path):
+    from engram.core.project_context import MAX_STREAMS
+    from engram.evaluation.engine import copy_home
+
+    events = tmp_path / "master" / "projects" / "p" / "events"
+    events.mkdir(parents=True)
+    (events.parent / "engram.db").write_bytes(b"db")
+    for i in range(MAX_STREAMS + 3):
+        f = events / f"s{i:02d}.jsonl"
+        f.write_text("{}\n")
+        os.utime(f, (1000 + i, 1000 + i))
+    copy_home(str(tmp_path / "master"), str(tmp_path / "scratch"))
+    copied = sorted(os.listdir(tmp_path / "scratch" / "projects" / "p" / "events"))
+    assert copied == [f"s{i:02d}.jsonl" for i in range(3, MAX_STREAMS + 3)]  # the newest, by mtime
+    assert (tmp_path / "scratch" / "projects" / "p" / "engram.db").read_bytes() == b"db"
