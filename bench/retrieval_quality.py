@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                   if (d, t) != (0.6, 0.1)]
         names += ["spec:budget=600", "spec:budget=300"]
     print(f"transcripts: {os.path.abspath(args.folder)}")
-    base = tempfile.mkdtemp(prefix="engram-quality-")
-    reps = [replay_all(args.folder, names, os.path.join(base, f"r{r}"), args.verbose) for r in range(args.repeats)]
+    with tempfile.TemporaryDirectory(prefix="engram-quality-") as base:
+        reps = [replay_all(args.folder, names, os.path.join(base, f"r{r}"), args.verbose) for r in range(args.repeats)]
     for n in names:
         print(per_session_table(n, reps[0][n]))
     summaries = [combine([summarize(n, rep[n]) for rep in reps]) for n in names]
