@@ -26,8 +26,9 @@ def test_stop_hook_spawns_a_detached_worker_that_consolidates(root, monkeypatch)
     assert r.returncode == 0 and r.stdout == b""
     assert wait_for(lambda: episode_file(s.project, "s1") is not None)
     assert not trigger.needs_consolidation(s.project, "s1")
+    # the worker logs its summary after the episode file lands: wait for it, don't race it
+    assert wait_for(lambda: "drained: 1 consolidated" in open(s.project.log_path).read())
     assert trigger.queued(s.project) == []
-    assert "drained: 1 consolidated" in open(s.project.log_path).read()
 
 
 def test_session_end_and_precompact_leave_nothing_unqueued(root):
