@@ -103,14 +103,12 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def _failure(sdk: Any, exc: Exception, where: str) -> CheckFailed:
-    if isinstance(exc, sdk.APITimeoutError):
-        return CheckFailed("timeout", f"no answer from {where} within probeTimeoutMs")
-    if isinstance(exc, sdk.APIConnectionError):
-        return CheckFailed("connection", f"cannot reach {where}: {exc}")
-    if isinstance(exc, sdk.APIStatusError):
-        kind = "rate_limit" if exc.status_code == 429 else "server" if exc.status_code >= 500 else "client"
-        return CheckFailed(kind, f"HTTP {exc.status_code} from {where}")
-    return CheckFailed("client", f"{type(exc).__name__}: {exc}")
+    """The consolidation client's classification of an SDK error; a checker never retries
+    (a failure counts towards disabling it), so retryable and final errors alike fail."""
+    from engram.llm.chat import classify_error
+
+    err = classify_error(sdk, exc, where)
+    return CheckFailed(err.kind, str(err))
 
 
 class AnthropicChecker:

@@ -148,7 +148,7 @@ def _retry_after(exc: Any) -> float | None:
         return None
 
 
-def _classify(sdk: Any, exc: Exception, where: str) -> Exception:
+def classify_error(sdk: Any, exc: Exception, where: str) -> Exception:
     """An SDK exception as _Retryable (429/5xx/connection) or LLMError (the rest)."""
     if isinstance(exc, sdk.APITimeoutError):
         return LLMError("timeout", f"no answer from {where} within the timeout (probeTimeoutMs)")
@@ -181,7 +181,7 @@ class AnthropicChat(ChatProvider):
                 model=model, max_tokens=max_tokens, system=system,
                 messages=[{"role": "user", "content": user}])  # fmt: skip
         except anthropic.APIError as exc:
-            raise _classify(anthropic, exc, self.base_url or "api.anthropic.com") from None
+            raise classify_error(anthropic, exc, self.base_url or "api.anthropic.com") from None
         text = "".join(getattr(b, "text", "") for b in msg.content or [] if getattr(b, "type", "") == "text")
         u = msg.usage
         return Reply(text, int(getattr(u, "input_tokens", 0) or 0), int(getattr(u, "output_tokens", 0) or 0),
@@ -206,7 +206,7 @@ class OpenAIChat(ChatProvider):
                 response_format={"type": "json_object"},
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])  # fmt: skip
         except openai.APIError as exc:
-            raise _classify(openai, exc, self.base_url or "api.openai.com") from None
+            raise classify_error(openai, exc, self.base_url or "api.openai.com") from None
         choice = resp.choices[0] if resp.choices else None
         text = (choice.message.content or "") if choice else ""
         u = resp.usage
