@@ -114,6 +114,25 @@ def by_names(conn, names: list[str]) -> list[tuple[str, float, str]]:
     return out
 
 
+def decisions_about(conn, phrases: list[str], limit: int = 2000) -> list[tuple[str, float, str]]:
+    """[(node id, strength, phrase)] of live decisions whose name holds one of the phrases.
+
+    A decision is named by its whole sentence ("use redis for the job queue"), so a prompt
+    that names only its topic ("the job queue") never equals it; multi-word phrases are
+    matched inside the names instead, on word boundaries.
+    """
+    rows = conn.execute(
+        f"SELECT n.id, n.strength, n.name_key FROM nodes n WHERE n.type = 'decision' AND {LIVE} "
+        f"ORDER BY n.strength DESC, n.id LIMIT ?", (limit,)).fetchall()
+    out = []
+    for nid, strength, key in rows:
+        padded = f" {key} "
+        hit = next((p for p in phrases if f" {p} " in padded), None)
+        if hit:
+            out.append((nid, strength, hit))
+    return out
+
+
 def neighbours(conn, ids: list[str]) -> list[tuple[str, str, float]]:
     """[(parent, neighbour, edge strength)] over edges in both directions, live neighbours only."""
     out = []

@@ -88,5 +88,8 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
             variants = loose_variants([t for t in terms.names if t not in hit])
             if variants:
                 put(graphread.by_names(conn, variants), "loose")
+    phrases = [t for t in terms.names if " " in t]
+    if phrases:
+        put(graphread.decisions_about(conn, phrases), "topic")
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))[:MAX_SEEDS]
     return dict(ranked)

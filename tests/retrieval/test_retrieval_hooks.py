@@ -94,6 +94,17 @@ def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
     assert "Timeout in fetch" in third and "retry client" not in third
 
 
+def test_prompt_naming_a_topic_brings_up_the_decision_about_it(g, root):
+    """Decisions are named by their sentence; a prompt names only the topic."""
+    g.node("Use Redis for the job queue", type="decision", strength=0.85,
+           description="Decision: Use Redis for the job queue because it is already deployed")
+    g.node("Use tabs in the job runner", type="decision", strength=0.85)
+    out = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "What do we use for the job queue?")))
+    assert "Decision: Use Redis for the job queue" in out and "tabs" not in out
+    # a phrase must sit on word boundaries and not start or end with a stop word
+    assert _context(run_hook("UserPromptSubmit", _prompt("s2", root, "for the job"))) is None
+
+
 def test_prompt_without_entry_points_gives_nothing(g, root):
     g.node("retry client", files=["src/net/retry.ts"])
     assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "hello, how are you?"))) is None
