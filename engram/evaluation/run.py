@@ -156,11 +156,17 @@ def _projects(opts: Options, say: Say) -> list[corpus.Project]:
     return projects
 
 
+def _shown_path(d: str) -> str:
+    """Relative to the cwd when below or beside it, so a committed report names no machine path."""
+    rel = os.path.relpath(os.path.abspath(d))
+    return rel if not rel.startswith("../../") else os.path.abspath(d)
+
+
 def _meta(opts: Options) -> dict[str, Any]:
     from engram import __version__
 
     return {"engram": __version__, "python": platform.python_version(), "provider": opts.provider,
-            "transcripts": [os.path.abspath(d) for d in opts.transcripts], "sweep": opts.sweep,
+            "transcripts": [_shown_path(d) for d in opts.transcripts], "sweep": opts.sweep,
             "command": opts.command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
