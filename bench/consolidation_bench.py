@@ -49,7 +49,7 @@ def _median_ms(cmd: list[str], runs: int, env: dict[str, str], stdin: bytes = b"
 
 def _session(root: Path, sid: str, events: int):
     """A session of about `events` events driven through the real lifecycle, in process."""
-    from consolidation.consolidation_helpers import Session
+    from worker.consolidation_helpers import Session
 
     s = Session(root, sid).start()
     turn = 0
@@ -64,7 +64,7 @@ def _session(root: Path, sid: str, events: int):
 
 def stop_latency(runs: int) -> None:
     from engram.config import Project
-    from engram.core import trigger
+    from engram.consolidate import trigger
 
     tmp = Path(tempfile.mkdtemp())
     home, root = tmp / "home", tmp / "proj"
@@ -104,7 +104,7 @@ def stop_latency(runs: int) -> None:
 
 def _after_stop_ms(root: Path, runs: int) -> float:
     from engram import lifecycle
-    from engram.core import trigger
+    from engram.consolidate import trigger
 
     ctx = lifecycle.Ctx("lat", str(root))
     os.environ["ENGRAM_NO_WORKER"] = ""
@@ -121,7 +121,7 @@ def _after_stop_ms(root: Path, runs: int) -> float:
 
 def offline_throughput() -> None:
     from engram.config import load_config
-    from engram.core import consolidation
+    from engram.consolidate import worker
 
     tmp = Path(tempfile.mkdtemp())
     root = tmp / "proj"
@@ -131,7 +131,7 @@ def offline_throughput() -> None:
     n = len(s.events())
     cfg = load_config()[0]
     t = time.perf_counter()
-    o = consolidation.consolidate_session(s.project, "big", cfg)
+    o = worker.consolidate_session(s.project, "big", cfg)
     dt = time.perf_counter() - t
     print(f"\n2. Offline consolidation of a {n}-event session: {dt * 1000:.0f} ms, {n / dt:,.0f} events/s "
           f"({o.status}; {o.counts})")
@@ -139,7 +139,7 @@ def offline_throughput() -> None:
 
 def tokens() -> None:
     from engram.config import load_config
-    from engram.core import consolidation
+    from engram.consolidate import worker
     from servers.llm_server import LLMServer
 
     print("\n3. Tokens per consolidation (scripted server, windowSize 10 / overlap 3)")
@@ -155,7 +155,7 @@ def tokens() -> None:
             events = s.events()[:size]
             with open(s.project.events_path(f"t{size}"), "w") as f:
                 f.write("".join(json.dumps(e) + "\n" for e in events))
-            o = consolidation.consolidate_session(s.project, f"t{size}", load_config()[0])
+            o = worker.consolidate_session(s.project, f"t{size}", load_config()[0])
             u = o.usage
             windows = sum(1 for c in u["calls"] if c["step"].startswith("pass1["))
             spec = 400 * windows + 2000 + 200 * windows

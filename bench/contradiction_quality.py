@@ -2,7 +2,7 @@
 
     python bench/contradiction_quality.py [--split dev|holdout|fresh|fresh2|all] [--verbose] [--offline-only]
 
-Cases: tests/contradiction/cases.json ((decisions, diff, verdict) triples in several
+Cases: tests/monitor/cases.json ((decisions, diff, verdict) triples in several
 languages, incl. look-alikes). The dev/holdout split was fixed when the cases were
 written, before the offline checker existed; the checker was developed against `dev`
 only, so `holdout` is the honest figure. A "warning" is any verdict other than
@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-CASES = REPO / "tests" / "contradiction" / "cases.json"
+CASES = REPO / "tests" / "monitor" / "cases.json"
 
 
 def load_cases(split: str = "all") -> list[dict]:
@@ -33,7 +33,7 @@ def load_cases(split: str = "all") -> list[dict]:
 
 def decision_nodes(case: dict) -> list[dict]:
     """The decision nodes the graph would hold: text as name, consolidation's parsed data."""
-    from engram.core import decision_text
+    from engram.graph import decision_text
 
     return [{"id": f"{case['id']}#{i}", "name": text, "description": text, "strength": 0.8,
              "data": {"explicit": True, **decision_text.parse(text)}} for i, text in enumerate(case["decisions"])]
@@ -94,7 +94,7 @@ def main() -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
     ap.add_argument("--offline-only", action="store_true", help="skip the API checker even when a key is set")
     args = ap.parse_args()
-    from engram.core.contradiction_offline import OfflineChecker
+    from engram.monitor.offline_checker import OfflineChecker
 
     cases = load_cases(args.split)
     print(f"{len(cases)} cases ({CASES.relative_to(REPO)}), split={args.split}")
@@ -103,7 +103,7 @@ def main() -> int:
     if args.offline_only:
         return 0
     from engram import config
-    from engram.core import contradiction
+    from engram.monitor import contradiction
 
     checker = contradiction.choose(config.load_config()[0])
     if checker.name == "offline":

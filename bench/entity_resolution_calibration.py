@@ -2,11 +2,11 @@
 
     .venv/bin/python bench/entity_resolution_calibration.py [--provider local|voyage|openai]
 
-Reads the labelled pairs in tests/consolidation/data/concept_pairs.tsv (same / child /
+Reads the labelled pairs in tests/consolidate/data/concept_pairs.tsv (same / child /
 different), resolves each proposal against its existing name the way the consolidator
 does (normalised-name match first, then cosine similarity of the embeddings), and prints
 precision and recall of each band (merge <-> same, child <-> child, new <-> different)
-for the bands in engram/core/entity_resolution.py, for the spec's fixed 0.95 / 0.80, and
+for the bands in engram/consolidate/entity_resolution.py, for the spec's fixed 0.95 / 0.80, and
 for the best bands found by a grid search (macro F1). Remote embedders need their key
 (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
 """
@@ -20,10 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engram.core import entity_resolution as er  # noqa: E402
-from engram.llm import embedders  # noqa: E402
+from engram.consolidate import entity_resolution as er  # noqa: E402
+from engram.graph.vectors import normalise  # noqa: E402
+from engram.providers.offline import LocalEmbedder  # noqa: E402
+from engram.providers.openai import OpenAIEmbedder  # noqa: E402
+from engram.providers.voyage import VoyageEmbedder  # noqa: E402
 
-PAIRS = Path(__file__).resolve().parents[1] / "tests" / "consolidation" / "data" / "concept_pairs.tsv"
+PAIRS = Path(__file__).resolve().parents[1] / "tests" / "consolidate" / "data" / "concept_pairs.tsv"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
 
 
@@ -46,7 +49,7 @@ def similarities(embedder, pairs) -> list[float | str]:
         if rel:
             out.append(rel)
         else:
-            va, vb = embedders.normalise(vecs[a]), embedders.normalise(vecs[b])
+            va, vb = normalise(vecs[a]), normalise(vecs[b])
             out.append(sum(x * y for x, y in zip(va, vb)))
     return out
 
@@ -87,11 +90,11 @@ def table(name: str, pairs, sims, bands) -> str:
 
 def make(provider: str):
     if provider == "local":
-        return embedders.LocalEmbedder()
+        return LocalEmbedder()
     if provider == "voyage" and os.environ.get("VOYAGE_API_KEY"):
-        return embedders.VoyageEmbedder()
+        return VoyageEmbedder()
     if provider == "openai" and os.environ.get("OPENAI_API_KEY"):
-        return embedders.OpenAIEmbedder()
+        return OpenAIEmbedder()
     return None
 
 

@@ -50,7 +50,7 @@ def fmt(med: float, p95: float, base: float) -> str:
 
 
 def size_breakdown(db_path: str) -> str:
-    from engram.db.connect import connect
+    from engram.graph.connect import connect
 
     conn = connect(db_path, migrate=False)
     rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
@@ -65,19 +65,20 @@ def size_breakdown(db_path: str) -> str:
 
 
 def lookups(built: dict[str, Any], rng: random.Random) -> list[str]:
-    from engram.db import embeddings, graph
-    from engram.db.connect import connect, connect_readonly
-    from engram.llm.embedders import LocalEmbedder
+    from engram.graph import embeddings, store
+    from engram.graph.connect import connect
+    from engram.graph.readonly import open_ro
+    from engram.providers.offline import LocalEmbedder
 
     n, out = built["n"], []
-    ro = connect_readonly(built["db_path"])
+    ro = open_ro(built["db_path"])
     base, _ = timed(lambda: ro.execute("SELECT 1").fetchone(), 2000)
     files, nodes = built["data"]["files"], built["data"]["nodes"]
     paths = iter([rng.choice(files) for _ in range(2000)] * 2)
-    med, p95 = timed(lambda: graph.find_by_file(ro, next(paths), min_strength=0.5, limit=3), 2000)
+    med, p95 = timed(lambda: store.find_by_file(ro, next(paths), min_strength=0.5, limit=3), 2000)
     out.append(f"  find_by_file (stdlib, read-only)  {fmt(med, p95, base)}")
     names = iter([rng.choice(nodes)["name"].upper() for _ in range(1000)] * 2)
-    med, p95 = timed(lambda: graph.find_by_name(ro, next(names), limit=5), 1000)
+    med, p95 = timed(lambda: store.find_by_name(ro, next(names), limit=5), 1000)
     out.append(f"  find_by_name (normalised)         {fmt(med, p95, base)}")
     queries = LocalEmbedder().embed([rng.choice(nodes)["name"] + " issue" for _ in range(200)])
     conn = connect(built["db_path"])
@@ -90,7 +91,7 @@ def lookups(built: dict[str, Any], rng: random.Random) -> list[str]:
         med, p95 = timed(lambda: embeddings.knn(plain, next(q), 10), 10 if n > 1000 else 50)
         out.append(f"  knn k=10 (python fallback)        {fmt(med, p95, base)}")
         plain.close()
-    from engram.core.strength import apply_session
+    from engram.graph.strength import apply_session
 
     t = time.perf_counter()
     res = apply_session(conn, "bench-session", [nodes[0]["id"]])
@@ -111,7 +112,7 @@ def run_maintain(built: dict[str, Any], home: str) -> tuple[float, dict[str, Any
 
 
 def bench_size(n: int, home: str) -> list[str]:
-    from engram.core.inventory import db_bytes
+    from engram.report.inventory import db_bytes
 
     t = time.perf_counter()
     built = graphgen.build(n, home=home, seed=n)

@@ -71,7 +71,7 @@ def generate(n: int, seed: int = 0) -> dict[str, Any]:
 
 
 def _id(rng: random.Random, prefix: str) -> str:
-    """Shaped like engram.db.graph.new_id (prefix + 16 hex digits), but reproducible."""
+    """Shaped like engram.graph.store.new_id (prefix + 16 hex digits), but reproducible."""
     return f"{prefix}_{rng.getrandbits(64):016x}"
 
 
@@ -134,9 +134,9 @@ def build(n: int, *, home: str, seed: int = 0, embed: bool = True) -> dict[str, 
     """Write an n-node graph as a project under `home`; return paths and phase timings."""
     os.environ["ENGRAM_HOME"] = home
     from engram.config import Project
-    from engram.db import embeddings, graph
-    from engram.db.connect import connect
-    from engram.llm.embedders import LocalEmbedder
+    from engram.graph import embeddings, store
+    from engram.graph.connect import connect
+    from engram.providers.offline import LocalEmbedder
 
     t0 = time.perf_counter()
     data = generate(n, seed)
@@ -147,14 +147,14 @@ def build(n: int, *, home: str, seed: int = 0, embed: bool = True) -> dict[str, 
     project = Project(root).ensure()
     t1 = time.perf_counter()
     conn = connect(project.db_path)
-    with graph.transaction(conn):
+    with store.transaction(conn):
         for ep in data["episodes"]:
-            graph.insert_episode(conn, **ep)
-            graph.record_consolidation(conn, ep["session_id"], 1, 40, ep["id"])
+            store.insert_episode(conn, **ep)
+            store.record_consolidation(conn, ep["session_id"], 1, 40, ep["id"])
         conn.executemany("INSERT INTO decay_sessions (session_id, counted_at) VALUES (?, ?)",
                          [(e["session_id"], e["created_at"]) for e in data["episodes"]])  # fmt: skip
-        graph.insert_nodes(conn, data["nodes"])
-        graph.insert_edges(conn, data["edges"])
+        store.insert_nodes(conn, data["nodes"])
+        store.insert_edges(conn, data["edges"])
     t2 = time.perf_counter()
     embedded = embeddings.sync(conn, LocalEmbedder(), batch=1024) if embed else 0
     t3 = time.perf_counter()

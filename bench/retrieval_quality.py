@@ -32,7 +32,8 @@ VARIANTS = ("spec", "fan", "spec+noisy-or", "bm25")
 
 def replay_all(folder: str, names: list[str], base: str, verbose: bool) -> dict[str, list[dict]]:
     """{variant: per-session rows} over every project in the folder (paired replay)."""
-    from engram.evaluation import corpus, engine
+    from engram.evaluation import engine
+    from engram.history import corpus
     from engram.evaluation.recorder import Variant
 
     variants = [Variant.parse(n) for n in names]

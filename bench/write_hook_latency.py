@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 def build_project(base: str, nodes: int) -> tuple[str, dict]:
     """A project dir and its graph: `nodes` nodes, two strong decisions linked to jobs/queue.py."""
     from engram.config import Project
-    from engram.db import connect, graph
+    from engram.graph import connect, store
 
     proj = os.path.join(base, "proj")
     for d in (".git", "jobs", "app"):
@@ -64,7 +64,7 @@ def build_project(base: str, nodes: int) -> tuple[str, dict]:
               "description": "Use SQLite instead of Redis for the job queue.", "affected_files": ["jobs/queue.py"]},
              {"name": "Never use print for logging; use the logging module.", "type": "decision", "strength": 0.7,
               "description": "", "affected_files": ["jobs/queue.py"]}]
-    graph.insert_nodes(conn, rows)
+    store.insert_nodes(conn, rows)
     conn.close()
     return proj, env
 
@@ -114,11 +114,11 @@ def settle(project, session: str, timeout: float = 20.0) -> None:
     Waiting for the lock alone is not enough: the interpreter's teardown after the lock is
     released would land on the next measurement.
     """
-    from engram.core import contradiction_trigger, contradiction_worker
+    from engram.monitor import trigger, worker
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not contradiction_worker.pending(project, session) and not contradiction_trigger.running(project, session) \
+        if not worker.pending(project, session) and not trigger.running(project, session) \
                 and not any(_alive(pid) for pid in _worker_pids(project) - _SEEN):
             _SEEN.update(_worker_pids(project))
             return
@@ -138,7 +138,7 @@ def main() -> int:
     base = tempfile.mkdtemp(prefix="engram-write-bench-")
     proj, env = build_project(base, args.nodes)
     from engram.config import Project
-    from engram.core import contradiction_trigger, contradiction_worker
+    from engram.monitor import trigger, worker
 
     project = Project.from_cwd(proj)
     hook = [sys.executable, "-m", "engram.hook", "PostToolUse"]
@@ -150,7 +150,7 @@ def main() -> int:
         "linked-noproc": lambda: timed(hook, edit_payload(proj, "jobs/queue.py", "noproc"),
                                        dict(env, ENGRAM_NO_WORKER="1")),
     }
-    cache = os.path.join(project.dir, contradiction_trigger.CACHE)
+    cache = os.path.join(project.dir, trigger.CACHE)
     for name in ("no-decision", "linked", "linked-cold"):  # warm-up: the first run creates the session files
         cases[name]()
     settle(project, "linked")
@@ -163,7 +163,7 @@ def main() -> int:
             times[name].append(run())
             settle(project, "linked")
             settle(project, "cold")
-        for job in contradiction_worker.pending(project, "noproc"):
+        for job in worker.pending(project, "noproc"):
             os.unlink(job)
     checks = sum(1 for line in open(project.events_path("linked")) if '"contradiction_warning"' in line)
     wall = {k: [w for w, _ in v] for k, v in times.items()}

@@ -1,41 +1,24 @@
 """`engram <command>`: parses arguments and dispatches; each command lives in its own module.
 
-A command module under engram/commands/ exposes `add_parser(subparsers)` (which calls
-`set_defaults(func=run)`) and `run(args) -> int`. Heavy imports stay inside `run`.
+A command module under engram/commands/ exposes `add_parser(subparsers)`, which registers
+its verb(s) with `set_defaults(func=...)`; heavy imports stay inside those functions.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from typing import Sequence
 
 from engram import __version__
+from engram.commands import (backfill, consolidate, decide, demo, doctor, eval_, export_import, forget,
+                             install_uninstall, maintain, mcp, query, show, status, worker)
 from engram.errors import EngramError
 
-# name -> module; the order is the order of `engram --help`.
-COMMANDS = {
-    "demo": "engram.commands.demo",
-    "decide": "engram.commands.decide",
-    "status": "engram.commands.status",
-    "show": "engram.commands.show",
-    "maintain": "engram.commands.maintain",
-    "consolidate": "engram.commands.consolidate",
-    "query": "engram.commands.query",
-    "mcp": "engram.commands.mcp",
-    "install": "engram.commands.install",
-    "uninstall": "engram.commands.uninstall",
-    "doctor": "engram.commands.doctor",
-    "forget": "engram.commands.forget",
-    "export": "engram.commands.export",
-    "import": "engram.commands.import_",
-    "eval": "engram.commands.eval",
-    "backfill": "engram.commands.backfill",
-    "replay": "engram.commands.replay",
-    "worker": "engram.commands.worker",
-}
+# The order is the order of `engram --help`.
+COMMANDS = (demo, decide, status, show, maintain, consolidate, query, mcp, install_uninstall, doctor, forget,
+            export_import, eval_, backfill, worker)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,14 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in COMMANDS.items():
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:  # not built yet
-                continue
-            raise
-        mod.add_parser(sub)
+    for module in COMMANDS:
+        module.add_parser(sub)
     return parser
 
 

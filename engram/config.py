@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
+from engram.clock import utc_iso
 from engram.errors import ConfigError, UnsafeIdentifier
+from engram.fsio import write_atomic
 from engram.hashing import sha256_hex
 
 # The spec's config block, verbatim, then engram's own keys.
@@ -117,7 +119,7 @@ def safe_name(value: object, what: str = "session id") -> str:
         raise UnsafeIdentifier(f"{what} must be a non-empty string of at most 128 characters")
     for ch in value:
         if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
-            from engram.core.redact import redact  # redact whole, then cut: a cut URL hides its password
+            from engram.redact import redact  # redact whole, then cut: a cut URL hides its password
 
             raise UnsafeIdentifier(f"{what} {redact(value)[:40]!r} holds a character other than A-Z a-z 0-9 - _ .")
     if value.strip(".") == "":
@@ -178,13 +180,11 @@ class Project:
             os.makedirs(os.path.join(self.dir, sub), mode=0o700, exist_ok=True)
         meta = os.path.join(self.dir, "project.json")
         if not os.path.exists(meta):
-            import time
-
             body = jsonio.dumps(
                 {
                     "root": self.root,
                     "name": os.path.basename(self.root) or self.root,
-                    "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "created_at": utc_iso(0),
                 }
             )
             write_atomic(meta, body.encode())
@@ -204,21 +204,3 @@ def all_projects(home: str | None = None) -> list[Project]:
         except (OSError, ValueError, KeyError, TypeError):
             continue
     return out
-
-
-def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
-    """Write a file so that readers see the old or the new content, never a mix.
-
-    `durable=False` skips the fsync, for small state the next run can rebuild.
-    """
-    tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)

@@ -11,3 +11,11 @@ class ConfigError(EngramError):
 
 class UnsafeIdentifier(EngramError):
     """A session id (or other harness-supplied name) that cannot become a file name."""
+
+
+class LLMError(EngramError):
+    """A model call failed for good; `kind` is timeout|rate_limit|server|connection|client|malformed."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind

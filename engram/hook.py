@@ -12,24 +12,6 @@ import os
 import sys
 
 MAX_STDIN = 64 * 1024 * 1024
-ADAPTERS = {
-    "claude-code": "engram.adapters.claude_code",
-    "claude": "engram.adapters.claude_code",
-    "codex": "engram.adapters.codex",
-    "gemini": "engram.adapters.gemini",
-    "gemini-cli": "engram.adapters.gemini",
-    "gsd": "engram.adapters.gsd",
-}
-GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "PreCompress", "BeforeModel",
-                 "AfterModel", "BeforeToolSelection"}
-
-
-def _adapter(name: str):
-    module = ADAPTERS.get(name)
-    if module is None:
-        raise ValueError(f"unknown harness {name!r}; known: {', '.join(sorted(set(ADAPTERS)))}")
-    __import__(module)
-    return sys.modules[module]
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str | None]:
@@ -49,52 +31,29 @@ def _parse_argv(argv: list[str]) -> tuple[str, str | None]:
     return event, harness
 
 
-def detect_harness(payload: dict) -> str:
-    """Fallback when --harness is absent (harness-contracts §0 heuristic, not a contract).
-
-    The registrations `engram install` writes always pass --harness; this only serves
-    hand-written ones. Codex: `turn_id`, or a transcript under ~/.codex. Gemini: a
-    `timestamp` or a Gemini-only event name. GSD 2: no `hook_event_name` and no
-    `session_id` (camelCase payloads), or the `GSD_HOOK_EVENT` it exports. Else Claude Code.
-    """
-    event = payload.get("hook_event_name")
-    if "turn_id" in payload or "/.codex/" in str(payload.get("transcript_path") or ""):
-        return "codex"
-    if event in GEMINI_EVENTS or (event and "timestamp" in payload):
-        return "gemini"
-    if not event and ("session_id" not in payload or os.environ.get("GSD_HOOK_EVENT")):
-        return "gsd"
-    return "claude-code"
-
-
 def run(event: str, harness: str | None, raw: bytes, env_cwd: str) -> str:
     """Handle one event; return what to print. Raises on faults (main() logs them)."""
     from engram import jsonio, lifecycle
+    from engram.harnesses import registry
 
     if not raw.strip():
         raise ValueError("empty stdin: no payload")
     payload = jsonio.loads(raw.decode("utf-8", "replace"))
     if not isinstance(payload, dict):
         raise ValueError(f"payload is a JSON {type(payload).__name__}, not an object")
-    name = harness or detect_harness(payload)
-    adapter = _adapter(name)
+    adapter = registry.get(harness) if harness else registry.detect(payload)
     kind, data = adapter.request(event, payload)
     if kind == "ignore":
         return ""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload.get("cwd") else env_cwd
     transcript = payload.get("transcript_path")
-    # Optional adapter hooks, for harnesses whose payloads lack what Claude Code's carry:
-    # `session_id(payload, cwd)` derives a session (GSD 2 sends none), `prepare(ctx, event,
-    # payload)` sets ctx.extra tags, and HANDLERS maps kinds of its own to functions(ctx, **data).
-    session_of = getattr(adapter, "session_id", None)
-    session = session_of(payload, cwd) if session_of else payload.get("session_id")
-    ctx = lifecycle.Ctx(session, cwd, adapter.NAME, transcript if isinstance(transcript, str) else None)
-    if hasattr(adapter, "prepare"):
-        adapter.prepare(ctx, event, payload)
+    ctx = lifecycle.Ctx(adapter.session_id(payload, cwd), cwd, adapter.NAME,
+                        transcript if isinstance(transcript, str) else None)
+    adapter.prepare(ctx, event, payload)  # harness tags for every event (GSD 2: the running unit)
     if kind == "tool":
         context = lifecycle.tool_calls(ctx, data["calls"]) if data["calls"] else None
     else:
-        handler = getattr(adapter, "HANDLERS", {}).get(kind) or getattr(lifecycle, kind)
+        handler = adapter.HANDLERS.get(kind) or getattr(lifecycle, kind)
         context = handler(ctx, **data)
     return adapter.render(event, context)
 

@@ -1,4 +1,4 @@
-"""JSON for the hook's hot path, without `import json`.
+"""JSON and JSONL for the hook's hot path, without `import json`.
 
 `import json` costs ~7.5 ms here because `json.decoder` pulls in `re` (and with it
 `enum`); that alone is three quarters of the PostToolUse budget (ARCHITECTURE §2).
@@ -73,3 +73,27 @@ def dumps(obj, sort_keys: bool = False) -> str:
         return json.dumps(obj, separators=(",", ":"), sort_keys=sort_keys)
     enc = _encode_sorted if sort_keys else _encode
     return "".join(enc(obj, 0))
+
+
+def read_jsonl(path: str) -> tuple[list, int, int]:
+    """(objects on the file's complete lines, lines that are not one, bytes of complete lines).
+
+    A line is complete when a newline ends it: a last line without one is a writer
+    killed mid-append (or still appending), so it is counted as unreadable, never parsed,
+    and the byte count stops before it. A missing file is ([], 0, 0).
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return [], 0, 0
+    end = data.rfind(b"\n") + 1
+    objects, bad = [], int(bool(data[end:].strip()))
+    for raw in data[:end].split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            objects.append(loads(raw.decode("utf-8", "replace")))
+        except ValueError:
+            bad += 1
+    return objects, bad, end

@@ -2,7 +2,7 @@
 
 Adapters translate a harness payload into calls of these functions and translate the
 returned context text (or None) back into the harness's output. The generic Python
-API (`engram.adapters.generic`) calls them directly.
+API (`engram.harnesses.generic`) calls them directly.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from engram import config
-from engram.core import derive, event_stream, session_state
+from engram.capture import derive, event_stream, session_state
 
 AGENT_SUMMARY_CHARS = 800  # ~200 tokens
 USER_SUMMARY_CHARS = 300
@@ -67,46 +67,46 @@ def _join(parts: list[str]) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
-def _recall(ctx: Ctx, module: str, func: str, *args) -> str | None:
+def _recall(ctx: Ctx, step, *args) -> str | None:
     """Run one retrieval step; a fault is logged and the event goes on without context."""
     try:
-        mod = __import__(f"engram.core.{module}", fromlist=[func])
-        return getattr(mod, func)(*args)
+        return step(*args)
     except Exception as exc:
-        ctx.log(f"retrieval {module}.{func} failed: {type(exc).__name__}: {exc}")
+        ctx.log(f"retrieval {step.__module__.rsplit('.', 1)[-1]}.{step.__name__} failed: {type(exc).__name__}: {exc}")
         return None
 
 
-def _monitor(ctx: Ctx, func: str, *args) -> list[str]:
-    """Contradiction warnings due now, metacognitive notes, new checks (engram.core.monitoring); never raises."""
+def _monitor(ctx: Ctx, step, *args) -> list[str]:
+    """Contradiction warnings due now, metacognitive notes, new checks (engram.monitor.trigger); never raises."""
     try:
-        from engram.core import monitoring
-
-        return getattr(monitoring, func)(ctx, *args)
+        return step(ctx, *args)
     except Exception as exc:
-        ctx.log(f"monitoring {func} failed: {type(exc).__name__}: {exc}")
+        ctx.log(f"monitoring {step.__name__} failed: {type(exc).__name__}: {exc}")
         return []
 
 
-def _consolidate_soon(ctx: Ctx, event: str) -> None:
-    """Queue this session (or, at SessionStart, every pending one) and start a worker if a slot is free."""
-    from engram.core import trigger as consolidation_trigger
-
-    consolidation_trigger.after(ctx, event)
+# Each event imports only what it uses (the hook pays for every import): retrieval at
+# SessionStart and on prompts, monitoring on tool calls, the consolidation trigger at the
+# events that queue a session.
 
 
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
+    from engram.consolidate import trigger as consolidation
+    from engram.retrieve import inject
+
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
                          "harness": ctx.harness, "cwd": ctx.cwd}])
-        recalled = _recall(ctx, "inject", "session_start", ctx.project, ctx.session, ctx.cfg, st,
-                           str(source or ""))
-    _consolidate_soon(ctx, "session_start")
-    notice = _recall(ctx, "trigger", "consolidation_notice", ctx.project)  # failed consolidations, if any
+        recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, st, str(source or ""))
+    consolidation.after(ctx, "session_start")
+    notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
     return _join([notice, recalled])
 
 
 def prompt(ctx: Ctx, text: str) -> str | None:
+    from engram.monitor import trigger as monitoring
+    from engram.retrieve import inject
+
     with ctx.locked() as st:
         st["turn"] += 1
         st["turn_tool_calls"] = 0
@@ -118,13 +118,15 @@ def prompt(ctx: Ctx, text: str) -> str | None:
         if cut:
             ev["truncated"] = cut
         ctx.append(st, [ev])
-        pending = _monitor(ctx, "before_prompt", st) + _pop_pending(st)
-        recalled = _recall(ctx, "inject", "prompt", ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
+        pending = _monitor(ctx, monitoring.before_prompt, st) + _pop_pending(st)
+        recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
     return _join(pending + [recalled])
 
 
 def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
     """Capture one tool call (or several, e.g. a multi-file patch) and its derived events."""
+    from engram.monitor import trigger as monitoring
+
     root = ctx.project.root
     with ctx.locked() as st:
         batch: list[dict] = []
@@ -151,11 +153,20 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
             batch.extend(derived)
         st["turn_tool_calls"] += len(calls)
         ctx.append(st, batch)
-        pending = _monitor(ctx, "after_tool_calls", st, batch) + _pop_pending(st)
+        pending = _monitor(ctx, monitoring.after_tool_calls, st, batch) + _pop_pending(st)
         if first_reads and os.path.exists(ctx.project.db_path):
+            from engram.retrieve import involuntary  # only when there is a graph to read
+
             for path in first_reads:
-                pending.append(_recall(ctx, "involuntary", "annotate", ctx.project.db_path, path, ctx.cfg, st))
+                pending.append(_recall(ctx, involuntary.annotate, ctx.project.db_path, path, ctx.cfg, st))
     return _join(pending)
+
+
+def _consolidate(ctx: Ctx, event: str) -> None:
+    """Queue this session and start a worker if a slot is free (engram.consolidate.trigger)."""
+    from engram.consolidate import trigger as consolidation
+
+    consolidation.after(ctx, event)
 
 
 def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = False) -> None:
@@ -174,20 +185,20 @@ def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = Fal
         st["turn_events"] = []
         st["turn_tool_calls"] = 0
         ctx.append(st, events)
-    _consolidate_soon(ctx, "stop")
+    _consolidate(ctx, "stop")
     return None
 
 
 def session_end(ctx: Ctx, reason: str = "") -> None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_end", "reason": str(reason or "")[:40]}])
-    _consolidate_soon(ctx, "session_end")
+    _consolidate(ctx, "session_end")
 
 
 def compact(ctx: Ctx, trigger: str = "") -> None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "compact", "trigger": str(trigger or "")[:40]}])
-    _consolidate_soon(ctx, "compact")
+    _consolidate(ctx, "compact")
 
 
 def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) -> str | None:
@@ -195,7 +206,7 @@ def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) 
     if not transcript_path or not isinstance(transcript_path, str):
         return None
     from engram import jsonio
-    from engram.core.safe_read import read_regular
+    from engram.fsio import read_regular
 
     tail = read_regular(transcript_path, tail_bytes, tail=True)  # a FIFO or /dev/zero: None
     if tail is None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
+
+from engram.clock import utc_iso
+from engram.redact import redact
 
 MAX_BYTES = 1_000_000
 
@@ -19,13 +21,11 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
     The message is redacted: a fault's text can quote the payload (a session id, a path).
     """
     try:
-        from engram.core.redact import redact
-
         message = redact(str(message))
     except Exception:
         message = "(unprintable message)"
     line = "%s %d %s %s %s\n" % (
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        utc_iso(0),
         os.getpid(),
         component,
         level,

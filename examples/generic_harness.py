@@ -7,7 +7,7 @@ It creates a tiny project (default: a temporary directory), runs a first "agent 
 decision), consolidates it, then starts a second session and prints what engram hands
 the agent: the context at session start and the note on its first read of the file.
 Memory goes to $ENGRAM_HOME, or a temporary one when that is unset. The test suite runs
-this file (tests/adapters/test_generic.py).
+this file (tests/harnesses/test_generic.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engram.adapters import generic as engram  # noqa: E402
+from engram.harnesses import generic as engram  # noqa: E402
 
 CALC_BUGGY = "def add(a, b):\n    return a - b\n"
 TEST = ("import unittest\n\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n"

@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import Any, Callable
+
+from engram.commands import add_project_option
 
 LEDGER = "backfill.json"
 
@@ -28,7 +29,7 @@ def add_parser(subparsers) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", nargs="?", metavar="DIR",
                    help="transcripts to import (default: ~/.claude/projects/<this project>)")
-    p.add_argument("--cwd", default=None, help="the project, for the default DIR (default: the current directory)")
+    add_project_option(p, "the project, for the default DIR (default: the current directory)")
     p.add_argument("--wait", action="store_true", help="consolidate in the foreground instead of the background")
     p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
                    help="consolidation provider (default: config, offline without a key)")
@@ -40,14 +41,14 @@ def history_dir(args: argparse.Namespace) -> str:
     """DIR, or the current project's Claude Code history; a one-line error if neither exists."""
     from engram.config import project_root
     from engram.errors import EngramError
-    from engram.evaluation import corpus
+    from engram.history import corpus
 
     if args.dir:
         path = os.path.expanduser(args.dir)
         if not os.path.exists(path):
             raise EngramError(f"{args.dir}: no such file or directory")
         return path
-    cwd = os.path.abspath(args.cwd or os.getcwd())
+    cwd = os.path.abspath(args.project or os.getcwd())
     for where in dict.fromkeys([project_root(cwd), cwd]):
         found = corpus.claude_history_dir(where)
         if found:
@@ -73,7 +74,7 @@ def read_ledger(project: Any) -> dict[str, Any]:
 
 def write_ledger(project: Any, ledger: dict[str, Any]) -> None:
     from engram import jsonio
-    from engram.config import write_atomic
+    from engram.fsio import write_atomic
 
     write_atomic(os.path.join(project.dir, LEDGER), jsonio.dumps(ledger).encode(), durable=False)
 
@@ -103,7 +104,8 @@ def _last_time(session: Any) -> float | None:
 def import_session(session: Any) -> tuple[str, Any]:
     """(what happened, its Project): "imported", "unchanged", "changed" or "live"."""
     from engram import config
-    from engram.evaluation.engine import replay
+    from engram.clock import utc_iso
+    from engram.history.replay import replay
 
     project = config.Project.from_cwd(session.cwd).ensure()
     ledger = read_ledger(project)
@@ -115,7 +117,7 @@ def import_session(session: Any) -> tuple[str, Any]:
     when = _last_time(session)
     if when and os.path.exists(project.events_path(session.id)):
         os.utime(project.events_path(session.id), (when, when))
-    ledger[session.id] = {"hash": digest, "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    ledger[session.id] = {"hash": digest, "imported_at": utc_iso(0),
                           "started": session.start}
     write_ledger(project, ledger)
     return "imported", project
@@ -147,14 +149,15 @@ def import_all(sessions: list[Any], say: Callable[[str], None]) -> tuple[dict[st
 
 def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Callable[[str], None]) -> None:
     from engram.config import load_config
-    from engram.core import consolidation, trigger
+    from engram.consolidate import trigger, worker
+    from engram.providers import registry
 
     for project in projects:
         cfg, _ = load_config(project.home)
         pending = trigger.queued(project) or trigger.pending_sessions(project)
         if wait:
             trigger.enqueue(project, pending)
-            outcomes = consolidation.drain(project, cfg, provider=provider, progress=say)
+            outcomes = worker.drain(project, cfg, registry.consolidation(cfg, provider), progress=say)
             say(f"{project.root}: {sum(o.status == 'consolidated' for o in outcomes)} session(s) consolidated")
         elif pending:
             pid = trigger.kick(project, cfg, pending)
@@ -165,7 +168,7 @@ def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Call
 
 def progress(projects: list[Any]) -> list[str]:
     """One line per project with imported sessions: consolidated / imported, queued."""
-    from engram.core import trigger
+    from engram.consolidate import trigger
 
     lines = []
     for project in projects:
@@ -180,7 +183,7 @@ def progress(projects: list[Any]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from engram.config import all_projects
-    from engram.evaluation import corpus
+    from engram.history import corpus
 
     if args.progress:
         print("\n".join(progress(all_projects())))

@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -25,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument("--all", action="store_true", help="every session that needs consolidation (default)")
     p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
                    help="override llmProvider (anthropic/openai need their API key)")
-    p.add_argument("--project", metavar="DIR", help="the project's root or data directory (default: cwd)")
+    add_project_option(p)
     p.set_defaults(func=run)
 
 
@@ -44,14 +46,14 @@ def _line(o: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from engram.commands.worker import open_project
     from engram.config import load_config, safe_name
-    from engram.core import consolidation, trigger
-    from engram.llm import chat
+    from engram.consolidate import trigger, worker
+    from engram.providers import registry
 
     project = open_project(args.project)
     cfg, warnings = load_config(project.home)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    chat.choose(cfg, args.provider)  # a missing key is the user's to fix: one line, exit 1
+    models = registry.consolidation(cfg, args.provider)  # a missing key is the user's to fix: one line, exit 1
     sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
     if not sessions:
         print("nothing to consolidate")
@@ -63,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for i, s in enumerate(sessions, 1):
         say(f"[{i}/{len(sessions)}] {s}")
-        o = consolidation.consolidate_session(project, s, cfg, provider=args.provider, progress=say,
-                                              lock_timeout=120)
+        o = worker.consolidate_session(project, s, cfg, models, progress=say, lock_timeout=120)
         failed += o.status in ("failed", "busy")
         print(_line(o), flush=True)
     return 1 if failed else 0

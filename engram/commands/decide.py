@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from engram.commands import add_project_option
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("decide", help="record an explicit decision (content, rationale, affected files)",
@@ -19,7 +21,7 @@ def add_parser(sub) -> None:
     p.add_argument("content", help='the decision, e.g. "Use SQLite for the job queue"')
     p.add_argument("--rationale", "-r", default="", help="why")
     p.add_argument("--files", "-f", default="", help="comma-separated affected files")
-    p.add_argument("--project", default=None, help="project directory (default: current directory)")
+    add_project_option(p)
     p.set_defaults(func=run)
 
 

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import argparse
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="check the installation: hooks, interpreter, data, database, providers",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--project", metavar="DIR", help="also check this project's harness settings")
+    add_project_option(p, "also check this project's harness settings")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from engram.commands.install import project_dir
-    from engram.core.doctor import FAIL, run_all
+    from engram.commands.install_uninstall import project_dir
+    from engram.report.doctor import FAIL, run_all
 
     checks = run_all(project_dir(args))
     width = max(len(c.name) for c in checks)

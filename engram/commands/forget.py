@@ -14,6 +14,8 @@ import os
 import sys
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -23,7 +25,7 @@ def add_parser(subparsers: Any) -> None:
         epilog='examples: engram forget n_3f9a0c1d2e4b5a6f   engram forget "staging password"',
     )
     p.add_argument("target", nargs="?", help="a node id, or a text (3+ characters) to forget wherever it appears")
-    p.add_argument("--cwd", default=None, help="project directory (default: the current directory)")
+    add_project_option(p)
     p.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     p.add_argument("--list", action="store_true", help="list the tombstones (what consolidation will not re-create)")
     p.add_argument("--allow", metavar="TEXT", help="remove the tombstone of TEXT, so it may be learned again")
@@ -32,15 +34,15 @@ def add_parser(subparsers: Any) -> None:
 
 def tombstones(project: Any, allow: str | None = None) -> list[str]:
     """The tombstone keys (hashes: the text itself is not kept), after removing `allow`'s."""
-    from engram.core import privacy
-    from engram.db.connect import connect
+    from engram.graph import privacy
+    from engram.graph.connect import connect
 
     if not os.path.exists(project.db_path):
         return []
     conn = connect(project.db_path)
     try:
         if allow:
-            conn.executemany("DELETE FROM tombstones WHERE key = ?", [(k,) for k in privacy.Terms.from_text([allow]).keys])
+            privacy.allow(conn, allow)
         return sorted(privacy.tombstoned_terms(conn).keys)
     finally:
         conn.close()
@@ -48,8 +50,9 @@ def tombstones(project: Any, allow: str | None = None) -> list[str]:
 
 def forget(project: Any, target: str, *, dry_run: bool = False) -> dict[str, Any]:
     """Do the work (tests call this); returns counts and the plan's terms."""
-    from engram.core import privacy, purge
-    from engram.db.connect import connect
+    from engram.graph import privacy
+    from engram.consolidate import purge
+    from engram.graph.connect import connect
 
     # created if missing, so the tombstone outlives this run (a dry run looks at nothing real)
     conn = connect(":memory:" if dry_run and not os.path.exists(project.db_path) else project.db_path)
@@ -73,7 +76,7 @@ def forget(project: Any, target: str, *, dry_run: bool = False) -> dict[str, Any
 def run(args: argparse.Namespace) -> int:
     from engram.config import Project
 
-    project = Project.from_cwd(args.cwd or os.getcwd())
+    project = Project.from_cwd(args.project or os.getcwd())
     if not os.path.isdir(project.dir):
         print(f"Error: engram has no data for {project.root}", file=sys.stderr)
         return 1

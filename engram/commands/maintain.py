@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -23,7 +25,7 @@ def add_parser(subparsers: Any) -> None:
         "edges of one type, follow git renames and supersede nodes whose files were deleted. "
         "Example cron line:  0 3 * * *  engram maintain",
     )
-    p.add_argument("--project", metavar="DIR", help="only this project (its root or data directory)")
+    add_project_option(p, "only this project (its root or data directory)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     p.set_defaults(func=run)
@@ -70,13 +72,13 @@ def summary_line(rep: Any) -> str:
 
 
 def _one(project: Any, args: argparse.Namespace, cfg: dict[str, Any]) -> Any:
-    from engram.core.maintenance import maintain
-    from engram.db.connect import connect
-    from engram.llm.embedders import get_embedder
+    from engram.graph.maintenance import maintain
+    from engram.graph.connect import connect
+    from engram.providers import registry
 
     conn = connect(project.db_path)
     try:
-        embedder = None if args.dry_run else get_embedder(cfg, conn)
+        embedder = None if args.dry_run else registry.embedder(cfg, conn)
         progress = _Progress(project.root)
         try:
             return maintain(conn, root=project.root, embedder=embedder, dry_run=args.dry_run, progress=progress)
@@ -91,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from engram.config import load_config
-    from engram.core.inventory import select_projects
-    from engram.db.connect import db_errors
+    from engram.report.inventory import select_projects
+    from engram.graph.connect import db_errors
     from engram.log import log
 
     cfg, _warnings = load_config()

@@ -1,6 +1,6 @@
 """`engram query "question" [--scope current_project|all] [--json]`: ask the project memory.
 
-The same retrieval the MCP tool `query_knowledge` runs (engram.core.query), for a person
+The same retrieval the MCP tool `query_knowledge` runs (engram.retrieve.query), for a person
 at a terminal or a script. Text output is the tiered context an agent would see; --json
 prints one object per hit (id, name, type, activation, tier, files, why, project).
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
+
+from engram.commands import add_project_option
 
 
 def add_parser(subparsers) -> None:
@@ -20,9 +22,9 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("question", help="free text; file paths and names in it become entry points")
     p.add_argument("--scope", choices=("current_project", "all"), default="current_project",
-                   help="this project (from --cwd) or every project engram knows (default: %(default)s)")
+                   help="this project (from --project) or every project engram knows (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print hits as a JSON array")
-    p.add_argument("--cwd", default=None, help="project directory (default: the current directory)")
+    add_project_option(p)
     p.add_argument("--limit", type=int, default=20, help="max hits with --json (default: %(default)s)")
     p.add_argument("--budget", type=int, default=None,
                    help="token budget of the text output (default: 2 x tokenBudget from config)")
@@ -33,11 +35,12 @@ def add_parser(subparsers) -> None:
 def query(args: argparse.Namespace) -> tuple[str, int]:
     """(what to print, exit code); separate from run() so tests need no capsys."""
     from engram import config, jsonio
-    from engram.core import query as core
+    from engram.providers import registry
+    from engram.retrieve import query as core
 
     cfg, _ = config.load_config()
-    hits, notes = core.run(args.question, args.cwd or os.getcwd(), scope=args.scope, cfg=cfg,
-                           vectors=not args.no_vectors)
+    hits, notes = core.run(args.question, args.project or os.getcwd(), scope=args.scope, cfg=cfg,
+                           vectors=not args.no_vectors, embedder=registry.embedder(cfg))
     if args.json:
         rows = [{k: v for k, v in h.items() if k != "node"} for h in hits[: max(0, args.limit)]]
         return jsonio.dumps(rows), 0

@@ -6,6 +6,8 @@ import argparse
 import os
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -16,7 +18,7 @@ def add_parser(subparsers: Any) -> None:
         "history and trajectory.",
     )
     p.add_argument("node", help="node id or name")
-    p.add_argument("--project", metavar="DIR", help="project root or data directory (default: here)")
+    add_project_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -70,12 +72,12 @@ def format_report(rep: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from engram.core.inventory import node_report, resolve_project
-    from engram.db.connect import connect_readonly
+    from engram.report.inventory import node_report, resolve_project
+    from engram.graph.readonly import open_ro
     from engram.errors import EngramError
 
     project = resolve_project(args.project)
-    conn = connect_readonly(project.db_path)
+    conn = open_ro(project.db_path)
     if conn is None:
         where = args.project or os.getcwd()
         raise EngramError(f"no engram database for {where} (expected {project.db_path}); see `engram status`")

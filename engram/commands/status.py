@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -14,7 +16,7 @@ def add_parser(subparsers: Any) -> None:
         "edge / episode counts by type and status, database size, embedding model and vector path.",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--project", metavar="DIR", help="only this project (its root or data directory)")
+    add_project_option(p, "only this project (its root or data directory)")
     p.add_argument("--session", metavar="ID", help="one session's metacognitive metrics and contradiction checker")
     p.set_defaults(func=run)
 
@@ -69,14 +71,14 @@ def format_status(data: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "session", None):
-        from engram.core.metacognitive import session_status
+        from engram.monitor.metacognitive import session_status
 
         text, code = session_status(args.project, args.session, args.json)
         print(text)
         return code
     import json
 
-    from engram.core.inventory import status
+    from engram.report.inventory import status
 
     data = status(args.project)
     print(json.dumps(data, indent=2) if args.json else format_status(data))

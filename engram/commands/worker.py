@@ -1,8 +1,10 @@
-"""`engram worker --project DIR`: the detached consolidation worker the hooks start.
+"""`engram worker --project DIR [--checks]`: the detached worker the hooks start.
 
-Drains the project's consolidation queue while holding one of its worker slots, then
-exits. Output goes to the project log (the hook points stdout/stderr there); run it by
-hand to watch a drain in the foreground.
+Without --checks it consolidates the project's queued sessions; with --checks it runs
+the queued contradiction checks. Either way it holds one of the project's worker slots
+(engram.workers), chooses the providers the configuration asks for (engram.providers)
+and hands them to the job, then exits. Output goes to the project log (the hook points
+stdout/stderr there); run it by hand to watch a drain in the foreground.
 """
 
 from __future__ import annotations
@@ -11,14 +13,19 @@ import argparse
 import os
 from typing import Any
 
+from engram.commands import add_project_option
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "worker",
-        help="(internal) drain a project's consolidation queue; the Stop and SessionStart hooks start it",
-        description="Consolidate every queued session of one project, then exit.",
+        help="(internal) drain a project's consolidation or check queue; the hooks start it",
+        description="Consolidate every queued session of one project (or, with --checks, run its queued "
+                    "contradiction checks), then exit.\n\nexample:\n  engram worker --project .",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--project", metavar="DIR", required=True, help="the project's root or data directory")
+    add_project_option(p, "the project's root or data directory", required=True)
+    p.add_argument("--checks", action="store_true", help="run the queued contradiction checks instead")
     p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
                    help="override llmProvider (default: config, offline without a key)")
     p.add_argument("--slot-fd", type=int, help=argparse.SUPPRESS)  # the slot the spawning hook claimed
@@ -37,14 +44,28 @@ def open_project(path: str | None) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from engram.config import load_config
-    from engram.core.consolidation import drain
     from engram.log import log
 
     os.nice(10)  # background work: the agent's own processes come first
     project = open_project(args.project)
     cfg, _ = load_config(project.home)
-    outcomes = drain(project, cfg, provider=args.provider, slot_fd=args.slot_fd)
+    if args.checks:
+        return _checks(project, cfg, args)
+    from engram.consolidate.worker import drain
+    from engram.providers import registry
+
+    outcomes = drain(project, cfg, registry.consolidation(cfg, args.provider), slot_fd=args.slot_fd)
     done = sum(1 for o in outcomes if o.status == "consolidated")
     failed = [o.session for o in outcomes if o.status == "failed"]
     log(project.log_path, "worker", f"drained: {done} consolidated, {len(failed)} failed {failed or ''}", "INFO")
     return 1 if failed else 0
+
+
+def _checks(project: Any, cfg: dict[str, Any], args: argparse.Namespace) -> int:
+    from engram.monitor.worker import drain
+    from engram.providers import registry
+
+    if args.provider:
+        cfg = {**cfg, "llmProvider": args.provider}
+    drain(project, cfg, registry.checker(cfg), slot_fd=args.slot_fd)
+    return 0

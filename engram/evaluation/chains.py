@@ -158,25 +158,28 @@ def verdict(returned: list[str], chain: Chain) -> dict[str, bool]:
 def _build(chains: list[Chain], cwd: str, provider: str) -> None:
     """Every statement as its own session, interleaved step by step, consolidated in turn."""
     from engram import config
-    from engram.core import consolidation
-    from engram.evaluation.engine import replay
+    from engram.consolidate import worker
+    from engram.history.replay import replay
+
+    from engram.providers import registry
 
     project = config.Project.from_cwd(cwd).ensure()
     cfg, _ = config.load_config()
+    models = registry.consolidation(cfg, provider)
     for step in range(max(len(c.steps) for c in chains)):
         for i, c in enumerate(chains):
             if step < len(c.steps):
                 sid = f"{c.hops}-{i:02d}-step{step + 1}"
                 replay(session_payloads(sid, cwd, c.steps[step]), cwd)
-                consolidation.consolidate_session(project, sid, cfg, provider=provider)
+                worker.consolidate_session(project, sid, cfg, models)
 
 
 def _names(db: str, ids: list[str]) -> list[str]:
-    from engram.core import graphread
+    from engram.graph import readonly
 
-    conn = graphread.open_ro(db)
+    conn = readonly.open_ro(db)
     try:
-        nodes = graphread.nodes(conn, ids) if conn else {}
+        nodes = readonly.nodes(conn, ids) if conn else {}
     finally:
         if conn:
             conn.close()
@@ -185,7 +188,7 @@ def _names(db: str, ids: list[str]) -> list[str]:
 
 def _ask_hooks(chains: list[Chain], cwd: str, db: str, mention: bool = False) -> list[list[str]]:
     """What UserPromptSubmit injects for the question (or the mention) in a new session."""
-    from engram.evaluation.engine import replay
+    from engram.history.replay import replay
     from engram.evaluation.recorder import Recorder, Variant
 
     out = []
@@ -204,7 +207,7 @@ def _ask_hooks(chains: list[Chain], cwd: str, db: str, mention: bool = False) ->
 def _ask_search(chains: list[Chain], cwd: str, db: str, method: str) -> list[list[str]]:
     """The top TOP_K of query_knowledge (engram) or of BM25 over the same live nodes."""
     from engram import config
-    from engram.core import keyword, query
+    from engram.retrieve import keyword, query
 
     cfg, _ = config.load_config()
     conn = query.open_db(db)
@@ -223,7 +226,7 @@ def _ask_search(chains: list[Chain], cwd: str, db: str, method: str) -> list[lis
 
 def latest_wins(chains: list[Chain]) -> list[list[str]]:
     """The newest statement (of the whole project) sharing a content word with the question."""
-    from engram.core.keyword import tokenize
+    from engram.retrieve.keyword import tokenize
 
     said = [s.text for step in range(3) for c in chains if step < len(c.steps) for s in c.steps[step]]
     out = []
@@ -236,7 +239,7 @@ def latest_wins(chains: list[Chain]) -> list[list[str]]:
 
 def _supersession_off() -> Any:
     """A context in which the consolidator supersedes no decision (the ablation row)."""
-    from engram.core import supersession
+    from engram.graph import supersession
 
     if hasattr(supersession, "supersede_replaced"):
         return sandbox.patched(supersession, "supersede_replaced", lambda *a, **k: [])

@@ -23,8 +23,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engram.evaluation import corpus, outcomes, questions, sandbox, scoring
+from engram.capture.event_stream import read_events
+from engram.evaluation import outcomes, questions, sandbox, scoring
 from engram.evaluation.recorder import Recorder, Variant
+from engram.history import corpus
+from engram.history.replay import replay
 
 Say = Callable[[str], None]
 
@@ -60,34 +63,28 @@ class StreamCache(dict):
     """{(project root, session id): the session's event stream bytes}."""
 
 
-def replay(items: list[tuple[str, dict]], cwd: str, run: ProjectRun | None = None) -> None:
-    """Feed payloads to the real hook in process; time each one when `run` is given."""
-    from engram import hook, jsonio
+def _timer(run: ProjectRun):
+    """What replay reports, kept in `run`: hook latency by event, and faults."""
+    def observe(event: str, out: str, ms: float, fault: bool) -> None:
+        run.hook_faults += fault
+        run.latency_ms["PostToolUse+note" if event == "PostToolUse" and out else event].append(ms)
 
-    for event, payload in items:
-        t0 = time.perf_counter()
-        try:
-            out = hook.run(event, None, jsonio.dumps(payload).encode(), cwd)
-        except Exception:  # the real hook logs and exits 0; count it instead
-            out = ""
-            if run is not None:
-                run.hook_faults += 1
-        if run is not None:
-            label = "PostToolUse+note" if event == "PostToolUse" and out else event
-            run.latency_ms[label].append((time.perf_counter() - t0) * 1000)
+    return observe
 
 
 def _consolidate(project: Any, sid: str, build: Build) -> dict[str, Any]:
     from engram import config
-    from engram.core import consolidation, entity_resolution
+    from engram.consolidate import entity_resolution, worker
+    from engram.providers import registry
 
     cfg, _ = config.load_config()
+    models = registry.consolidation(cfg, build.provider)
     t0 = time.perf_counter()
     if build.bands:
         with sandbox.patched(entity_resolution, "bands_for", lambda model: build.bands):
-            o = consolidation.consolidate_session(project, sid, cfg, provider=build.provider)
+            o = worker.consolidate_session(project, sid, cfg, models)
     else:
-        o = consolidation.consolidate_session(project, sid, cfg, provider=build.provider)
+        o = worker.consolidate_session(project, sid, cfg, models)
     secs = time.perf_counter() - t0
     events = o.to_seq - o.from_seq + 1 if o.status == "consolidated" else 0
     tokens = {k: int(o.usage.get(k) or 0) for k in ("input_tokens", "output_tokens")}
@@ -107,11 +104,11 @@ def _master_step(master: str, root: str, session: corpus.Session, build: Build, 
             with open(path, "wb") as f:
                 f.write(cache[(root, session.id)])
         else:
-            replay(session.payloads(root), root, run)
+            replay(session.payloads(root), root, _timer(run))
             with open(path, "rb") as f:
                 cache[(root, session.id)] = f.read()
         run.consolidation.append(_consolidate(project, session.id, build))
-        return outcomes.read_stream(path)
+        return read_events(path)[0]
 
 
 def copy_home(master: str, scratch: str) -> None:
@@ -120,7 +117,7 @@ def copy_home(master: str, scratch: str) -> None:
     SessionStart reads only the newest streams (`project_context.MAX_STREAMS`, by mtime);
     copying every older one made a long history quadratic in its length.
     """
-    from engram.core.project_context import MAX_STREAMS
+    from engram.retrieve.project_context import MAX_STREAMS
 
     def ignore(folder: str, names: list[str]) -> list[str]:
         if os.path.basename(folder) != "events":
@@ -143,7 +140,7 @@ def _variant_step(master: str, scratch: str, root: str, session: corpus.Session,
     with sandbox.home(scratch, {**build.settings(), **v.settings()}, offline=build.provider == "offline"):
         with rec.installed():
             replay(session.payloads(root), root)
-        events = outcomes.read_stream(config.Project.from_cwd(root).events_path(session.id))
+        events = read_events(config.Project.from_cwd(root).events_path(session.id))[0]
     return rec, events
 
 
@@ -204,18 +201,13 @@ def run_project(project: corpus.Project, variants: list[Variant], build: Build, 
 
 def _graph_stats(master: str, root: str, build: Build) -> dict[str, Any]:
     from engram import config
-    from engram.core import graphread
+    from engram.graph import readonly
 
     with sandbox.home(master, build.settings()):
-        conn = graphread.open_ro(config.Project.from_cwd(root).db_path)
+        conn = readonly.open_ro(config.Project.from_cwd(root).db_path)
     if conn is None:
         return {"nodes": 0, "live": 0, "superseded": 0, "edges": 0, "by_type": {}}
     try:
-        q = lambda sql: conn.execute(sql).fetchall()  # noqa: E731
-        by_type = dict(q("SELECT type, count(*) FROM nodes GROUP BY type"))
-        return {"nodes": sum(by_type.values()), "by_type": by_type,
-                "live": q("SELECT count(*) FROM nodes n WHERE " + graphread.LIVE)[0][0],
-                "superseded": q("SELECT count(*) FROM nodes WHERE status = 'superseded'")[0][0],
-                "edges": q("SELECT count(*) FROM edges")[0][0]}
+        return readonly.stats(conn)
     finally:
         conn.close()

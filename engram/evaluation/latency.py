@@ -1,6 +1,6 @@
 """Hook latency: percentiles of the in-process replay, and a sample as real subprocesses.
 
-In process (`engine.replay` times every `engram.hook.run` of the master replay) measures
+In process (`engram.history.replay` times every `engram.hook.run` of the master replay) measures
 engram's own work per event: capture, state, retrieval, the consolidation trigger. What a
 user waits for also includes the interpreter start and the imports, so a sample of the
 same payloads is run as `python -m engram.hook <Event>` subprocesses against a copy of

@@ -74,12 +74,6 @@ def turns(events: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
     return [(s, text, end) for (s, text), end in zip(prompts, ends)]
 
 
-def read_stream(path: str) -> list[dict[str, Any]]:
-    from engram.core.event_stream import read_events
-
-    return read_events(path)[0]
-
-
 # -- what a node is about ------------------------------------------------------------------
 
 
@@ -94,7 +88,7 @@ def _command_in(text: str) -> str:
 
 def node_keys(node: dict[str, Any], files: Iterable[str]) -> set[str]:
     """The keys a node is about (see the module docstring)."""
-    from engram.core.tiers import data_of
+    from engram.retrieve.tiers import data_of
 
     keys = {f"file:{p}" for p in files}
     if node.get("type") == "error":
@@ -110,26 +104,20 @@ def node_keys(node: dict[str, Any], files: Iterable[str]) -> set[str]:
 
 def keys_of(conn: Any, ids: list[str] | None = None) -> dict[str, set[str]]:
     """{node id: keys} for these live nodes (all live nodes when `ids` is None)."""
-    from engram.core import graphread
+    from engram.graph import readonly
 
     if ids is None:
-        ids = [r[0] for r in conn.execute(f"SELECT n.id FROM nodes n WHERE {graphread.LIVE}")]
-    nodes = graphread.nodes(conn, ids)
-    files: dict[str, list[str]] = {}
-    for part in range(0, len(ids), 500):
-        chunk = ids[part:part + 500]
-        rows = conn.execute("SELECT node_id, path FROM node_files WHERE node_id IN (%s)"
-                            % ",".join("?" * len(chunk)), chunk)  # fmt: skip
-        for nid, path in rows:
-            files.setdefault(nid, []).append(path)
+        ids = [row[0] for row in readonly.live_texts(conn)]
+    nodes = readonly.nodes(conn, ids)
+    files = readonly.files_of(conn, ids)
     return {nid: node_keys(n, files.get(nid, [])) for nid, n in nodes.items()}
 
 
 def graph_keys(db_path: str) -> set[str]:
     """Every key some live node of the graph is about (what memory could supply)."""
-    from engram.core import graphread
+    from engram.graph import readonly
 
-    conn = graphread.open_ro(db_path)
+    conn = readonly.open_ro(db_path)
     if conn is None:
         return set()
     try:

@@ -8,7 +8,7 @@ session or linked to a live node at the session's start. A question with no such
 skipped (nothing could be right). The ranking is asked of the graph as it stood before
 the session, so nothing of the session itself can answer it.
 
-Rankers: engram = `engram.core.query.search` (entry points + BM25 seeds + vector seeds,
+Rankers: engram = `engram.retrieve.query.search` (entry points + BM25 seeds + vector seeds,
 then spreading activation), exactly what `engram query` / the MCP tool run; bm25 = the
 keyword index alone over the same live nodes; recency = the previous session's files in
 order; none = nothing. Reciprocal rank of the first relevant item in the top TOP (0 when
@@ -31,7 +31,7 @@ def question_of(prompt: str) -> str:
 
 
 def _ranked_ids(variant: Variant, conn: Any, root: str, question: str, cfg: dict) -> list[str]:
-    from engram.core import keyword, query
+    from engram.retrieve import keyword, query
 
     if variant.kind == "bm25":
         return [nid for nid, _ in keyword.BM25(keyword.live_docs(conn)).rank(question, TOP)]
@@ -45,7 +45,7 @@ def rankings(variant: Variant, db_path: str, root: str, questions: list[str], cf
         return [[] for _ in questions]
     if variant.kind == "recency":
         return [[{f"file:{p}"} for p in recent[:TOP]] for _ in questions]
-    from engram.core import query
+    from engram.retrieve import query
 
     conn = query.open_db(db_path)
     if conn is None:

@@ -75,7 +75,7 @@ class Recorder:
 
     @contextlib.contextmanager
     def installed(self) -> Iterator["Recorder"]:
-        from engram.core import inject, involuntary
+        from engram.retrieve import inject, involuntary
 
         kind = self.variant.kind
         ss, pr, an = inject.session_start, inject.prompt, involuntary.annotate
@@ -94,7 +94,7 @@ class Recorder:
             yield self
 
     def _wrap(self, fn: Callable, channel: str, db_arg: int, st_arg: int, read: int | None = None) -> Callable:
-        from engram.core import shown
+        from engram.retrieve import shown
 
         def wrapped(*args: Any, **kw: Any) -> Any:
             st = args[st_arg]
@@ -130,9 +130,9 @@ class Recorder:
 
 
 def _keys(db_path: str, ids: list[str]) -> dict[str, set[str]]:
-    from engram.core import graphread
+    from engram.graph import readonly
 
-    conn = graphread.open_ro(db_path)
+    conn = readonly.open_ro(db_path)
     if conn is None:
         return {}
     try:
@@ -152,7 +152,7 @@ def _combined(retrieve: Callable, combine: str) -> Callable:
 
 def bm25_retrieve(conn: Any, terms: Any, cfg: dict, combine: str = "max", top: int = 0) -> list[tuple[str, float]]:
     """The keyword baseline: BM25 over live nodes' text, queried with the entry-point text."""
-    from engram.core import keyword
+    from engram.retrieve import keyword
 
     words = terms.paths + terms.suffixes + [n for n in terms.names if " " not in n]
     hits = keyword.BM25(keyword.live_docs(conn)).rank(" ".join(words), 200)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from engram.config import DEFAULTS
-from engram.evaluation import chains, corpus, engine, latency, scoring, sweep, windowing
+from engram.evaluation import chains, engine, latency, scoring, sweep, windowing
 from engram.evaluation.recorder import Variant
+from engram.history import corpus
 
 MAIN = ("engram", "spec+noisy-or", "bm25", "recency", "none")
 DEFAULT_WINDOW = (int(DEFAULTS["windowSize"]), int(DEFAULTS["windowOverlap"]))

@@ -33,8 +33,8 @@ class Axis:
 
 
 def default_bands() -> tuple[float, float]:
-    from engram.core.entity_resolution import bands_for
-    from engram.llm.embedders import LOCAL_MODEL
+    from engram.consolidate.entity_resolution import bands_for
+    from engram.providers.offline import LOCAL_MODEL
 
     return bands_for(LOCAL_MODEL)
 

@@ -4,7 +4,7 @@
 one reads a session's events whole), and there they trade two things:
 
 * cost: the number of Pass 1 calls, and their input tokens, computed from the real
-  prompts (`engram/llm/prompts/pass1.txt` + the rendered window, characters / 4);
+  prompts (`engram/consolidate/prompts/pass1.txt` + the rendered window, characters / 4);
 * causal context: the share of cause -> effect links that some window holds whole (the
   spec's reason for the overlap: "preserves causal chains spanning window boundaries").
   Links, read off the events: a failing check -> the next write of its fix -> the run
@@ -28,7 +28,7 @@ SUMMARY_TOKENS = 200  # the spec's ~200-token window summary (Pass 1 output, Pas
 
 def links(events: list[dict[str, Any]]) -> list[tuple[int, int]]:
     """Cause -> effect seq pairs (see the module docstring)."""
-    from engram.core.offline_episode import errors
+    from engram.consolidate.offline_episode import errors
 
     out = []
     for e in errors(events):
@@ -47,7 +47,7 @@ def turn_ranges(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
     Only the ranges that get the full two passes: a talk-only turn gets the light call.
     """
-    from engram.core.consolidation import kind_of
+    from engram.consolidate.worker import kind_of
 
     out: list[list[dict[str, Any]]] = [[]]
     for ev in events:
@@ -59,8 +59,8 @@ def turn_ranges(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 def measure(events: list[dict[str, Any]], size: int, overlap: int) -> dict[str, int]:
     """{"windows", "input_tokens", "output_tokens", "links", "kept"} for one consolidation range."""
-    from engram.core import windows
-    from engram.core.llm_consolidator import prompt
+    from engram.consolidate import windows
+    from engram.consolidate.passes import prompt
 
     primary, notes = windows.primary_events([e for e in events if e.get("type") not in ("session_start",)])
     wins = windows.make_windows(primary, size, overlap)

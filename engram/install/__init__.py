@@ -1,9 +1,10 @@
-"""`engram install` / `uninstall`: registering engram's hooks with each harness.
+"""`engram install` / `uninstall`: the settings-file editing every harness shares.
 
-One module per harness (`claude_code`, `codex`, `gemini`, `gsd`) says where its settings
-live, which entries engram wants there and what the user does next; `merge` changes the
-`hooks` object, `jsonedit` splices it into the file's text, `plan` ties it together with
-backups and the manifest that lets `uninstall` restore files byte for byte.
+Each harness module (engram.harnesses) says where its settings live, which entries
+engram wants there and what the user does next; here `merge` changes the `hooks` object,
+`jsonedit` splices it into the file's text, `plan` ties it together with backups and the
+manifest that lets `uninstall` restore files byte for byte, and `setup` does the rest of
+install (data dir, interpreter record, database). This module builds the hook command.
 """
 
 from __future__ import annotations
@@ -11,24 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-
-HARNESSES = {
-    "claude-code": "engram.install.claude_code",
-    "codex": "engram.install.codex",
-    "gemini": "engram.install.gemini",
-    "gsd": "engram.install.gsd",
-}
-
-
-def harness(name: str):
-    """The registration module of a harness name (claude-code | codex | gemini | gsd)."""
-    import importlib
-
-    from engram.errors import EngramError
-
-    if name not in HARNESSES:
-        raise EngramError(f"unknown harness {name!r}; choose one of {', '.join(HARNESSES)}")
-    return importlib.import_module(HARNESSES[name])
 
 
 def checkout_script(name: str = "engram-hook") -> str | None:

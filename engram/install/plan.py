@@ -83,7 +83,7 @@ def read_manifest() -> dict:
 
 
 def write_manifest(data: dict) -> None:
-    from engram.config import write_atomic
+    from engram.fsio import write_atomic
 
     os.makedirs(home(), mode=0o700, exist_ok=True)
     write_atomic(os.path.join(home(), MANIFEST), (json.dumps(data, indent=2) + "\n").encode())
@@ -222,7 +222,7 @@ def backup(change: Change) -> str | None:
     """Copy the current file to $ENGRAM_HOME/backups/<harness>/ (0600); its path, or None."""
     if change.before is None:
         return None
-    from engram.config import write_atomic
+    from engram.fsio import write_atomic
 
     folder = os.path.join(home(), "backups", change.harness)
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -250,7 +250,7 @@ def apply(change: Change, manifest: dict, installing: bool) -> str | None:
     """Write the change (backup first); update the manifest entry. Returns the backup path."""
     if not change.changed:
         return None
-    from engram.config import write_atomic
+    from engram.fsio import write_atomic
 
     saved = backup(change)
     entry = manifest["files"].get(change.path)

@@ -26,7 +26,7 @@ def interpreter() -> str:
 
 def record_interpreter(home: str) -> str:
     """Write $ENGRAM_HOME/python, which bin/engram-hook runs; its path."""
-    from engram.config import write_atomic
+    from engram.fsio import write_atomic
 
     path = os.path.join(home, PYTHON_FILE)
     write_atomic(path, (interpreter() + "\n").encode())
@@ -44,8 +44,8 @@ def recorded_interpreter(home: str) -> str | None:
 def init_database(project_dir: str) -> tuple[str, int]:
     """Create the project's data dir and engram.db with the current schema: (path, version)."""
     from engram.config import Project
-    from engram.db.connect import connect
-    from engram.db.migrations import schema_version
+    from engram.graph.connect import connect
+    from engram.graph.migrations import schema_version
 
     project = Project.from_cwd(project_dir).ensure()
     conn = connect(project.db_path, vectors=False)

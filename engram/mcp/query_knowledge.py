@@ -2,7 +2,7 @@
 
 Built on the official `mcp` SDK. Version 2 renamed `FastMCP` to `MCPServer`
 (`mcp.server.mcpserver`); version 1 only has `mcp.server.fastmcp.FastMCP`. Decorators
-and return handling are the same, so one shim covers both (harness-contracts §5).
+and return handling are the same, so one shim covers both (docs/harness-contracts.md §5).
 
 stdio carries JSON-RPC on stdout, so nothing else may be printed there: the tools return
 strings, and faults are logged to stderr by the SDK. The project is the server's working
@@ -49,12 +49,13 @@ def query_knowledge(question: str, scope: str = "current_project") -> str:
     technology names for the best results. scope: "current_project" (default) or "all"
     (every project engram has recorded)."""
     from engram import config
-    from engram.core import query
+    from engram.providers import registry
+    from engram.retrieve import query
 
     if scope not in query.SCOPES:
         return f"scope must be one of: {', '.join(query.SCOPES)} (got {scope!r})."
     cfg, _ = config.load_config()
-    hits, notes = query.run(question, project_dir(), scope=scope, cfg=cfg)
+    hits, notes = query.run(question, project_dir(), scope=scope, cfg=cfg, embedder=registry.embedder(cfg))
     text = query.format_text(question, hits, 2 * int(cfg["tokenBudget"]), scope)
     missing = [n for n in notes if n.startswith("no memory yet")]
     return text + ("\n" + missing[0] if missing and not hits else "")

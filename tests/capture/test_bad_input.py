@@ -6,7 +6,7 @@ import os
 import sys
 
 import pytest
-from helpers import events, payload, project_dir, run_hook
+from testing.helpers import events, payload, project_dir, run_hook
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import os
 from collections import Counter
 
 import pytest
-from helpers import events, payload, project_dir, run_hook, run_script
+from testing.helpers import events, payload, project_dir, run_hook, run_script
 
 
 @pytest.fixture

@@ -10,15 +10,16 @@ import json
 from collections import Counter
 
 import pytest
-from helpers import TRANSCRIPTS, needs_shared, run_hook
+from testing.helpers import TRANSCRIPTS, needs_shared, run_hook
 
-from engram.replay import load_records, payloads, run_hooks
+from engram.history.replay import replay, replay_as_processes
+from engram.history.transcripts import load_records, payloads
 
 pytestmark = needs_shared
 
 
 def replayed_types(engram_home, name) -> Counter:
-    run_hooks(payloads(load_records(str(TRANSCRIPTS / name))))
+    replay_as_processes(payloads(load_records(str(TRANSCRIPTS / name))))
     files = list(engram_home.glob("projects/*/events/*.jsonl"))
     return Counter(json.loads(l)["type"] for f in files for l in f.read_text().splitlines() if l.strip())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import payload, run_hook
+from testing.helpers import payload, run_hook
 
 # (the secret value, how it appears in text). Values are fake but shaped like the real thing.
 SECRETS = [

@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from helpers import payload
+from testing.helpers import payload
 
 from engram import config, jsonio
-from engram.core import derive, diffs, event_stream, redact, session_state, shellcmd, testparse
+from engram.capture import derive, diffs, event_stream, session_state, shellcmd, testparse
+from engram import redact
 from engram.errors import ConfigError, UnsafeIdentifier
 
 
@@ -70,7 +71,7 @@ def test_redaction(text, kept):
 
 
 def test_redact_without_anchor_does_not_import_re():
-    code = "import sys; from engram.core.redact import redact; redact('plain text ' * 100); print('re' in sys.modules)"
+    code = "import sys; from engram.redact import redact; redact('plain text ' * 100); print('re' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
     assert out == "False"
 

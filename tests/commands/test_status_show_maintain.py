@@ -11,9 +11,9 @@ import pytest
 
 from engram.cli import main
 from engram.config import Project
-from engram.core.supersession import supersede
-from engram.db import graph
-from engram.db.connect import connect
+from engram.graph.supersession import supersede
+from engram.graph import store
+from engram.graph.connect import connect
 
 
 @pytest.fixture
@@ -31,12 +31,12 @@ def project(tmp_path):
 @pytest.fixture
 def filled(project):
     conn = connect(project.db_path)
-    ep = graph.insert_episode(conn, session_id="s1", outcome="success", goal="add WAL mode")
-    sq = graph.create_node(conn, name="SQLite", type="concept", description="embedded database",
+    ep = store.insert_episode(conn, session_id="s1", outcome="success", goal="add WAL mode")
+    sq = store.create_node(conn, name="SQLite", type="concept", description="embedded database",
                            affected_files=["src/db.py"], source_episodes=[ep])
-    wal = graph.create_node(conn, name="Use WAL", type="decision", strength=0.9, data={"explicit": True})
-    old = graph.create_node(conn, name="Rollback journal", type="decision", strength=0.5)
-    graph.upsert_edge(conn, wal, sq, "requires", strength=0.8, source_episodes=[ep])
+    wal = store.create_node(conn, name="Use WAL", type="decision", strength=0.9, data={"explicit": True})
+    old = store.create_node(conn, name="Rollback journal", type="decision", strength=0.5)
+    store.upsert_edge(conn, wal, sq, "requires", strength=0.8, source_episodes=[ep])
     supersede(conn, old, wal, reason="readers must not block", episode_id=ep)
     conn.close()
     return {"sqlite": sq, "wal": wal, "old": old}
@@ -115,7 +115,7 @@ def test_maintain_dry_run_and_project_selection(project, filled, capsys, tmp_pat
     assert main(["maintain", "--dry-run", "--project", project.root]) == 0
     assert "dry run" in capsys.readouterr().out
     conn = connect(project.db_path)
-    assert graph.get_node(conn, filled["sqlite"])["status"] == "active"
+    assert store.get_node(conn, filled["sqlite"])["status"] == "active"
     assert main(["maintain", "--project", str(tmp_path)]) == 0
     assert "nothing to do" in capsys.readouterr().out
 

@@ -6,9 +6,10 @@ import json
 import os
 from datetime import timedelta
 
-from evaluation.eval_support import T0, Transcript
+from testing.evaluation import T0, Transcript
 
-from engram.evaluation import corpus, sweep, windowing
+from engram.evaluation import sweep, windowing
+from engram.history import corpus
 
 
 def test_sessions_are_merged_across_files_grouped_by_project_and_ordered_by_time(tmp_path):
@@ -84,7 +85,7 @@ def test_windows_trade_calls_for_causal_links_kept():
 
 
 def test_a_variants_copy_keeps_the_graph_and_only_the_streams_sessionstart_reads(tmp_path):
-    from engram.core.project_context import MAX_STREAMS
+    from engram.retrieve.project_context import MAX_STREAMS
     from engram.evaluation.engine import copy_home
 
     events = tmp_path / "master" / "projects" / "p" / "events"

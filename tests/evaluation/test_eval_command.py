@@ -7,8 +7,8 @@ import os
 import tempfile
 
 import pytest
-from evaluation.eval_support import shop_history
-from helpers import needs_shared
+from testing.evaluation import shop_history
+from testing.helpers import needs_shared
 
 from engram.cli import main
 
@@ -142,8 +142,8 @@ def test_eval_on_the_shared_fixtures(tmp_path):
 
 
 def test_eval_with_a_model_provider_counts_tokens_and_rebuilds_per_window(tmp_path, monkeypatch):
-    """--provider anthropic through the real SDK against the local model server (tests/servers)."""
-    from servers.llm_server import LLMServer
+    """--provider anthropic through the real SDK against the local model server (tests/testing/servers)."""
+    from testing.servers.llm_server import LLMServer
 
     root = tmp_path / "shop"
     (root / ".git").mkdir(parents=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core import graph_apply
-from engram.core.entity_resolution import Resolver
-from engram.core.supersession import now_subject, supersede_replaced
-from engram.db import graph
-from engram.db.connect import connect
-from engram.llm.embedders import LocalEmbedder
+from engram.consolidate import graph_apply
+from engram.consolidate.entity_resolution import Resolver
+from engram.graph.supersession import now_subject, supersede_replaced
+from engram.graph import store
+from engram.graph.connect import connect
+from engram.providers.offline import LocalEmbedder
 
 
 @pytest.fixture
@@ -25,16 +25,16 @@ def _decide(conn, text: str, explicit: bool = True) -> str:
             "files": [], "evidence": [], "explicit": explicit, "rationale": "", "alternatives": []}
     request = {"episode": {"goal": text, "approach": "", "outcome": "success"},
                "graph": {"nodes": [node], "edges": []}}
-    record = {"id": graph.new_id("ep"), "goal": text, "outcome": "success", "from_seq": 1, "to_seq": 1,
+    record = {"id": store.new_id("ep"), "goal": text, "outcome": "success", "from_seq": 1, "to_seq": 1,
               "kind": "full", "files_modified": []}
     planned = graph_apply.plan(request, Resolver(conn, LocalEmbedder()))
-    session = graph.new_id("s")
+    session = store.new_id("s")
     graph_apply.apply(conn, session=session, from_seq=1, to_seq=1, record=record, request=request, planned=planned)
-    return next(n["id"] for n in graph.find_by_name(conn, text, type="decision"))
+    return next(n["id"] for n in store.find_by_name(conn, text, type="decision"))
 
 
 def _status(conn, nid: str) -> str:
-    return graph.get_node(conn, nid)["status"]
+    return store.get_node(conn, nid)["status"]
 
 
 @pytest.mark.parametrize("old_text, new_text", [
@@ -49,7 +49,7 @@ def test_a_replacing_decision_supersedes_the_old_one(conn, old_text, new_text):
     old = _decide(conn, old_text)
     new = _decide(conn, new_text)
     assert (_status(conn, old), _status(conn, new)) == ("superseded", "active")
-    assert graph.get_node(conn, old)["superseded_by"] == new and graph.get_node(conn, old)["strength"] == 0.0
+    assert store.get_node(conn, old)["superseded_by"] == new and store.get_node(conn, old)["strength"] == 0.0
 
 
 @pytest.mark.parametrize("old_text, new_text", [

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from helpers import REPO
+from testing.helpers import REPO
 
 
 def test_demo_shows_the_whole_cycle(tmp_path):

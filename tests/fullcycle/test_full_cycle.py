@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from helpers import REPO, events, run_hook
+from testing.helpers import REPO, events, run_hook
 
 CALC = "from decimal import Decimal\n\n\ndef add(a, b):\n    return a + b\n"
 FIXED = CALC + "\n\ndef multiply(a: Decimal, n: int) -> Decimal:\n    return a * n\n"

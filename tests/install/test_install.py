@@ -8,10 +8,11 @@ import stat
 import subprocess
 
 import pytest
-from helpers import REPO, events
+from testing.helpers import REPO, events
 
 from engram.cli import main
-from engram.install import harness, jsonedit, merge
+from engram.harnesses.registry import get as harness
+from engram.install import jsonedit, merge
 
 ALL = ["claude-code", "codex", "gemini", "gsd"]
 

@@ -6,9 +6,9 @@ import json
 import os
 import subprocess
 
-from helpers import REPO, events, payload
+from testing.helpers import REPO, events, payload
 
-from engram.install import claude_code
+from engram.harnesses import claude_code
 
 
 def manifest() -> dict:

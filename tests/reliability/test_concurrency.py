@@ -18,8 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import project_dir
-from reliability.support import (consolidate_all, graph_problems, db_path, jsonl_lines, make_project,
+from testing.helpers import project_dir
+from testing.reliability import (consolidate_all, graph_problems, db_path, jsonl_lines, make_project,
                                  output_problem, replay_inproc, run_inproc, session_script)
 
 WRITERS = 8
@@ -152,14 +152,14 @@ def _wait_for_workers(root: Path, timeout: float = 60) -> None:
 # file (sqlite.org/howtocorrupt.html §2.2.1); engram never mixes them in one process.
 HAMMER = """
 import sys, time
-from engram.db import graph
-from engram.db.connect import connect
+from engram.graph import store
+from engram.graph.connect import connect
 conn = connect(sys.argv[1])
 i, errors, end = 0, 0, time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:
     try:
-        with graph.transaction(conn):
-            graph.create_node(conn, name=f"hammer {i}", type="concept", description="x",
+        with store.transaction(conn):
+            store.create_node(conn, name=f"hammer {i}", type="concept", description="x",
                               affected_files=["src/app.py"], strength=0.9)
             time.sleep(0.05)
         i += 1

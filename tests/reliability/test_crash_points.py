@@ -1,6 +1,6 @@
 """Crash at every point: SIGKILL the consolidation worker at each named point, then SessionStart.
 
-`ENGRAM_CRASH_AT=<point>` makes the worker kill itself there (engram/core/crashpoints.py):
+`ENGRAM_CRASH_AT=<point>` makes the worker kill itself there (engram/consolidate/crashpoints.py):
 before anything, after the request is built, inside the graph transaction, after the
 commit, between the commit and the episode file, after the file, between two sessions. A
 second round kills workers at random moments instead. After each, one SessionStart hook
@@ -24,9 +24,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from engram.core.crashpoints import POINTS
-from helpers import project_dir
-from reliability.support import consolidate_all, db_path, graph_problems, make_project, replay_inproc, session_script
+from engram.consolidate.crashpoints import POINTS
+from testing.helpers import project_dir
+from testing.reliability import consolidate_all, db_path, graph_problems, make_project, replay_inproc, session_script
 
 
 def _capture(root: Path, sessions: int = 3) -> None:
@@ -65,7 +65,7 @@ def _session_start_and_wait(root: Path) -> None:
 
 def _pending(root: Path) -> list[str]:
     from engram.config import Project
-    from engram.core import trigger
+    from engram.consolidate import trigger
 
     return [s for s in trigger.pending_sessions(Project.from_cwd(str(root))) if s != "next"]
 

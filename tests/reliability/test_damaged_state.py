@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import project_dir
-from reliability.support import (consolidate_all, db_path, graph_problems, jsonl_lines, make_project,
+from testing.helpers import project_dir
+from testing.reliability import (consolidate_all, db_path, graph_problems, jsonl_lines, make_project,
                                  replay_inproc, run_inproc, session_script)
 
 

@@ -8,7 +8,6 @@ sample runs as real subprocesses, where exit codes and stray output are the real
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import random
@@ -17,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from engram.hook import ADAPTERS
+from engram.harnesses.registry import get as harness_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability.support import (adapter_events, consolidate_all, harness_problem, harnesses, make_project,
+from testing.reliability import (adapter_events, consolidate_all, harness_problem, harnesses, make_project,
                                  output_problem, replay_inproc, run_inproc, session_script, snapshot)
 
 HOSTILE = [
@@ -160,7 +159,7 @@ def test_fuzz_in_process(harness, world, figures):
     before = snapshot(tmp_path, skip=home)
     seen = {"n": 0, "context": 0}
 
-    adapter = importlib.import_module(ADAPTERS[harness])
+    adapter = harness_of(harness)
     injectable = sorted(getattr(adapter, "INJECTABLE", set())) or ["SessionStart"]
 
     @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None, derandomize=True,

@@ -12,8 +12,8 @@ import os
 import time
 
 import pytest
-from helpers import events, payload, run_hook
-from reliability.support import make_project
+from testing.helpers import events, payload, run_hook
+from testing.reliability import make_project
 
 
 @pytest.fixture

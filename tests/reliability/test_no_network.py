@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability.support import make_project, session_script
+from testing.reliability import make_project, session_script
 
 SITECUSTOMIZE = r'''
 import os, sys

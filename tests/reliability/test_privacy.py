@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import project_dir
-from reliability.support import (EVENT_NAMES, adapter_events, consolidate_all, db_path, graph_problems, harnesses,
+from testing.helpers import project_dir
+from testing.reliability import (EVENT_NAMES, adapter_events, consolidate_all, db_path, graph_problems, harnesses,
                                  jsonl_lines, make_project, replay_inproc, run_inproc, session_script)
 
 FORGET = "Use integer offsets in mod1"
@@ -92,7 +92,7 @@ def test_forget_a_node_removes_every_copy(proj, engram_home, figures):
 
 
 def _vec0_ids(db: Path) -> set[str]:
-    from engram.db.connect import connect
+    from engram.graph.connect import connect
 
     conn = connect(str(db), migrate=False)
     try:
@@ -108,7 +108,7 @@ def _vec0_ids(db: Path) -> set[str]:
 
 def _pending(root: Path) -> list[str]:
     from engram.config import Project
-    from engram.core import trigger
+    from engram.consolidate import trigger
 
     return trigger.pending_sessions(Project.from_cwd(str(root)))
 

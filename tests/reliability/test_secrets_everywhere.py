@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from reliability.support import all_bytes, consolidate_all, make_project, replay_inproc, run_inproc
+from testing.reliability import all_bytes, consolidate_all, make_project, replay_inproc, run_inproc
 
 # (the secret, text that carries it). Fake values shaped like the real ones.
 SECRETS = [
@@ -117,7 +117,7 @@ def test_no_secret_anywhere_after_capture_consolidation_and_faults(proj, engram_
 
 def test_no_secret_reaches_a_model_prompt(proj, monkeypatch, figures):
     """The API path: what the consolidation sends to the model holds no planted secret."""
-    from servers.llm_server import LLMServer
+    from testing.servers.llm_server import LLMServer
 
     with LLMServer() as srv:
         monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)

@@ -17,8 +17,8 @@ import sys
 import time
 
 import pytest
-from helpers import events, payload, project_dir
-from reliability.support import jsonl_lines, make_project, run_inproc
+from testing.helpers import events, payload, project_dir
+from testing.reliability import jsonl_lines, make_project, run_inproc
 
 PREFIX_CHECK = r"""
 import sys
@@ -85,7 +85,7 @@ def test_cut_at_every_byte_of_the_last_line(proj, figures):
 
 
 def test_readers_skip_and_report_a_torn_line(proj):
-    from engram.core import event_stream
+    from engram.capture import event_stream
 
     for i in range(2):
         run_inproc("PostToolUse", _bash(proj, "s", i))

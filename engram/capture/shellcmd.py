@@ -1,0 +1,157 @@
+"""Deterministic classification of a shell command line (docs/harness-contracts.md §6).
+
+Plain string work, no regex: a command is split into segments at `&&`, `||`, `;`, `|`
+and newlines; each segment loses its env assignments and wrappers (`sudo`, `time`,
+`uv run`, `npx`, `python -m`, ...); its leading words are looked up in the tables below.
+The strongest class over all segments wins: test > build > decision > read > search > command.
+"""
+
+from __future__ import annotations
+
+TEST, BUILD, DECISION, READ, SEARCH, COMMAND = "test", "build", "decision", "read", "search", "command"
+_RANK = {TEST: 6, BUILD: 5, DECISION: 4, READ: 3, SEARCH: 2, COMMAND: 1}
+
+_WRAPPERS = {"sudo", "time", "env", "nice", "nohup", "exec", "command", "timeout", "xvfb-run"}
+_RUNNERS = {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"),
+            ("pnpm", "exec"), ("npm", "exec"), ("yarn", "exec"), ("bundle", "exec"), ("rye", "run")}
+_SINGLE_RUNNERS = {"npx", "bunx", "pnpx", "dotenv"}
+
+_TEST_1 = {"pytest", "py.test", "tox", "nox", "vitest", "jest", "mocha", "ava", "tap", "ctest",
+           "rspec", "phpunit", "pest", "nextest", "karma", "playwright"}
+_TEST_2 = {("go", "test"), ("cargo", "test"), ("cargo", "nextest"), ("npm", "test"), ("npm", "t"),
+           ("yarn", "test"), ("pnpm", "test"), ("bun", "test"), ("deno", "test"), ("mvn", "test"),
+           ("mvn", "verify"), ("gradle", "test"), ("./gradlew", "test"), ("dotnet", "test"),
+           ("make", "test"), ("make", "check"), ("mix", "test"), ("swift", "test"), ("stack", "test"),
+           ("cabal", "test"), ("zig", "test"), ("rake", "test"), ("bundle", "rspec")}
+_BUILD_1 = {"make", "ninja", "tsc", "webpack", "rollup", "esbuild", "gcc", "g++", "clang", "clang++",
+            "cc", "javac", "rustc", "msbuild", "bazel", "meson", "scons", "gmake"}
+_BUILD_2 = {("cmake", "--build"), ("cargo", "build"), ("cargo", "check"), ("cargo", "clippy"), ("go", "build"),
+            ("go", "vet"), ("vite", "build"), ("mvn", "package"), ("mvn", "compile"), ("mvn", "install"),
+            ("gradle", "build"), ("gradle", "assemble"), ("./gradlew", "build"), ("./gradlew", "assemble"),
+            ("dotnet", "build"), ("python", "build"), ("docker", "build"), ("npm", "build"),
+            ("yarn", "build"), ("pnpm", "build"), ("bun", "build"), ("swift", "build"), ("zig", "build"),
+            ("next", "build"), ("mix", "compile"), ("stack", "build"), ("cabal", "build")}
+_READ_1 = {"cat", "head", "tail", "nl", "less", "more", "bat", "view"}
+_SEARCH_1 = {"rg", "grep", "egrep", "fgrep", "ag", "ack", "find", "fd", "ls", "tree", "locate", "git-grep"}
+
+
+def _segments(command: str) -> list[list[str]]:
+    text = command
+    for sep in ("&&", "||", ";", "|", "\n", "(", ")"):
+        text = text.replace(sep, "\x00")
+    return [seg.split() for seg in text.split("\x00") if seg.strip()]
+
+
+def _strip(words: list[str]) -> list[str]:
+    """Drop env assignments, wrappers and runner prefixes from the front of a segment."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if "=" in w and not w.startswith(("-", "=")) and w.split("=", 1)[0].replace("_", "").isalnum():
+            i += 1
+        elif w in _WRAPPERS or w in _SINGLE_RUNNERS:
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 1  # options of the wrapper (e.g. `timeout -s KILL`)
+            if w == "timeout" and i < len(words) and words[i][:1].isdigit():
+                i += 1
+        elif i + 1 < len(words) and (w, words[i + 1]) in _RUNNERS:
+            i += 2
+        else:
+            break
+    words = words[i:]
+    if words and words[0].rsplit("/", 1)[-1].startswith("python") and len(words) > 2 and words[1] == "-m":
+        words = words[2:]  # python -m pytest -> pytest
+    if words:
+        words = [words[0].rsplit("/", 1)[-1] if not words[0].startswith("./") else words[0]] + words[1:]
+    return words
+
+
+def _classify_words(words: list[str]) -> str:
+    if not words:
+        return COMMAND
+    if words[0] in ("bash", "sh", "zsh") and len(words) > 1 and not words[1].startswith("-"):
+        words = words[1:]  # `bash scripts/test.sh` is classified by its script
+    first = words[0]
+    second = next((w for w in words[1:] if not w.startswith("-")), "")
+    if first.endswith(".sh") or (first.startswith("./") and (first, second) not in _TEST_2 | _BUILD_2):
+        name = first.rsplit("/", 1)[-1].lower()
+        return TEST if "test" in name else BUILD if "build" in name else COMMAND
+    if first == "engram" and second == "decide":
+        return DECISION
+    if first in ("npm", "yarn", "pnpm", "bun") and second == "run" and len(words) > 2:
+        script = next((w for w in words[2:] if not w.startswith("-")), "")
+        second = "test" if script.startswith("test") else "build" if script.startswith("build") else script
+    if first == "node" and "--test" in words:
+        return TEST
+    if first in _TEST_1 or (first, second) in _TEST_2 or first == "unittest":
+        return TEST
+    if (first, second) in _BUILD_2 or first in _BUILD_1 or first == "build":  # python -m build
+        return BUILD
+    if first == "pip" and second == "install" and ("-e" in words or "--editable" in words):
+        return BUILD
+    if first in _READ_1 or (first == "sed" and "-n" in words):
+        return READ if any(_is_path_arg(w) for w in words[1:]) else COMMAND
+    if first in _SEARCH_1 or (first == "git" and second == "grep"):
+        return SEARCH
+    return COMMAND
+
+
+def _is_path_arg(word: str) -> bool:
+    """A plausible file argument (not an option, redirection, heredoc or quoted text)."""
+    return not word.startswith(("-", "<", ">", "$", "'", '"', "&")) and not word[:1].isdigit()
+
+
+def classify(command: str) -> str:
+    """Return one of test / build / decision / read / search / command."""
+    best = COMMAND
+    for seg in _segments(command or ""):
+        kind = _classify_words(_strip(seg))
+        if _RANK[kind] > _RANK[best]:
+            best = kind
+    return best
+
+
+def read_targets(command: str) -> list[str]:
+    """File arguments of the read commands in a command line (for Codex-style reads)."""
+    out = []
+    for seg in _segments(command or ""):
+        words = _strip(seg)
+        if words and _classify_words(words) == READ:
+            out += [w for w in words[1:] if _is_path_arg(w) and not (words[0] == "sed" and w.endswith("p"))]
+    return out
+
+
+def decision_args(command: str) -> dict | None:
+    """Parse `engram decide "text" --rationale "why" --files a,b` out of a command line."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for i in range(len(words) - 1):
+        if words[i].rsplit("/", 1)[-1] == "engram" and words[i + 1] == "decide":
+            rest = words[i + 2 :]
+            out: dict = {"content": "", "rationale": "", "files": []}
+            j = 0
+            while j < len(rest):
+                w = rest[j]
+                if w in ("&&", "||", ";", "|"):
+                    break
+                if w in ("--rationale", "-r", "--files", "-f") and j + 1 < len(rest):
+                    if w in ("--rationale", "-r"):
+                        out["rationale"] = rest[j + 1]
+                    else:
+                        out["files"] = [p.strip() for p in rest[j + 1].split(",") if p.strip()]
+                    j += 2
+                    continue
+                if w.startswith("--rationale="):
+                    out["rationale"] = w.split("=", 1)[1]
+                elif w.startswith("--files="):
+                    out["files"] = [p.strip() for p in w.split("=", 1)[1].split(",") if p.strip()]
+                elif not w.startswith("-") and not out["content"]:
+                    out["content"] = w
+                j += 1
+            return out if out["content"] else None
+    return None

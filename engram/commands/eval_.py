@@ -1,0 +1,86 @@
+"""`engram eval [--transcripts DIR ...] [--provider offline|anthropic|openai] [--out DIR]`.
+
+Replays Claude Code transcripts, project by project and in time order, through the real
+hooks into a temporary ENGRAM_HOME (your own ~/.engram is never touched), consolidates
+after each session, and scores what retrieval supplied to every later session against
+what that session then did. Also runs the supersession check and the sensitivity
+analysis, and writes report.md + report.json (+ plots/*.png with matplotlib) to --out.
+Progress goes to stderr. Without --transcripts: ../shared/fixtures/transcripts next to
+the engram checkout (or $ENGRAM_SHARED/fixtures/transcripts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("eval", help="evaluate engram on recorded sessions (report with baselines and sweep)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                              epilog="example: engram eval --transcripts ~/.claude/projects/-home-me-myproj "
+                                     "--out eval-report")
+    p.add_argument("--transcripts", nargs="+", metavar="DIR", action="extend",
+                   help="directories (or files) of Claude Code transcripts; sub-directories are read too")
+    p.add_argument("--provider", choices=("offline", "anthropic", "openai"), default="offline",
+                   help="consolidation provider (default: %(default)s; a model provider costs tokens)")
+    p.add_argument("--out", default="engram-eval", metavar="DIR", help="where the report goes (default: %(default)s)")
+    p.add_argument("--sweep", choices=("default", "tiny", "none"), default="default",
+                   help="sensitivity analysis size (default: %(default)s)")
+    p.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                   help="per project, only the latest N sessions (bounds the time on a long history)")
+    p.add_argument("--latency-sample", type=int, default=24, metavar="N",
+                   help="payloads also timed as real hook subprocesses (default: %(default)s; 0 = none)")
+    p.add_argument("--chains", type=int, default=12, metavar="N",
+                   help="decision chains per kind in the supersession check (1-12, default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def transcript_dirs(args: argparse.Namespace) -> list[str]:
+    """The directories to read, or a one-line error saying what to pass."""
+    from engram.errors import EngramError
+    from engram.history import corpus
+
+    if args.transcripts:
+        missing = [d for d in args.transcripts if not os.path.exists(os.path.expanduser(d))]
+        if missing:
+            raise EngramError(f"--transcripts {missing[0]}: no such file or directory")
+        return [os.path.expanduser(d) for d in args.transcripts]
+    shared = corpus.shared_transcripts()
+    if shared is None:
+        raise EngramError("no transcripts to evaluate: pass --transcripts DIR (e.g. ~/.claude/projects/<project>), "
+                          "or set ENGRAM_SHARED to a folder holding fixtures/transcripts")
+    return [shared]
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this run (the options that differ from the defaults)."""
+    import shlex
+
+    parts = ["engram", "eval"]
+    if args.transcripts:
+        parts += ["--transcripts", *args.transcripts]
+    for opt, value, default in (("--provider", args.provider, "offline"), ("--out", args.out, "engram-eval"),
+                                ("--sweep", args.sweep, "default"), ("--max-sessions", args.max_sessions, None),
+                                ("--latency-sample", args.latency_sample, 24), ("--chains", args.chains, 12)):
+        if value != default:
+            parts += [opt, str(value)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.errors import EngramError
+    from engram.evaluation import report
+    from engram.evaluation.run import Options, evaluate, stderr
+
+    if not 1 <= args.chains <= 12:
+        raise EngramError(f"--chains {args.chains}: must be between 1 and 12")
+    opts = Options(transcript_dirs(args), args.out, args.provider, args.sweep, args.max_sessions,
+                   max(0, args.latency_sample), args.chains, command=command_line(args))
+    data = evaluate(opts, stderr)
+    paths = report.write(data, args.out)
+    e = data["comparison"]["engram"]
+    stderr(f"recall (all) {report.ratio(e['recall_all_revisited'])}, precision {report.ratio(e['precision_all'])}, "
+           f"MRR@10 {report.num(e['mrr']['value'])}")
+    print("\n".join(paths))
+    return 0

@@ -1,0 +1,72 @@
+"""`engram export` / `engram import`: a project's memory as plain files, and back.
+
+`engram export [DIR] [--project DIR]` writes DIR (default `engram-export-<project>-<date>`):
+manifest.json, events/*.jsonl, episodes/*.episode.json, graph.json (every graph row; what
+`engram import` reads) and graph.graphml (for graph tools). Secrets were redacted at
+capture, so an export holds none.
+
+`engram import DIR [--project DIR] [--merge]` loads an export into the project at
+--project (default: the current directory), which may be a different path or machine
+than the exported one: paths in the graph are project-relative. It stops when the target
+already holds any exported session or node, unless --merge (then only what is new is
+added). Vectors are recomputed by this machine's embedder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from engram.commands import add_project_option
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "export",
+        help="write a project's events, episodes and graph (JSON + GraphML) to a directory",
+        description="Write a project's events, episodes and graph as plain files.",
+        epilog="example: engram export ~/backup/myapp && engram import ~/backup/myapp --project ~/src/myapp",
+    )
+    p.add_argument("out", nargs="?", default=None, help="directory to create (default: ./engram-export-<project>-<date>)")
+    add_project_option(p)
+    p.set_defaults(func=export)
+    p = subparsers.add_parser(
+        "import",
+        help="load an `engram export` directory into a project",
+        description="Load an `engram export` directory into a project.",
+        epilog="example: engram import ~/backup/myapp --project ~/src/myapp",
+    )
+    p.add_argument("src", help="a directory written by `engram export`")
+    add_project_option(p, "the project to import into (default: the current directory)")
+    p.add_argument("--merge", action="store_true", help="add only what the project does not hold yet")
+    p.set_defaults(func=import_)
+
+
+def export(args: argparse.Namespace) -> int:
+    from engram.config import Project
+    from engram.graph.portability import export_project
+    from engram.errors import EngramError
+
+    project = Project.from_cwd(args.project or os.getcwd())
+    if not os.path.isdir(project.dir):
+        raise EngramError(f"engram has no data for {project.root} (nothing captured there yet)")
+    out = args.out or f"engram-export-{os.path.basename(project.root) or 'root'}-{time.strftime('%Y%m%d-%H%M%S')}"
+    counts = export_project(project, os.path.abspath(out))
+    print(f"exported {project.root} to {out}: {counts['sessions']} session(s), {counts.get('nodes', 0)} node(s), "
+          f"{counts.get('edges', 0)} edge(s), {counts.get('episodes', 0)} episode(s)")
+    return 0
+
+
+def import_(args: argparse.Namespace) -> int:
+    from engram.config import Project, load_config
+    from engram.graph.portability import import_project
+    from engram.providers import registry
+
+    project = Project.from_cwd(args.project or os.getcwd())
+    embedder = registry.embedder(load_config(project.home)[0])
+    counts = import_project(project, os.path.abspath(args.src), merge=args.merge, embedder=embedder)
+    print(f"imported into {project.root}: {counts['sessions']} session(s), {counts.get('nodes', 0)} node(s), "
+          f"{counts.get('edges', 0)} edge(s), {counts.get('episodes', 0)} episode(s)")
+    return 0

@@ -1,0 +1,165 @@
+"""`engram install` / `engram uninstall`: register engram's hooks with a harness, or take them out.
+
+`engram install [--harness NAME]... [--gsd] [--project DIR] [--plugin] [--dry-run]`
+registers engram's hooks with a harness (Claude Code by default; codex, gemini, gsd, or
+all), at user level or, with --project, in that project. Other tools' hooks are left as
+they are, running it twice changes nothing, the previous file is backed up under
+$ENGRAM_HOME/backups, and a malformed settings file is reported and left alone. It also
+creates the data dir, records this interpreter in $ENGRAM_HOME/python (bin/engram-hook
+runs it) and, with --project, creates the project's database. --dry-run prints the
+diff of every file it would change and changes nothing.
+
+`engram uninstall [--harness NAME]... [--project DIR] [--dry-run]`
+Removes exactly what `engram install` added: engram's hook entries and nothing else. A
+file engram has not changed since is restored byte for byte from the backup taken at
+install; a file engram created is deleted. Your memory ($ENGRAM_HOME, including the
+interpreter record a Claude Code plugin install relies on) is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from engram.commands import add_project_option
+
+INSTALL_HELP = __doc__.split("`engram uninstall [")[0].split("\n\n", 1)[1].strip()
+UNINSTALL_HELP = "`engram uninstall [" + __doc__.split("`engram uninstall [")[1].strip().rstrip('"')
+
+def add_harness_options(p: argparse.ArgumentParser, default: str) -> None:
+    from engram.harnesses.registry import HARNESSES
+
+    p.add_argument("--harness", action="append", metavar="NAME", choices=(*HARNESSES, "all"),
+                   help=f"claude-code, codex, gemini, gsd or all; repeatable (default: {default})")
+    add_project_option(p, "project level: that project's settings instead of your user's")
+    p.add_argument("--dry-run", action="store_true", help="show the changes as a diff; change nothing")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("install", help="register engram's hooks with Claude Code, Codex, Gemini CLI or GSD",
+                              description=INSTALL_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_harness_options(p, "claude-code")
+    p.add_argument("--gsd", action="store_true", help="also register the GSD 2 hooks")
+    p.add_argument("--plugin", action="store_true",
+                   help="Claude Code runs engram as a plugin: record the interpreter, write no settings")
+    p.set_defaults(func=run)
+    p = subparsers.add_parser("uninstall", help="remove engram's hooks from harness settings (memory is kept)",
+                              description=UNINSTALL_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_harness_options(p, "all")
+    p.set_defaults(func=uninstall)
+
+
+def harnesses(args, default: tuple[str, ...]) -> list[str]:
+    from engram.harnesses.registry import HARNESSES
+
+    names = list(args.harness or default)
+    if "all" in names:
+        names = list(HARNESSES)
+    if getattr(args, "gsd", False):
+        names.append("gsd")
+    return list(dict.fromkeys(names))
+
+
+def project_dir(args) -> str | None:
+    from engram.errors import EngramError
+
+    if not args.project:
+        return None
+    path = os.path.abspath(os.path.expanduser(args.project))
+    if not os.path.isdir(path):
+        raise EngramError(f"--project {args.project}: no such directory")
+    return path
+
+
+def tilde(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.errors import EngramError
+    from engram.harnesses.registry import get as harness
+    from engram.install import checkout_script, plan, setup
+
+    project = project_dir(args)
+    names = harnesses(args, ("claude-code",))
+    if args.plugin and "claude-code" in names:
+        names.remove("claude-code")
+    changes, errors = [], []
+    for name in names:
+        try:
+            changes.append((harness(name), plan.plan_install(harness(name), project)))
+        except EngramError as exc:
+            errors.append(str(exc))
+    if args.dry_run:
+        return _dry_run(changes, errors)
+    home = setup.ensure_home()
+    print(f"data dir     {tilde(home)} (0700)")
+    print(f"interpreter  {setup.interpreter()} (recorded in {tilde(setup.record_interpreter(home))})")
+    manifest = plan.read_manifest()
+    for mod, change in changes:
+        saved = plan.apply(change, manifest, installing=True)
+        print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}"
+              + (f"; previous file saved as {tilde(saved)}" if saved else ""))
+    plan.write_manifest(manifest)
+    if project:
+        db, version = setup.init_database(project)
+        print(f"database     {tilde(db)} (schema v{version})")
+    for e in errors:
+        print(f"Error: {e}", file=sys.stderr)
+    for mod, change in changes:
+        print(f"Next ({mod.LABEL}): {mod.next_step(project)}")
+    print("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions")
+    if args.plugin:
+        script = checkout_script()
+        root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
+        print(f"Next (Claude Code plugin): run `claude --plugin-dir {root}`, or install engram from a "
+              "plugin marketplace with /plugin")
+    return 1 if errors else 0
+
+
+def _dry_run(changes, errors) -> int:
+    from engram.install import plan
+
+    for mod, change in changes:
+        print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
+              end="" if change.changed else "\n")
+    for e in errors:
+        print(f"Error: {e}", file=sys.stderr)
+    print("(dry run: nothing written)")
+    return 1 if errors else 0
+
+
+def uninstall(args: argparse.Namespace) -> int:
+    from engram.errors import EngramError
+    from engram.harnesses.registry import HARNESSES
+    from engram.harnesses.registry import get as harness
+    from engram.install import plan
+
+    project = project_dir(args)
+    manifest = plan.read_manifest()
+    changes, errors = [], []
+    for name in harnesses(args, tuple(HARNESSES)):
+        try:
+            changes.append((harness(name), plan.plan_uninstall(harness(name), project, manifest)))
+        except EngramError as exc:
+            errors.append(str(exc))
+    for mod, change in changes:
+        if args.dry_run:
+            print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.note}", end="" if change.changed else "\n")
+            continue
+        plan.apply(change, manifest, installing=False)
+        if change.changed:
+            print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}")
+    for e in errors:
+        print(f"Error: {e}", file=sys.stderr)
+    if args.dry_run:
+        print("(dry run: nothing written)")
+        return 1 if errors else 0
+    plan.write_manifest(manifest)
+    home = plan.home()
+    if not any(c.changed for _, c in changes) and not errors:
+        print("engram's hooks were not installed in any of these settings files")
+    print(f"Your memory stays in {tilde(home)}; delete that directory to forget everything.")
+    return 1 if errors else 0

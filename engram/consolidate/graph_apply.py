@@ -1,0 +1,245 @@
+"""Writing one consolidation into the graph: exactly once, all or nothing.
+
+`plan()` runs entity resolution for every proposed node before any write (embedding may
+be a network call, which must not hold SQLite's write lock). `apply()` then writes, in
+ONE transaction: the episode row and episode node, every node (new, merged, or a child
+with a version_of edge), the requested edges plus a discovered_during edge from every
+node to the episode, the decay step of the session, and the `consolidations` row that
+records the event range. A crash anywhere before COMMIT leaves the graph as it was; a
+rerun after COMMIT finds the range applied and writes nothing.
+
+Decisions are framed here, whatever produced them: explicit ones get strength 0.85 and
+"Decision: X because Y", implicit ones 0.35 and "Observed pattern: ...", and every
+decision's `data` carries {"explicit", "rationale", "requires", "forbids"} for the
+contradiction checker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.consolidate.crashpoints import crash_at
+from engram.consolidate.entity_resolution import Resolution, Resolver
+from engram.consolidate.schema import EPISODE_KEY
+from engram.graph import decay, decision_text, strength, supersession
+from engram.graph import store
+from engram.text import clip
+
+EXPLICIT_STRENGTH = 0.85
+IMPLICIT_STRENGTH = 0.35
+SUMMARY_MAX = 200
+
+
+@dataclass
+class Planned:
+    node: dict[str, Any]
+    res: Resolution
+
+
+@dataclass
+class Applied:
+    episode_id: str
+    episode_node: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def plan(request: dict[str, Any], resolver: Resolver) -> list[Planned]:
+    """Entity resolution for every proposed node (two proposals of one name share a fate)."""
+    out = []
+    for n in request["graph"]["nodes"]:
+        n = frame(n)
+        exact_only = (n.get("data") or {}).get("kind") == "file"
+        out.append(Planned(n, resolver.resolve(n["name"], n["type"], n["description"], exact_only=exact_only)))
+    return out
+
+
+def frame(node: dict[str, Any]) -> dict[str, Any]:
+    """A proposed node with its description, summary, data and strength band settled."""
+    node = dict(node)
+    data = dict(node.get("data") or {})
+    if node["type"] == "decision":
+        text, why = node["name"], node.get("rationale") or ""
+        parsed = decision_text.parse(f"{node['name']}. {node['description']}")
+        data.setdefault("requires", parsed["requires"])
+        data.setdefault("forbids", parsed["forbids"])
+        data.update(explicit=bool(node.get("explicit")), rationale=why or parsed["rationale"],
+                    alternatives=node.get("alternatives") or [])
+        body = node["description"] if node["description"] and node["description"] != text else text
+        if node.get("explicit"):
+            desc = f"Decision: {body}" + (f" because {why}" if why and why not in body else "")
+        else:
+            alts = ", ".join(node.get("alternatives") or [])
+            desc = f"Observed pattern: {body}" + (f" (instead of {alts})" if alts else "") + (
+                f". Agent's words: {why}" if why else "")
+        node["description"] = desc[:600]
+    elif node["type"] == "finding":
+        data["confidence"] = node.get("confidence", 0.5)
+    data["evidence_seqs"] = node.get("evidence") or []
+    node["data"] = data
+    node["summary"] = _summary(node["description"] or node["name"])
+    return node
+
+
+def _summary(text: str) -> str:
+    return clip(text, SUMMARY_MAX)
+
+
+def _decision_strength(node: dict[str, Any]) -> float:
+    return EXPLICIT_STRENGTH if node["data"].get("explicit") else IMPLICIT_STRENGTH
+
+
+# -- apply ------------------------------------------------------------------------------
+
+
+class _Writer:
+    """The state of one apply(): ids by key, counts, nodes to reinforce."""
+
+    def __init__(self, conn: Any, session: str, episode_id: str, outcome: str):
+        self.conn = conn
+        self.session = session
+        self.episode_id = episode_id
+        self.outcome = outcome
+        self.ids: dict[str, str] = {}
+        self.touched: list[str] = []
+        self.counts = {"created": 0, "merged": 0, "children": 0, "recovered": 0, "annotated": 0, "edges": 0}
+
+    def new_node(self, n: dict[str, Any]) -> str:
+        decision = n["type"] == "decision"
+        counted = n["type"] not in ("error",)
+        ok = self.outcome == "success"
+        fields = dict(
+            description=n["description"], summary=n["summary"], affected_files=n.get("files") or [],
+            source_episodes=[self.episode_id], data=n["data"], last_reinforced_session=self.session,
+            causal=n["type"] == "error",
+            episode_count=0 if decision else 1,
+            outcome_total=1 if counted and not decision else 0,
+            outcome_success=1 if counted and not decision and ok else 0,
+        )  # fmt: skip
+        fields["strength"] = _decision_strength(n) if decision else strength.compute_strength(
+            1, 0, fields["outcome_success"], fields["outcome_total"], fields["causal"])
+        self.counts["created"] += 1
+        return store.create_node(self.conn, name=n["name"], type=n["type"], **fields)
+
+    def merge(self, nid: str, n: dict[str, Any]) -> str:
+        old = store.get_node(self.conn, nid)
+        assert old is not None
+        changes: dict[str, Any] = {"affected_files": n.get("files") or [], "data": _merged_data(old, n)}
+        if n.get("op") == "update" or not old["description"] or _upgrades(old, n):
+            changes.update(description=n["description"], summary=n["summary"])
+        store.update_node(self.conn, nid, **changes)
+        if old["type"] == "decision" and old["episode_count"] == 0 and old["status"] == "active":
+            # An asserted decision keeps its band (episode_count 0: see strength.py).
+            store.update_node(self.conn, nid, strength=max(old["strength"], _decision_strength(n)),
+                              source_episodes=[self.episode_id], episode_count=0)
+        else:
+            counted = old["type"] not in ("error", "decision")
+            decay.reinforce(self.conn, nid, episode_id=self.episode_id, session_id=self.session,
+                               outcome=self.outcome if counted else None, causal=True if old["type"] == "error" else None)
+        self.counts["merged"] += 1
+        return nid
+
+    def superseded_match(self, res: Resolution, n: dict[str, Any]) -> str:
+        """Un-supersede on fresh, strong evidence; otherwise annotate and reinforce the successor."""
+        old = store.get_node(self.conn, res.node_id)  # type: ignore[arg-type]
+        assert old is not None
+        explicit = n["type"] == "decision" and n["data"].get("explicit")
+        if explicit or (n["type"] != "decision" and self.outcome == "success" and n.get("files")):
+            supersession.unsupersede(self.conn, old["id"], episode_id=self.episode_id,
+                                     reason=f"re-asserted by episode {self.episode_id} ({n['name'][:60]})")
+            self.counts["recovered"] += 1
+            return self.merge(old["id"], n)
+        history = list((old["data"] or {}).get("history") or []) + [{
+            "event": "reappeared", "episode_id": self.episode_id, "name": n["name"],
+            "similarity": round(res.similarity, 3), "at": store.now()}]
+        store.update_node(self.conn, old["id"], data={"history": history}, source_episodes=[self.episode_id])
+        self.counts["annotated"] += 1
+        successor = old.get("superseded_by")
+        if successor and store.get_node(self.conn, successor):
+            return self.merge(successor, {**n, "op": "create"})
+        return old["id"]
+
+
+def _upgrades(old: dict[str, Any], n: dict[str, Any]) -> bool:
+    """An explicit statement of what was only an observed pattern replaces its framing."""
+    return old["type"] == "decision" and not (old["data"] or {}).get("explicit") and bool(n["data"].get("explicit"))
+
+
+def _merged_data(old: dict[str, Any], n: dict[str, Any]) -> dict[str, Any]:
+    data = dict(n["data"])
+    prev = old["data"] if isinstance(old["data"], dict) else {}
+    if old["type"] == "decision" and prev.get("explicit") and not data.get("explicit"):
+        data = {k: v for k, v in data.items() if k not in ("explicit", "rationale")}
+    seqs = list(prev.get("evidence_seqs") or []) + list(data.get("evidence_seqs") or [])
+    data["evidence_seqs"] = seqs[-50:]
+    return data
+
+
+def _place(w: _Writer, p: Planned) -> str:
+    res = p.res
+    if res.action == "new":  # re-check: another worker may have created it since plan()
+        again = store.find_by_name(w.conn, p.node["name"], type=p.node["type"], limit=1)
+        if again:
+            res = Resolution("merge", again[0]["id"], 1.0, "exact", again[0]["status"] == "superseded")
+    if res.action == "merge" and res.superseded:
+        return w.superseded_match(res, p.node)
+    if res.action == "merge":
+        return w.merge(res.node_id, p.node)  # type: ignore[arg-type]
+    nid = w.new_node(p.node)
+    if res.action == "child":
+        store.upsert_edge(w.conn, nid, res.node_id, "version_of", strength=round(res.similarity, 3),  # type: ignore[arg-type]
+                          source_episodes=[w.episode_id], data={"similarity": round(res.similarity, 3)})
+        w.counts["children"] += 1
+    return nid
+
+
+def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[str, Any],
+          request: dict[str, Any], planned: list[Planned]) -> Applied | None:
+    """Write one consolidation atomically; None when this range was already applied."""
+    ep = request["episode"]
+    with store.transaction(conn):
+        if store.range_applied(conn, session, to_seq):
+            return None
+        episode_id = record["id"]
+        store.insert_episode(conn, id=episode_id, session_id=session, outcome=ep["outcome"], goal=ep["goal"],
+                             approach=ep.get("approach", ""), episode_data=record)
+        w = _Writer(conn, session, episode_id, ep["outcome"])
+        ep_node = _episode_node(w, record)
+        w.ids[EPISODE_KEY] = ep_node
+        for p in planned:
+            w.ids[p.node["key"]] = _place(w, p)
+        for p in planned:  # "use B instead of A", "X is now Y": the replaced decisions go
+            if p.node["type"] == "decision":
+                supersession.supersede_replaced(conn, w.ids[p.node["key"]], episode_id=episode_id)
+        _edges(w, request["graph"]["edges"], ep_node)
+        crash_at("graph:in_transaction")
+        store.record_consolidation(conn, session, from_seq, to_seq, episode_id)
+        w.touched = list(dict.fromkeys(w.ids.values()))
+        decay.apply_session(conn, session, w.touched)
+        return Applied(episode_id, ep_node, w.counts)
+
+
+def _episode_node(w: _Writer, record: dict[str, Any]) -> str:
+    name = "Episode: " + record["goal"]
+    desc = f"{record['goal']} — {record.get('approach', '')} Outcome: {record['outcome']}."
+    nid = store.create_node(
+        w.conn, name=name[:80], type="episode", description=desc[:600], summary=_summary(desc),
+        affected_files=record.get("files_modified", [])[:50], source_episodes=[w.episode_id],
+        data={"episode_id": w.episode_id, "session": w.session, "outcome": record["outcome"],
+              "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"]},
+        strength=strength.compute_strength(1), last_reinforced_session=w.session,
+    )  # fmt: skip
+    return nid
+
+
+def _edges(w: _Writer, edges: list[dict[str, Any]], ep_node: str) -> None:
+    for e in edges:
+        a, b = w.ids.get(e["from"]), w.ids.get(e["to"])
+        if a and b and a != b:
+            store.upsert_edge(w.conn, a, b, e["type"], strength=e["strength"], source_episodes=[w.episode_id])
+            w.counts["edges"] += 1
+    for key, nid in w.ids.items():
+        if key != EPISODE_KEY and nid != ep_node:
+            store.upsert_edge(w.conn, nid, ep_node, "discovered_during", strength=0.5,
+                              source_episodes=[w.episode_id])
+            w.counts["edges"] += 1

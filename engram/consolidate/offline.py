@@ -1,0 +1,223 @@
+"""The offline consolidator, part 2: the graph change request, and the two entry points.
+
+`OfflineConsolidator` is what the offline provider (engram.providers.offline) hands the
+worker, beside the model-backed `passes.ModelConsolidator`: `consolidate(events, prior)`
+returns the same shape as a validated Pass 2 answer ({"episode", "graph"});
+`discussion(events)` the same shape as the light discussion call.
+What the graph holds (so retrieval can use it): one concept per file written (linked to
+that file), the tools, MCP servers and libraries used, the technologies a decision
+requires, decision / error / finding nodes linked to their files, and the edges between
+them (resolved_by and caused_by to the files of a fix or a regression, requires from a
+decision or a file to what it needs, interacts_with between files written in one turn).
+graph_apply adds the episode node and a discovered_during edge from every node to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engram.consolidate import offline_episode as oe
+from engram.consolidate import schema
+from engram.consolidate.schema import NAME_MAX
+from engram.graph import decision_text
+from engram.text import clip, clip_tail
+
+MAX_NODES = 40
+MAX_EDGES = 80
+_PRIORITY = "derftlx"  # decision, error, required tech, file, tool, library, finding
+
+
+class OfflineConsolidator:
+    """Consolidation without a model: the episode and the graph changes read off the events."""
+
+    name = "offline"
+    models: dict[str, str] = {}
+    why = ""
+
+    def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
+             usage: Any) -> dict[str, Any]:
+        return schema.pass2(consolidate(new, prior), {e["seq"] for e in new})
+
+    def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
+        d = schema.discussion(discussion(new), {e["seq"] for e in new})
+        return discussion_request(d, new, prior)
+
+
+def _name(text: str) -> str:
+    return clip(text, NAME_MAX)
+
+
+def _path_name(path: str) -> str:
+    return clip_tail(path, NAME_MAX)
+
+
+class _Graph:
+    """Nodes keyed by normalised name, so one concept proposed twice is one node."""
+
+    def __init__(self) -> None:
+        self.nodes: list[dict[str, Any]] = []
+        self.edges: list[dict[str, Any]] = []
+        self._by_name: dict[tuple[str, str], str] = {}
+
+    def node(self, prefix: str, name: str, type: str, description: str, **extra: Any) -> str:
+        k = (type, " ".join(name.casefold().split()))
+        if k in self._by_name:
+            return self._by_name[k]
+        key = f"{prefix}{len(self.nodes) + 1}"
+        self._by_name[k] = key
+        self.nodes.append({"key": key, "op": "create", "name": _name(name), "type": type,
+                           "description": clip(description, 600), "files": extra.pop("files", []),
+                           "evidence": extra.pop("evidence", []), **extra})
+        return key
+
+    def edge(self, a: str | None, b: str | None, type: str, strength: float) -> None:
+        if a and b and a != b:
+            self.edges.append({"from": a, "to": b, "type": type, "op": "create", "strength": strength})
+
+    def trimmed(self) -> dict[str, Any]:
+        """Within the change request's bounds, keeping decisions and errors first."""
+        rank = {p: i for i, p in enumerate(_PRIORITY)}
+        nodes = sorted(self.nodes, key=lambda n: rank[n["key"][0]])[:MAX_NODES]
+        keys = {n["key"] for n in nodes}
+        edges = [e for e in self.edges if e["from"] in keys and e["to"] in keys][:MAX_EDGES]
+        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges}
+
+
+def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
+    writes = oe._ok_writes(events)
+    stats: dict[str, list[int]] = {}
+    for w in writes:
+        s = stats.setdefault(w["path"], [0, 0, 0, w["seq"]])
+        s[0] += 1
+        s[1] += int(w.get("lines_added") or 0)
+        s[2] += int(w.get("lines_removed") or 0)
+    ranked = sorted(stats, key=lambda p: (-stats[p][0] - stats[p][1] / 50, stats[p][3]))[: oe.MAX_FILES]
+    out = {}
+    for path in sorted(ranked, key=lambda p: stats[p][3]):
+        n, add, rem, first = stats[path]
+        created = any(w["path"] == path and w.get("op") == "create" for w in writes)
+        desc = (f"File {path}: {'created' if created else 'modified'} while working on \"{clip(goal, 120)}\""
+                f" ({n} write(s), +{add}/-{rem} lines).")
+        out[path] = g.node("f", _path_name(path), "concept", desc, files=[path], evidence=[first],
+                           data={"kind": "file"})
+    turns: dict[Any, list[str]] = {}
+    for w in writes:
+        if w["path"] in out and w["path"] not in turns.setdefault(w.get("turn"), []):
+            turns[w.get("turn")].append(w["path"])
+    for paths in turns.values():
+        for a, b in zip(paths, paths[1:]):
+            g.edge(out[a], out[b], "interacts_with", 0.4)
+    return out
+
+
+def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str]) -> None:
+    for name, rec in oe.tools(events).items():
+        g.node("t", name, "concept", rec["description"], evidence=rec["evidence"][:10], data={"kind": "tool"})
+    for lib, paths in oe.libraries(events).items():
+        key = g.node("l", lib, "concept", f"Third-party library {lib}, imported in {', '.join(paths[:5])}.",
+                     files=paths[:5], data={"kind": "library"})
+        for p in paths:
+            g.edge(files.get(p), key, "requires", 0.6)
+
+
+def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
+    for d in decs:
+        key = g.node("d", d["text"], "decision", d["text"], files=d["files"], evidence=d["evidence"],
+                     explicit=d["kind"] == "explicit", rationale=d["rationale"], alternatives=d["alternatives"],
+                     data={"requires": d["requires"], "forbids": d["forbids"]})
+        for term in d["requires"] if d["kind"] == "explicit" else []:
+            if 0 < len(term.split()) <= 4:
+                tech = g.node("r", term, "concept", f"{term}: required by the decision \"{clip(d['text'], 200)}\".",
+                              evidence=d["evidence"], data={"kind": "technology"})
+                g.edge(key, tech, "requires", 0.8)
+
+
+def _error_nodes(g: _Graph, errs: list[dict[str, Any]], files: dict[str, str]) -> None:
+    for e in errs:
+        desc = e["text"] + (f" Root cause: {e['root_cause']}." if e["root_cause"] else "") + (
+            f" Resolution: {e['resolution']}." if e["resolution"] else " Unresolved in this episode.")
+        key = g.node("e", e["text"], "error", desc, files=e["files"][:20], evidence=e["evidence"])
+        for p in e["files"]:
+            if e["resolution"]:
+                g.edge(key, files.get(p), "resolved_by", 0.7)
+        for p in e["cause_files"]:
+            g.edge(key, files.get(p), "caused_by", 0.6)
+
+
+def _finding_nodes(g: _Graph, finds: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    by_seq = {e.get("seq"): e for e in events}
+    for f in finds:
+        paths = [by_seq[s]["path"] for s in f["evidence"] if by_seq.get(s, {}).get("path")]
+        g.node("x", decision_text.sentences(f["text"])[0] if decision_text.sentences(f["text"]) else f["text"],
+               "finding", f["text"], files=list(dict.fromkeys(paths))[:5], evidence=f["evidence"],
+               confidence=f["confidence"])
+
+
+def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """{"episode", "graph"} for a range of events; `prior` = earlier events of the session."""
+    prior = prior or []
+    errs = oe.errors(events)
+    decs = oe.decisions(events)
+    finds = oe.discoveries(events)
+    goal = oe.goal(events, prior)
+    episode = {
+        "goal": goal, "approach": oe.approach(events), "outcome": oe.outcome(events, errs),
+        "discoveries": finds,
+        "decisions": [{k: d[k] for k in ("text", "kind", "rationale", "alternatives", "files", "evidence")}
+                      for d in decs],
+        "errors": [{k: e[k] for k in ("text", "root_cause", "resolution", "files", "evidence")} for e in errs],
+    }  # fmt: skip
+    g = _Graph()
+    files = _file_nodes(g, events, goal)
+    _tool_nodes(g, events, files)
+    _decision_nodes(g, decs)
+    _error_nodes(g, errs, files)
+    _finding_nodes(g, finds, events)
+    return {"episode": episode, "graph": g.trimmed()}
+
+
+# -- light discussion consolidation ----------------------------------------------------
+
+_TOPIC = re.compile(r"`([^`]{2,60})`|\b([\w./-]+\.[A-Za-z]{1,5})\b|\b([A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]*\d*|[A-Za-z]\w*\d\w*)\b")
+
+
+def topics(text: str) -> list[str]:
+    """Code spans, file names, CamelCase / ACRONYM / versioned words: the nameable things."""
+    out = [next(g for g in m.groups() if g) for m in _TOPIC.finditer(text or "")]
+    return list(dict.fromkeys(t for t in out if len(t) > 1))[:5]
+
+
+def discussion(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Topics, decisions stated and constraints mentioned, from prompts and agent replies."""
+    prompts = [e for e in events if e.get("type") == "user_prompt"]
+    text = " ".join(str(e.get("prompt") or "") for e in prompts)
+    decisions, constraints = [], []
+    for e in prompts:
+        for d in decision_text.decision_sentences(str(e.get("prompt") or "")):
+            item = {"text": d["text"], "evidence": [e["seq"]]}
+            if d["requires"]:
+                decisions.append({**item, "rationale": d["rationale"]})
+            else:
+                constraints.append(item)
+    found = topics(text) or ([" ".join(text.split()[:6])] if text.strip() else [])
+    return {"topics": [_name(t) for t in found], "decisions": decisions[:10], "constraints": constraints[:10]}
+
+
+def discussion_request(d: dict[str, Any], events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, Any]:
+    """A validated discussion answer (from a model or from `discussion`) as {"episode", "graph"}."""
+    g = _Graph()
+    decisions = []
+    for item, explicit_rule in [(x, False) for x in d["decisions"]] + [(x, True) for x in d["constraints"]]:
+        parsed = decision_text.parse(item["text"])
+        rationale = item.get("rationale") or parsed["rationale"]
+        decisions.append({"text": item["text"], "kind": "explicit", "rationale": rationale, "alternatives": [],
+                          "files": [], "evidence": item["evidence"]})
+        g.node("d", item["text"], "decision", item["text"], evidence=item["evidence"], explicit=True,
+               rationale=rationale, alternatives=[],
+               data={"requires": parsed["requires"], "forbids": parsed["forbids"], "constraint": explicit_rule})
+    topic_list = ", ".join(d["topics"]) or "general discussion"
+    episode = {"goal": oe.goal(events, prior), "approach": f"Discussion (no tools) about: {topic_list}.",
+               "outcome": "success", "discoveries": [], "decisions": decisions, "errors": [],
+               "topics": d["topics"]}
+    return {"episode": episode, "graph": g.trimmed()}

@@ -1,0 +1,288 @@
+"""The offline consolidator, part 1: the structured episode, read off the events alone.
+
+The default when no model key is configured. Deterministic (same events, same output)
+and honest: everything it writes is read off the events, never guessed.
+
+- goal: the first prompt of the range (or, for a continuation turn, the latest earlier one);
+- outcome: the last test or build verdict (a pass after failures is still success; a fail
+  after an earlier pass is partial); without any verdict, success unless a command kept failing;
+- errors: fail -> writes -> pass sequences of one test/build/command, with the files changed
+  in between as the resolution (root causes are not inferred: that needs reading code);
+- decisions: saved decision events, decision-shaped prompt sentences ("let's use X", "never
+  Y", "X instead of Y", "always Z"), and agent sentences that name an unchosen alternative
+  (the only implicit decisions it records);
+- discoveries: what the agent said after a build or a web search (`learned`), and regions
+  revised three or more times;
+- concepts: the files written, the test/build tools and MCP servers used, third-party
+  libraries newly imported in diffs, and whatever a decision requires.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from engram.consolidate.windows import DERIVED
+from engram.graph import decision_text
+from engram.text import clip
+
+MAX_FILES = 15
+MAX_TOOLS = 5
+MAX_LIBS = 5
+MAX_ERRORS = 20
+VERDICT_TYPES = ("test_run", "build")
+
+
+def _first_sentence(text: str, n: int = 200) -> str:
+    s = decision_text.sentences(text)
+    return clip(s[0] if s else text, n)
+
+
+def _ok_writes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e.get("type") == "file_write" and e.get("ok", True) and e.get("path")]
+
+
+def files_modified(events: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(e["path"] for e in _ok_writes(events)))
+
+
+# -- episode ------------------------------------------------------------------------
+
+
+def goal(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> str:
+    for source in (events, list(reversed(prior))):
+        for e in source:
+            if e.get("type") == "user_prompt" and str(e.get("prompt") or "").strip():
+                return _first_sentence(e["prompt"])
+    files = files_modified(events)
+    return "Continue work on " + ", ".join(files[:3]) if files else "Continue the session"
+
+
+def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
+    verdicts = [e for e in events if e.get("type") in VERDICT_TYPES]
+    if verdicts:
+        last_ok = _passed(verdicts[-1])
+        if last_ok:
+            return "success"
+        return "partial" if any(_passed(v) for v in verdicts) else "failure"
+    return "partial" if any(not e["resolution"] for e in errors) else "success"
+
+
+def _passed(ev: dict[str, Any]) -> bool:
+    if ev.get("type") == "test_run":
+        return ev.get("outcome") == "pass"
+    return ev.get("exit_code") == 0
+
+
+def approach(events: list[dict[str, Any]]) -> str:
+    count = lambda t: sum(1 for e in events if e.get("type") == t)  # noqa: E731
+    parts = []
+    reads = {e.get("path") for e in events if e.get("type") == "file_read"}
+    if reads:
+        parts.append(f"read {len(reads)} file(s)")
+    files = files_modified(events)
+    if files:
+        parts.append(f"edited {len(files)} file(s) ({', '.join(files[:4])}{', …' if len(files) > 4 else ''})")
+    tests = [e for e in events if e.get("type") == "test_run"]
+    if tests:
+        fails = sum(1 for t in tests if not _passed(t))
+        parts.append(f"ran tests {len(tests)} time(s), {fails} failing, last {tests[-1].get('outcome')}")
+    for t, word in (("build", "build(s)"), ("command", "command(s)"), ("search", "search(es)"),
+                    ("research", "web lookup(s)"), ("tool_call", "other tool call(s)")):
+        if count(t):
+            parts.append(f"{count(t)} {word}")
+    return ("The agent " + "; ".join(parts) + ".") if parts else "Discussion only; no tools were used."
+
+
+# -- errors: fail -> fix -> pass ----------------------------------------------------------
+
+
+def _verdict_key(ev: dict[str, Any]) -> str | None:
+    t = ev.get("type")
+    cmd = " ".join(str(ev.get("command") or "").split())
+    if t == "test_run":
+        return "test:" + (ev.get("framework") or cmd.split(" ")[0] if cmd else "tests")
+    if t in ("build", "command"):
+        return f"{t}:{cmd[:200]}"
+    return None
+
+
+def _failure_text(ev: dict[str, Any]) -> str:
+    if ev.get("type") == "test_run":
+        names = ev.get("failing_tests") or []
+        what = f"{ev.get('failed') or len(names) or 'some'} failing test(s)"
+        return clip(f"{clip(ev.get('command'), 60)}: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
+    summary = ev.get("error_summary") or str(ev.get("output") or "")[-200:]
+    return clip(f"`{clip(ev.get('command'), 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)
+
+
+def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failing test/build/command runs, each with the writes until the same check passed."""
+    open_: dict[str, dict[str, Any]] = {}
+    last_pass: dict[str, int] = {}
+    writes_since: list[tuple[int, str]] = []
+    out: list[dict[str, Any]] = []
+    for ev in events:
+        if ev.get("type") == "file_write" and ev.get("ok", True) and ev.get("path"):
+            writes_since.append((ev["seq"], ev["path"]))
+            for err in open_.values():
+                err["writes"].append((ev["seq"], ev["path"]))
+            continue
+        key = _verdict_key(ev)
+        if key is None:
+            continue
+        if not _passed(ev):
+            if key not in open_:
+                cause = [p for s, p in writes_since if s > last_pass[key]] if key in last_pass else []
+                open_[key] = {"fail": ev, "writes": [], "cause": cause, "repeats": 0}
+            else:
+                open_[key]["repeats"] += 1
+        else:
+            last_pass[key] = ev["seq"]
+            if key in open_:
+                out.append(_error_record(open_.pop(key), ev))
+    out += [_error_record(e, None) for k, e in open_.items() if not k.startswith("command:") or e["repeats"]]
+    return sorted(out, key=lambda e: e["evidence"][0])[:MAX_ERRORS]
+
+
+def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[str, Any]:
+    fail = err["fail"]
+    files = list(dict.fromkeys(p for _, p in err["writes"]))
+    evidence = [fail["seq"]] + [s for s, _ in err["writes"]][:8] + ([passed["seq"]] if passed else [])
+    resolution = ""
+    if passed:
+        changed = ", ".join(files[:5]) if files else "no file changes (re-run or environment)"
+        resolution = clip(f"Changed {changed}; `{clip(passed.get('command'), 60)}` passed at seq {passed['seq']}"
+                           + (f" after {err['repeats'] + 1} failing runs" if err["repeats"] else ""), 400)
+    cause = list(dict.fromkeys(err["cause"]))
+    root = clip(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
+    return {"text": _failure_text(fail), "root_cause": root, "resolution": resolution,
+            "files": files or cause, "evidence": evidence, "cause_files": cause}
+
+
+# -- decisions and discoveries ------------------------------------------------------
+
+
+def _turn_files(events: list[dict[str, Any]], turn: Any) -> list[str]:
+    return list(dict.fromkeys(e["path"] for e in _ok_writes(events) if e.get("turn") == turn))[:5]
+
+
+def decisions(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for ev in events:
+        t = ev.get("type")
+        if t == "decision" and ev.get("content"):
+            parsed = decision_text.parse(f"{ev['content']}. {ev.get('rationale') or ''}")
+            out.append({"text": clip(ev["content"], 300), "kind": "explicit",
+                        "rationale": clip(ev.get("rationale") or parsed["rationale"], 400), "alternatives": [],
+                        "files": list(ev.get("files") or [])[:20], "evidence": [ev["seq"]],
+                        "requires": parsed["requires"], "forbids": parsed["forbids"]})
+        elif t == "user_prompt":
+            for d in decision_text.decision_sentences(str(ev.get("prompt") or "")):
+                out.append({"text": d["text"], "kind": "explicit", "rationale": clip(d["rationale"], 400),
+                            "alternatives": d["forbids"][:5], "files": _turn_files(events, ev.get("turn")),
+                            "evidence": [ev["seq"]], "requires": d["requires"], "forbids": d["forbids"]})
+        elif t == "turn_complete" and ev.get("tool_calls"):
+            for c in decision_text.alternative_choices(str(ev.get("agent_summary") or "")):
+                out.append({"text": clip(f"Use {c['chosen']} rather than {c['alternative']}", 300),
+                            "kind": "implicit", "rationale": clip(c["text"], 400),
+                            "alternatives": [c["alternative"]], "files": _turn_files(events, ev.get("turn")),
+                            "evidence": [ev["seq"]], "requires": [c["chosen"]], "forbids": [c["alternative"]]})
+    return _dedupe(out)
+
+
+def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for d in items:
+        k = " ".join(d["text"].lower().split())
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out[:20]
+
+
+def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_seq = {e.get("seq"): e for e in events}
+    learned: dict[str, dict[str, Any]] = {}  # one turn's reply follows each of its lookups
+    out = []
+    for ev in events:
+        if ev.get("type") == "learned" and str(ev.get("text") or "").strip():
+            src = by_seq.get(ev.get("ref"), {})
+            seqs = [s for s in (ev.get("ref"), ev["seq"]) if s in by_seq]
+            if ev["text"] in learned:
+                learned[ev["text"]]["evidence"] = (learned[ev["text"]]["evidence"] + seqs)[:50]
+                continue
+            what = src.get("query") or src.get("url") or src.get("command") or src.get("type") or "a lookup"
+            learned[ev["text"]] = {"text": clip(f"After {clip(what, 80)}: {ev['text']}", 400),
+                                   "evidence": seqs, "confidence": 0.5}
+            out.append(learned[ev["text"]])
+        elif ev.get("type") == "repeated_revision":
+            out.append({"text": clip(f"Lines {ev.get('range')} of {ev.get('path')} were revised "
+                                      f"{ev.get('count')} times in this episode", 400),
+                        "evidence": [ev["seq"]] + ([ev["ref"]] if ev.get("ref") in by_seq else []),
+                        "confidence": 0.6})
+    return out[:20]
+
+
+# -- concepts -------------------------------------------------------------------------
+
+_IMPORT = re.compile(r"^\+\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*)"
+                     r"|.*\brequire\(\s*['\"]([^'\"./][^'\"]*)['\"]\s*\)"
+                     r"|import\s.*\bfrom\s+['\"]([^'\"./][^'\"]*)['\"])", re.M)
+
+
+def _local_modules(events: list[dict[str, Any]]) -> set[str]:
+    """Module names the project itself defines, as far as its events show (`calc` for calc.py,
+    `pkg` for pkg/x.py): importing them is not using a third-party library."""
+    names: set[str] = set()
+    for ev in events:
+        path = ev.get("path")
+        if isinstance(path, str) and path and not path.startswith("/"):
+            parts = path.split("/")
+            names.update(parts[:-1])
+            names.add(parts[-1].rsplit(".", 1)[0])
+    return names
+
+
+def libraries(events: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """{third-party library: files whose diff added an import of it}."""
+    out: dict[str, list[str]] = {}
+    local = _local_modules(events)
+    for ev in _ok_writes(events):
+        for m in _IMPORT.finditer(str(ev.get("diff") or "")):
+            name = next(g for g in m.groups() if g)
+            top = name.split(".")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
+            if top in sys.stdlib_module_names or top == "__future__" or top in local:
+                continue
+            out.setdefault(top, [])
+            if ev["path"] not in out[top]:
+                out[top].append(ev["path"])
+    return dict(list(out.items())[:MAX_LIBS])
+
+
+def tools(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{tool concept name: {"description", "evidence"}}: test/build tools and MCP servers."""
+    out: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        t = ev.get("type")
+        if t in VERDICT_TYPES:
+            cmd = " ".join(str(ev.get("command") or "").split())
+            name = (ev.get("framework") if t == "test_run" else None) or (cmd.split(" ")[0] if cmd else "")
+            name = name.rsplit("/", 1)[-1]
+            if name:
+                kind = "Test runner" if t == "test_run" else "Build tool"
+                rec = out.setdefault(name, {"description": "", "evidence": []})
+                rec["evidence"].append(ev["seq"])
+                rec["description"] = clip(f"{kind} used here: `{clip(cmd, 100)}` "
+                                           f"(last run: {'pass' if _passed(ev) else 'fail'})", 600)
+        elif t == "tool_call" and str(ev.get("tool") or "").startswith("mcp__"):
+            parts = ev["tool"].split("__")
+            server = f"{parts[1]} MCP server" if len(parts) > 2 else ev["tool"]
+            rec = out.setdefault(server, {"description": "", "evidence": [], "tools": []})
+            rec["evidence"].append(ev["seq"])
+            if parts[-1] not in rec["tools"]:
+                rec["tools"].append(parts[-1])
+            rec["description"] = clip(f"MCP server whose tools the agent called: {', '.join(rec['tools'])}", 600)
+    return dict(list(out.items())[:MAX_TOOLS])

@@ -1,0 +1,158 @@
+"""The model-backed consolidator: Pass 1 windows in parallel, Pass 2 once, or the light call.
+
+`ModelConsolidator` runs these passes through any chat client a provider supplies
+(engram.providers: `complete(system, user, model=, max_tokens=, usage=, step=) -> reply`
+with `.text`). Every call goes through `call_json`: parse the reply as JSON, validate it
+against the schema in schema.py, and on failure send the validation error back once
+("repair"); a second failure raises LLMError("malformed"), which leaves the session
+NEEDS_CONSOLIDATION. Prompts are package files (engram/consolidate/prompts/*.txt).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable
+
+from engram.consolidate import offline, schema, windows
+from engram.errors import LLMError
+
+PASS1_MAX_TOKENS = 600
+PASS2_MAX_TOKENS = 4000
+DISCUSSION_MAX_TOKENS = 800
+MAX_PARALLEL = 4
+Chat = Any  # a provider's chat client (engram.providers.base.ChatClient)
+
+
+@dataclass
+class Usage:
+    """Every model call of one consolidation, thread-safe (Pass 1 windows run concurrently)."""
+
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            self.calls.append(record)
+
+    def totals(self) -> dict[str, Any]:
+        with self._lock:
+            calls = list(self.calls)
+        return {
+            "calls": calls,
+            "requests": sum(c.get("attempts", 1) for c in calls),
+            "input_tokens": sum(c.get("input_tokens", 0) for c in calls),
+            "output_tokens": sum(c.get("output_tokens", 0) for c in calls),
+        }
+
+
+class ModelConsolidator:
+    """Consolidation by a chat model: the provider's client and its model per step."""
+
+    def __init__(self, name: str, client: Chat, models: dict[str, str]):
+        self.name = name
+        self.client = client
+        self.models = models
+        self.why = ""
+
+    def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
+             usage: Usage) -> dict[str, Any]:
+        return full(self.client, self.models, new, cfg, usage)
+
+    def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
+        return discussion(self.client, self.models, new, prior, usage)
+
+
+def prompt(name: str) -> str:
+    return resources.files("engram.consolidate").joinpath("prompts", f"{name}.txt").read_text("utf-8")
+
+
+def parse_json(text: str) -> Any:
+    """The JSON object in a reply, tolerating code fences and prose around it."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise schema.Invalid("the answer holds no JSON object")
+    try:
+        return json.loads(text[start : end + 1])
+    except ValueError as exc:
+        raise schema.Invalid(f"the JSON does not parse: {exc}") from None
+
+
+def call_json(provider: Chat, system: str, user: str, *, model: str, max_tokens: int,
+              validate: Callable[[Any], dict[str, Any]], usage: Usage, step: str) -> dict[str, Any]:
+    """One call whose answer must validate; one repair attempt, then LLMError("malformed")."""
+    reply = provider.complete(system, user, model=model, max_tokens=max_tokens, usage=usage, step=step)
+    try:
+        return validate(parse_json(reply.text))
+    except schema.Invalid as exc:
+        repair = prompt("repair").format(error=exc, previous=reply.text[:6000])
+        second = provider.complete(system, user + "\n\n" + repair, model=model, max_tokens=max_tokens,
+                                   usage=usage, step=step + ":repair")
+        try:
+            return validate(parse_json(second.text))
+        except schema.Invalid as exc2:
+            raise LLMError("malformed", f"{step}: unusable answer after one repair attempt: {exc2}") from None
+
+
+def seq_ranges(seqs: list[int]) -> str:
+    """"1-12, 15, 18-20": the valid evidence seqs, compactly."""
+    out, run = [], []
+    for s in sorted(set(seqs)):
+        if run and s == run[-1] + 1:
+            run.append(s)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [s]
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(out)
+
+
+def pass1(provider: Chat, model: str, events: list[dict[str, Any]], cfg: dict[str, Any],
+          usage: Usage) -> list[dict[str, Any]]:
+    """Window summaries, in window order; windows are summarised concurrently."""
+    primary, notes = windows.primary_events(events)
+    wins = windows.make_windows(primary, cfg["windowSize"], cfg["windowOverlap"])
+    system = prompt("pass1")
+
+    def one(i: int, win: list[dict[str, Any]]) -> dict[str, Any]:
+        seqs = {e["seq"] for e in win}
+        user = f"Window {i + 1} of {len(wins)}.\n<events>\n{windows.render(win, notes)}\n</events>"
+        summary = call_json(provider, system, user, model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
+                            step=f"pass1[{i + 1}]", validate=lambda v: schema.window_summary(v, seqs))
+        return {"window": i + 1, "seqs": [min(seqs), max(seqs)], **summary}
+
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(wins)))) as pool:
+        futures = [pool.submit(one, i, w) for i, w in enumerate(wins)]
+        return [f.result() for f in futures]
+
+
+def pass2(provider: Chat, model: str, summaries: list[dict[str, Any]], seqs: set[int],
+          usage: Usage) -> dict[str, Any]:
+    body = "\n".join(windows.defuse(json.dumps(s, ensure_ascii=False)) for s in summaries)
+    user = f"Valid event seqs: {seq_ranges(list(seqs))}\n<summaries>\n{body}\n</summaries>"
+    return call_json(provider, prompt("pass2"), user, model=model, max_tokens=PASS2_MAX_TOKENS, usage=usage,
+                     step="pass2", validate=lambda v: schema.pass2(v, seqs))
+
+
+def full(provider: Chat, models: dict[str, str], events: list[dict[str, Any]], cfg: dict[str, Any],
+         usage: Usage) -> dict[str, Any]:
+    """Two passes over a range of events -> {"episode", "graph", "windows"}."""
+    summaries = pass1(provider, models["pass1"], events, cfg, usage)
+    result = pass2(provider, models["pass2"], summaries, {e["seq"] for e in events}, usage)
+    return {**result, "windows": summaries}
+
+
+def discussion(provider: Chat, models: dict[str, str], events: list[dict[str, Any]],
+               prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
+    """The light consolidation of a discussion-only range -> {"episode", "graph"}."""
+    seqs = {e["seq"] for e in events}
+    user = f"<events>\n{windows.render(e for e in events if e.get('type') not in windows.SKIP)}\n</events>"
+    d = call_json(provider, prompt("discussion"), user, model=models["discussion"],
+                  max_tokens=DISCUSSION_MAX_TOKENS, usage=usage, step="discussion",
+                  validate=lambda v: schema.discussion(v, seqs))
+    return offline.discussion_request(d, events, prior)

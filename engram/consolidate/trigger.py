@@ -1,0 +1,162 @@
+"""When to consolidate, and starting the worker that does it, from inside a hook.
+
+Standard library only and fast: the hook pays a few stats and at most one process spawn.
+A session to consolidate is a job in the project's `queue/` (one empty file per session),
+drained by `python -m engram worker` processes holding one of `maxConcurrentWorkers`
+slots (`workers/slot-N.lock`); the queue, the slots and the start are engram.workers',
+shared with the contradiction checker.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # `typing` costs ~9 ms on the hook; annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+from engram import workers
+from engram.consolidate import episode_file
+
+QUEUE = "queue"
+FAULTS = "faults"
+# Events a hook appends on its own; a tail made only of these does not need a worker.
+MARKERS = ("session_start", "session_end", "compact")
+
+
+def queue(project: Any) -> workers.Queue:
+    return workers.Queue(os.path.join(project.dir, QUEUE))
+
+
+def pool(project: Any, cfg: dict[str, Any]) -> workers.Pool:
+    return workers.Pool(os.path.join(project.dir, "workers"), "slot", int(cfg.get("maxConcurrentWorkers", 2)))
+
+
+def session_lock_path(project: Any, session: str) -> str:
+    """The lock one consolidation of `session` holds (`engram forget` takes it too)."""
+    return project.episode_path(session)[: -len(".episode.json")] + ".lock"
+
+
+def enqueue(project: Any, sessions: list[str]) -> None:
+    q = queue(project)
+    for s in sessions:
+        q.put(s)
+
+
+def dequeue(project: Any, session: str) -> None:
+    queue(project).done(session)
+
+
+def queued(project: Any) -> list[str]:
+    """Queued sessions, oldest first (names that are not a valid session id are ignored)."""
+    return [name for name in queue(project).jobs() if _valid(name)]
+
+
+def _valid(name: str) -> bool:
+    from engram.config import safe_name
+    from engram.errors import UnsafeIdentifier
+
+    try:
+        return bool(safe_name(name))
+    except UnsafeIdentifier:
+        return False
+
+
+# -- the state machine, from files -------------------------------------------------------
+
+
+def needs_consolidation(project: Any, session: str) -> bool:
+    """Cheap test: the JSONL's size differs from the size recorded when it was consolidated.
+
+    A false positive (only a torn line, or events already applied) costs one worker
+    that finds nothing and updates the mark; a false negative cannot happen, because
+    every append grows the file.
+    """
+    try:
+        size = os.stat(project.events_path(session)).st_size
+    except FileNotFoundError:
+        return False
+    return size > 0 and size != episode_file.read_mark(project.episode_path(session)).events_size
+
+
+def pending_sessions(project: Any, exclude: str | None = None) -> list[str]:
+    """Every session of the project in state NEEDS_CONSOLIDATION (cheap check)."""
+    try:
+        names = os.listdir(os.path.join(project.dir, "events"))
+    except FileNotFoundError:
+        return []
+    sessions = sorted(n[: -len(".jsonl")] for n in names if n.endswith(".jsonl"))
+    return [s for s in sessions if s != exclude and needs_consolidation(project, s)]
+
+
+def pending_beyond_markers(project: Any, session: str, last_seq: int, appended_markers: int) -> bool:
+    """True when the session has events past the mark other than the markers just appended."""
+    mark = episode_file.read_mark(project.episode_path(session))
+    return last_seq - appended_markers > mark.consolidated_to
+
+
+# -- starting a worker -------------------------------------------------------------------
+
+
+def kick(project: Any, cfg: dict[str, Any], sessions: list[str]) -> int | None:
+    """Queue sessions and start a worker if a slot is free; the worker's pid or None."""
+    if sessions:
+        enqueue(project, sessions)
+    if workers.disabled() or not queued(project):
+        return None
+    fd = pool(project, cfg).claim()
+    if fd is None:
+        return None
+    try:
+        return workers.start(["worker", "--project", project.dir, "--slot-fd", str(fd)], project.log_path,
+                             slot_fd=fd)
+    finally:
+        os.close(fd)  # the worker's inherited copy keeps the flock
+
+
+# -- what each hook calls -------------------------------------------------------------------
+
+
+def after(ctx: Any, event: str) -> int | None:
+    """Called by lifecycle after `event` appended its events; never raises (the hook must not fail)."""
+    try:
+        if event == "stop":  # the turn's events always need consolidating
+            return kick(ctx.project, ctx.cfg, [ctx.session])
+        if event == "session_start":  # crash recovery: every other session still pending
+            return kick(ctx.project, ctx.cfg, pending_sessions(ctx.project, exclude=ctx.session))
+        # session_end / compact: queue unless the marker just appended is all that is new
+        from engram.capture.session_state import read
+
+        seq = read(ctx.project.state_path(ctx.session)).get("seq", 0)
+        if pending_beyond_markers(ctx.project, ctx.session, int(seq or 0), 1):
+            return kick(ctx.project, ctx.cfg, [ctx.session])
+        return None
+    except Exception as exc:
+        ctx.log(f"consolidation trigger after {event} failed: {type(exc).__name__}: {exc}")
+        return None
+
+
+# -- faults --------------------------------------------------------------------------------
+
+
+def consolidation_notice(project: Any) -> str | None:
+    """One line for SessionStart when consolidations failed and wait for a retry, else None."""
+    fdir = os.path.join(project.dir, FAULTS)
+    try:
+        names = sorted((n for n in os.listdir(fdir) if n.endswith(".json")),
+                       key=lambda n: os.stat(os.path.join(fdir, n)).st_mtime_ns)
+    except (FileNotFoundError, OSError):
+        return None
+    if not names:
+        return None
+    from engram import jsonio
+
+    last: dict[str, Any] = {}
+    try:
+        with open(os.path.join(fdir, names[-1]), "rb") as f:
+            last = jsonio.loads(f.read().decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
+    what = f"{last.get('kind', 'error')}: {str(last.get('message', ''))[:160]}" if last else "see the log"
+    return (f"engram: consolidation failed for {len(names)} session(s) (last: {what}). "
+            f"They stay queued and are retried; details in {project.log_path}")

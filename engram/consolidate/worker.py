@@ -1,0 +1,292 @@
+"""The consolidation worker: the state machine, one session's run end to end, the drain.
+
+`python -m engram worker --project DIR` (commands/worker.py) chooses the providers and
+calls `drain`, which consolidates queued sessions while holding a worker slot.
+
+State (derived from files, never stored as a status): a session NEEDS_CONSOLIDATION iff
+its JSONL holds events past `consolidated_to` in its episode file (episode_file.py).
+
+One run, under the session's lock (`episodes/<session>.lock`, one worker per session):
+1. read the JSONL once; the new events are those past max(file mark, the graph's
+   `consolidations` record). A graph record ahead of the file means a previous run
+   crashed between its COMMIT and the file write: the file is rewritten, nothing is
+   re-applied.
+2. choose the kind: fewer than `minEventsForFullConsolidation` turns and no tool use ->
+   the light discussion consolidation; otherwise the full two passes.
+3. build the episode + graph change request with the consolidator the entry point chose
+   (`Models`): the offline one, or a model's (engram.providers).
+   Any model failure (timeout, 429/5xx after retries, malformed after one repair) ends
+   the run here: nothing was written, the state stays NEEDS_CONSOLIDATION, the fault is
+   logged and left in `faults/<session>.json` for the next SessionStart to report.
+4. entity resolution, then ONE graph transaction that also records the event range.
+5. only then the episode file is replaced atomically, with the new mark.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from engram import jsonio, workers
+from engram.consolidate import episode_file, graph_apply, passes, trigger
+from engram.consolidate.crashpoints import crash_at
+from engram.consolidate.entity_resolution import Resolver
+from engram.consolidate.offline_episode import files_modified
+from engram.fsio import write_atomic
+from engram.graph import store
+from engram.log import log
+from engram.errors import LLMError
+
+Progress = Callable[[str], None]
+
+
+class Consolidator(Protocol):
+    """Turns a range of events into {"episode", "graph"[, "windows"]} (validated), or raises
+    LLMError. A provider supplies one (engram.providers): `offline.OfflineConsolidator`,
+    or `passes.ModelConsolidator` over a chat model."""
+
+    name: str  # the provider's name
+    models: dict[str, str]  # model per step ({} offline)
+    why: str  # why this provider was chosen
+
+    def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
+             usage: passes.Usage) -> dict[str, Any]: ...
+
+    def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]],
+                   usage: passes.Usage) -> dict[str, Any]: ...
+
+
+@dataclass
+class Models:
+    """What the worker's entry point chose (engram.providers.registry) and hands down."""
+
+    consolidator: Consolidator
+    embedder: Any  # .name .model .dim .remote .embed(texts); wrapped in the cache here
+DISCUSSION_TYPES = ("user_prompt", "turn_complete")
+
+
+@dataclass
+class Outcome:
+    session: str
+    status: str  # consolidated | nothing | recovered | busy | failed
+    kind: str = ""
+    provider: str = ""
+    from_seq: int = 0
+    to_seq: int = 0
+    episode_id: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+# -- reading the stream ----------------------------------------------------------------
+
+
+def read_stream(path: str) -> tuple[list[dict[str, Any]], int]:
+    """(events, bytes consumed): complete lines only; torn or foreign lines are skipped."""
+    objects, _, end = jsonio.read_jsonl(path)
+    events = [ev for ev in objects
+              if isinstance(ev, dict) and isinstance(ev.get("seq"), int) and isinstance(ev.get("type"), str)]
+    return events, end
+
+
+def substantive(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] not in trigger.MARKERS]
+
+
+def kind_of(events: list[dict[str, Any]], min_events: int) -> str:
+    """"discussion" when only talk happened in fewer than `min_events` turns, else "full".
+
+    The spec counts turn_complete events; a prompt belongs to its turn, so it does not count.
+    """
+    body = substantive(events)
+    talk_only = all(e["type"] in DISCUSSION_TYPES for e in body) and not any(
+        e.get("tool_calls") for e in body if e["type"] == "turn_complete")
+    turns = sum(1 for e in body if e["type"] != "user_prompt") or 1
+    return "discussion" if talk_only and turns < min_events else "full"
+
+
+# -- building the request -------------------------------------------------------------
+
+
+def build_request(kind: str, consolidator: Consolidator, new: list[dict[str, Any]], prior: list[dict[str, Any]],
+                  cfg: dict[str, Any], usage: passes.Usage) -> dict[str, Any]:
+    """The validated {"episode", "graph"[, "windows"]}; raises LLMError on a model failure."""
+    if kind == "discussion":
+        return consolidator.discussion(new, prior, usage)
+    return consolidator.full(new, prior, cfg, usage)
+
+
+def _record(session: str, kind: str, consolidator: Consolidator, new: list[dict[str, Any]],
+            request: dict[str, Any], usage: passes.Usage) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "id": store.new_id("ep"), "session": session, "kind": kind, "provider": consolidator.name,
+        "models": dict(consolidator.models),
+        "from_seq": new[0]["seq"], "to_seq": max(e["seq"] for e in new), "events": len(new),
+        "created_at": store.now(), **request["episode"], "files_modified": files_modified(new)[:100],
+        "usage": usage.totals(),
+    }  # fmt: skip
+    if "windows" in request:
+        rec["windows"] = request["windows"]
+    return rec
+
+
+# -- the episode file and faults -------------------------------------------------------------
+
+
+def write_episode_file(conn: Any, project: Any, session: str, mark: episode_file.Mark) -> None:
+    """The file = episodes it already lists + the graph's episodes of this session, new mark."""
+    path = project.episode_path(session)
+    old = (episode_file.read(path) or {}).get("episodes") or []
+    known = {e.get("id") for e in old if isinstance(e, dict)}
+    new = [e["episode_data"] for e in store.episodes_for_session(conn, session)
+           if isinstance(e["episode_data"], dict) and e["episode_data"].get("id") not in known]
+    episode_file.write(path, session, mark, [e for e in old if isinstance(e, dict)] + new)
+
+
+def _fault_path(project: Any, session: str) -> str:
+    return os.path.join(project.dir, trigger.FAULTS, session + ".json")
+
+
+def record_fault(project: Any, session: str, kind: str, message: str, usage: dict[str, Any]) -> None:
+    os.makedirs(os.path.join(project.dir, trigger.FAULTS), mode=0o700, exist_ok=True)
+    body = {"at": store.now(), "session": session, "kind": kind, "message": message, "usage": usage}
+    write_atomic(_fault_path(project, session), jsonio.dumps(body).encode(), durable=False)
+    log(project.log_path, "worker", f"session={session} consolidation failed ({kind}): {message}")
+
+
+def clear_fault(project: Any, session: str) -> None:
+    try:
+        os.unlink(_fault_path(project, session))
+    except FileNotFoundError:
+        pass
+
+
+# -- one session ----------------------------------------------------------------------------
+
+
+def consolidate_session(project: Any, session: str, cfg: dict[str, Any], models: Models, *,
+                        progress: Progress | None = None, lock_timeout: float = 0) -> Outcome:
+    """Consolidate whatever this session has past its mark; never raises for a model fault."""
+    lock = workers.lock(trigger.session_lock_path(project, session), lock_timeout)
+    if lock is None:
+        return Outcome(session, "busy")
+    try:
+        crash_at("worker:start")
+        trigger.dequeue(project, session)
+        return _run(project, session, cfg, models, progress or (lambda _: None))
+    except Exception as exc:
+        if os.environ.get("ENGRAM_RAISE_ERRORS"):
+            raise
+        record_fault(project, session, "internal", f"{type(exc).__name__}: {exc}", {})
+        log(project.log_path, "worker", traceback.format_exc())
+        return Outcome(session, "failed", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        os.close(lock)
+
+
+def _run(project: Any, session: str, cfg: dict[str, Any], models: Models, say: Progress) -> Outcome:
+    from engram.graph.connect import connect
+
+    mark = episode_file.read_mark(project.episode_path(session))
+    events, size = read_stream(project.events_path(session))
+    conn = connect(project.db_path)
+    try:
+        done = max(mark.consolidated_to, store.applied_through(conn, session) or 0)
+        if done > mark.consolidated_to:  # reported once: the rewrite below moves the mark up
+            log(project.log_path, "worker", f"session={session} episode file behind the graph (missing, "
+                f"unreadable, or a crash before its write): rewritten from the graph, nothing re-applied", "WARN")
+        new = [e for e in events if e["seq"] > done]
+        prior = [e for e in events if e["seq"] <= done]
+        if not substantive(new):
+            to = max([done] + [e["seq"] for e in new])
+            if (to, size) != tuple(mark):
+                write_episode_file(conn, project, session, episode_file.Mark(to, size))
+            return Outcome(session, "recovered" if done > mark.consolidated_to else "nothing", to_seq=to)
+        return _consolidate(conn, project, session, cfg, models, new, prior, size, say)
+    finally:
+        conn.close()
+
+
+def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], models: Models,
+                 new: list[dict[str, Any]], prior: list[dict[str, Any]], size: int, say: Progress) -> Outcome:
+    consolidator = models.consolidator
+    kind = kind_of(new, int(cfg["minEventsForFullConsolidation"]))
+    usage = passes.Usage()
+    out = Outcome(session, "failed", kind, consolidator.name, new[0]["seq"], max(e["seq"] for e in new))
+    say(f"{session}: {len(new)} new events (seq {out.from_seq}-{out.to_seq}), {kind} consolidation, "
+        f"{consolidator.name} ({consolidator.why})")
+    try:
+        request = build_request(kind, consolidator, new, prior, cfg, usage)
+    except LLMError as exc:
+        out.usage, out.error = usage.totals(), f"{exc.kind}: {exc}"
+        record_fault(project, session, exc.kind, str(exc), out.usage)
+        return out
+    record = _record(session, kind, consolidator, new, request, usage)
+    crash_at("worker:after_request")
+    applied = _write_graph(conn, models.embedder, session, out, record, request, say)
+    crash_at("worker:before_episode_file")
+    write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
+    crash_at("worker:after_episode_file")
+    clear_fault(project, session)
+    out.status = "consolidated" if applied else "recovered"
+    out.usage = record["usage"]
+    log(project.log_path, "worker", f"session={session} {out.status} seq {out.from_seq}-{out.to_seq} "
+        f"kind={kind} provider={consolidator.name} episode={out.episode_id} {out.counts} "
+        f"tokens={out.usage['input_tokens']}+{out.usage['output_tokens']}", "INFO")
+    return out
+
+
+def _write_graph(conn: Any, embedder: Any, session: str, out: Outcome, record: dict[str, Any],
+                 request: dict[str, Any], say: Progress) -> bool:
+    """Entity resolution, the one transaction, then the vectors of what changed."""
+    from engram.graph import embeddings
+    from engram.graph.privacy import screen_request
+    from engram.graph.vectors import cached
+
+    request, record = screen_request(conn, request, record)  # `engram forget` tombstones
+    embedder = cached(embedder, conn)
+    planned = graph_apply.plan(request, Resolver(conn, embedder))
+    say(f"{session}: entity resolution: " + ", ".join(
+        f"{a} {sum(1 for p in planned if p.res.action == a)}" for a in ("new", "merge", "child")))
+    applied = graph_apply.apply(conn, session=session, from_seq=out.from_seq, to_seq=out.to_seq,
+                                record=record, request=request, planned=planned)
+    if applied is None:
+        return False
+    out.episode_id, out.counts = applied.episode_id, applied.counts
+    crash_at("worker:after_commit")
+    try:
+        embeddings.sync(conn, embedder)
+    except Exception as exc:  # the next run's sync embeds whatever is still stale
+        log(None, "worker", f"embedding sync deferred: {exc}")
+    say(f"{session}: episode {applied.episode_id}: {applied.counts}")
+    return True
+
+
+# -- draining the queue --------------------------------------------------------------------
+
+
+def drain(project: Any, cfg: dict[str, Any], models: Models, *, progress: Progress | None = None,
+          slot_fd: int | None = None) -> list[Outcome]:
+    """Consolidate queued sessions while holding a worker slot (engram.workers has the protocol).
+
+    `slot_fd` is the slot the spawning hook already holds for us. A session that fails
+    is re-queued for the next trigger but not retried by this worker.
+    """
+    outcomes: list[Outcome] = []
+    skip: set[str] = set()
+
+    def one(session: str) -> None:
+        o = consolidate_session(project, session, cfg, models, progress=progress)
+        crash_at("drain:between_sessions")
+        outcomes.append(o)
+        if o.status in ("failed", "busy"):
+            skip.add(o.session)
+        if o.status == "failed":
+            trigger.enqueue(project, [o.session])
+
+    workers.drain(trigger.pool(project, cfg), lambda: [s for s in trigger.queued(project) if s not in skip], one,
+                  slot_fd)
+    return outcomes

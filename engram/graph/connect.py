@@ -1,0 +1,142 @@
+"""Opening engram.db: which SQLite driver, which pragmas, and why.
+
+Two kinds of process open the database:
+
+* Workers and the CLI call `connect()`. sqlite-vec is a loadable extension, and this
+  machine's Python (like macOS's system Python) is built without extension loading, so
+  `connect()` prefers `sqlean` (sqlean.py: a drop-in `sqlite3` with its own SQLite that can
+  load extensions) and loads sqlite-vec into it. When either is missing it falls back to
+  the standard library with vectors off and records why; `vector_status()` and
+  `engram.graph.embeddings.vector_path()` report it, so vectors are never skipped silently.
+* Readers (the hook's hot path first) call `engram.graph.readonly.open_ro()`: standard library only (importing sqlean
+  or sqlite_vec would cost more than the whole PostToolUse budget). Every plain table is
+  readable without the extension; only `node_embeddings` (vec0) is not.
+
+Every connection gets WAL (readers never block the writer and vice versa) and a busy
+timeout, so a hook reading while a worker writes waits briefly instead of failing.
+Connections are in autocommit mode (`isolation_level=None`): transactions are explicit,
+through `engram.graph.store.transaction()`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from typing import Any
+
+BUSY_TIMEOUT_MS = 5000
+
+
+_CLASSES: dict[str, type] = {}
+_STATUS: tuple[str | None, str] | None = None  # (vec_version, reason), probed once
+
+
+def db_errors() -> tuple[type[BaseException], ...]:
+    """The database exception classes in play: sqlite3.Error, plus sqlean's Error once
+    sqlean is loaded (its classes are not subclasses of sqlite3's). Use it in an
+    `except db_errors():` clause, which evaluates it when an exception arrives."""
+    mod = sys.modules.get("sqlean")
+    return (sqlite3.Error, mod.Error) if mod is not None else (sqlite3.Error,)
+
+
+def _connection_class(module: Any) -> type:
+    """A Connection subclass of the driver that can carry the vector status."""
+    cls = _CLASSES.get(module.__name__)
+    if cls is None:
+
+        class EngramConnection(module.Connection):  # type: ignore[name-defined,misc]
+            driver = module.__name__
+            vec_version: str | None = None
+            vector_reason = "sqlite-vec not loaded"
+
+        cls = _CLASSES[module.__name__] = EngramConnection
+    return cls
+
+
+def _vector_driver() -> tuple[Any, Any, str]:
+    """(driver module, sqlite_vec module or None, reason when None)."""
+    if os.environ.get("ENGRAM_NO_VECTORS"):
+        return sqlite3, None, "disabled by ENGRAM_NO_VECTORS"
+    try:
+        import sqlean
+    except ImportError:
+        sqlean = None
+    driver: Any = sqlean if sqlean is not None else sqlite3
+    if sqlean is None and not hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3, None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
+    try:
+        import sqlite_vec
+    except ImportError:
+        return driver, None, "the sqlite-vec package is not installed"
+    return driver, sqlite_vec, ""
+
+
+def _open(module: Any, path: str, **kw: Any) -> Any:
+    return module.connect(
+        path, factory=_connection_class(module), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, **kw
+    )
+
+
+def _load_vec(conn: Any, sqlite_vec: Any) -> None:
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.vec_version = conn.execute("SELECT vec_version()").fetchone()[0]
+        conn.vector_reason = ""
+    except Exception as exc:  # any driver's error: record it, never hide it
+        conn.vec_version = None
+        conn.vector_reason = f"sqlite-vec failed to load: {exc}"
+
+
+def _pragmas(conn: Any, *, write: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if write:
+        conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL is durable against crashes in WAL mode; a power cut may lose the last
+        # commit, which the next consolidation redoes from the JSONL events.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def connect(path: str, *, vectors: bool = True, migrate: bool = True) -> Any:
+    """Open (creating if needed) a read-write connection to engram.db at `path`.
+
+    With `vectors`, sqlite-vec is loaded when possible; check `conn.vec_version` or
+    `vector_path(conn)`. With `migrate`, pending schema migrations are applied.
+    Raises the driver's OperationalError (catch `db_errors()`) when the file cannot be opened.
+    """
+    if path != ":memory:":
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if vectors:
+        module, sqlite_vec, reason = _vector_driver()
+    else:
+        module, sqlite_vec, reason = sqlite3, None, "vectors=False"
+    conn = _open(module, path, check_same_thread=False)
+    conn.vector_reason = reason
+    if sqlite_vec is not None:
+        _load_vec(conn, sqlite_vec)
+    _pragmas(conn, write=True)
+    if migrate:
+        from engram.graph.migrations import migrate as _migrate
+
+        _migrate(conn)
+    return conn
+
+
+def vector_status() -> tuple[str | None, str]:
+    """(sqlite-vec version, "") when a worker here can load it, else (None, reason).
+
+    Probed once per process on an in-memory database: `engram status` and `doctor`
+    report what a worker would use without opening the project's database for writing.
+    """
+    global _STATUS
+    if _STATUS is None:
+        conn = connect(":memory:", migrate=False)
+        _STATUS = (conn.vec_version, conn.vector_reason)
+        conn.close()
+    return _STATUS

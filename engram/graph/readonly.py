@@ -1,0 +1,251 @@
+"""Read-only graph queries: the hooks' (standard library only) and every other reader's.
+
+`open_ro` is engram's one read-only opener: `file:...?mode=ro`, so a missing file is
+never created and nothing can be written, through `_sqlite3` (the hook pays for every
+import: `engram.graph.connect` imports `typing`, `sqlite3` adds `datetime`).
+Every query reads only "live" nodes: status 'active' and strength > 0 (the spec's
+"retrieval ignores strength-0 nodes"; a superseded node is never entered or passed
+through). Queries take lists of ids / paths / names and run as one statement each.
+"""
+
+from __future__ import annotations
+
+import os
+
+# The unary "+" keeps SQLite from driving a query off the low-selectivity nodes_status /
+# nodes_strength indexes (it picked them without ANALYZE statistics, and a 1,000-id
+# frontier took 2 s instead of 15 ms): lookups must start from the id / path / name index.
+LIVE = "+n.status = 'active' AND +n.strength > 0"
+BUSY_MS = 2000
+MMAP_BYTES = 256 * 1024 * 1024
+CHUNK = 30000  # stay under SQLite's host-parameter limit (32,766 before 3.32)
+NODE_COLS = "n.id, n.name, n.type, n.description, n.summary, n.strength, n.data, n.affected_files, n.updated_at"
+
+
+def _driver():
+    """`_sqlite3`, the C module behind `sqlite3`: `sqlite3/dbapi2.py` adds only the date
+    adapters, and its import (datetime, collections.abc) costs ~2 ms a hook does not need.
+    Same classes, same exceptions; the public module is the fallback."""
+    try:
+        import _sqlite3
+
+        return _sqlite3
+    except ImportError:  # pragma: no cover - every CPython build with sqlite3 has it
+        import sqlite3
+
+        return sqlite3
+
+
+def open_ro(path: str):
+    """A read-only connection, or None when the database file does not exist.
+
+    mmap lets SQLite read pages straight from the OS page cache instead of copying them
+    in: a fresh connection's first queries (every hook's are) run about twice as fast.
+    """
+    if not path or not os.path.exists(path):
+        return None
+    quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    conn = _driver().connect("file:" + quoted + "?mode=ro", uri=True, isolation_level=None,
+                             timeout=BUSY_MS / 1000, check_same_thread=False)
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # `timeout` above is the busy timeout
+    return conn
+
+
+# ONE indexed query per file: node_files is keyed (path, node_id), so driving the join from
+# node_files (CROSS JOIN fixes the order) is a primary-key prefix search, then nodes by id.
+_LINKED_DECISIONS = (
+    "SELECT n.id FROM node_files f CROSS JOIN nodes n ON n.id = f.node_id WHERE f.path = ? "
+    "AND n.type = 'decision' AND n.status = 'active' AND n.strength > ? ORDER BY n.strength DESC, n.id"
+)
+
+
+def decisions_linked(path: str, file: str, threshold: float) -> list[str]:
+    """Ids of live decisions linked to `file` with strength > threshold, strongest first
+    (the PostToolUse hook's one query on a write); [] when there is no database."""
+    conn = open_ro(path)
+    if conn is None:
+        return []
+    try:
+        return [r[0] for r in conn.execute(_LINKED_DECISIONS, (file, threshold)).fetchall()]
+    finally:
+        conn.close()
+
+
+def signature(path: str) -> list[int]:
+    """A cheap graph-version stamp: size and mtime of the database and its WAL.
+
+    Any committed write (a consolidation) changes it; reading never does. Comparing
+    it costs two stats, so an unchanged graph is detected without opening SQLite.
+    """
+    sig: list[int] = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+            sig += [st.st_size, st.st_mtime_ns]
+        except OSError:
+            sig += [0, 0]
+    return sig
+
+
+def _chunks(items: list, size: int = CHUNK):
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def by_paths(conn, paths: list[str]) -> list[tuple[str, float, str]]:
+    """[(node id, strength, path)] of live nodes linked to any of the paths (indexed)."""
+    out = []
+    for part in _chunks(list(paths)):
+        out += conn.execute(
+            f"SELECT n.id, n.strength, f.path FROM node_files f JOIN nodes n ON n.id = f.node_id "
+            f"WHERE f.path IN ({_marks(len(part))}) AND {LIVE} ORDER BY n.id",
+            part,
+        ).fetchall()
+    return out
+
+
+def linked(conn, paths: list[str]) -> set[str]:
+    """The paths, among these, that some node links to (primary-key probes)."""
+    out: set[str] = set()
+    for part in _chunks(list(paths)):
+        out.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT path FROM node_files WHERE path IN ({_marks(len(part))})", part))
+    return out
+
+
+def known_paths(conn) -> list[str]:
+    """Every distinct linked path (a covering-index scan), for suffix matching."""
+    return [r[0] for r in conn.execute("SELECT DISTINCT path FROM node_files")]
+
+
+def by_names(conn, names: list[str]) -> list[tuple[str, float, str]]:
+    """[(node id, strength, name_key)] of live nodes whose name_key is one of `names`."""
+    out = []
+    for part in _chunks(list(names)):
+        out += conn.execute(
+            f"SELECT n.id, n.strength, n.name_key FROM nodes n "
+            f"WHERE n.name_key IN ({_marks(len(part))}) AND {LIVE} ORDER BY n.id",
+            part,
+        ).fetchall()
+    return out
+
+
+def decisions_about(conn, phrases: list[str], limit: int = 2000) -> list[tuple[str, float, str]]:
+    """[(node id, strength, phrase)] of live decisions whose name holds one of the phrases.
+
+    A decision is named by its whole sentence ("use redis for the job queue"), so a prompt
+    that names only its topic ("the job queue") never equals it; multi-word phrases are
+    matched inside the names instead, on word boundaries.
+    """
+    rows = conn.execute(
+        f"SELECT n.id, n.strength, n.name_key FROM nodes n WHERE n.type = 'decision' AND {LIVE} "
+        f"ORDER BY n.strength DESC, n.id LIMIT ?", (limit,)).fetchall()
+    out = []
+    for nid, strength, key in rows:
+        padded = f" {key} "
+        hit = next((p for p in phrases if f" {p} " in padded), None)
+        if hit:
+            out.append((nid, strength, hit))
+    return out
+
+
+def neighbours(conn, ids: list[str]) -> list[tuple[str, str, float]]:
+    """[(parent, neighbour, edge strength)] over edges in both directions, live neighbours only."""
+    out = []
+    for part in _chunks(sorted(ids), CHUNK // 2):
+        marks = _marks(len(part))
+        out += conn.execute(
+            f"SELECT e.from_node, e.to_node, e.strength FROM edges e JOIN nodes n ON n.id = e.to_node "
+            f"WHERE e.from_node IN ({marks}) AND e.strength > 0 AND {LIVE} "
+            f"UNION ALL "
+            f"SELECT e.to_node, e.from_node, e.strength FROM edges e JOIN nodes n ON n.id = e.from_node "
+            f"WHERE e.to_node IN ({marks}) AND e.strength > 0 AND {LIVE}",
+            part + part,
+        ).fetchall()
+    return out
+
+
+def nodes(conn, ids: list[str]) -> dict[str, dict]:
+    """Full rows of live nodes by id (JSON columns left as text; see `decode`)."""
+    out: dict[str, dict] = {}
+    for part in _chunks(list(ids)):
+        cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.id IN ({_marks(len(part))}) AND {LIVE}", part)
+        cols = [d[0] for d in cur.description]
+        for row in cur:
+            out[row[0]] = dict(zip(cols, row))
+    return out
+
+
+def by_file_top(conn, path: str, min_strength: float, limit: int) -> list[dict]:
+    """The strongest live nodes linked to one file: ONE indexed query (node_files_path)."""
+    cur = conn.execute(
+        f"SELECT {NODE_COLS} FROM node_files f JOIN nodes n ON n.id = f.node_id "
+        f"WHERE f.path = ? AND +n.strength > ? AND +n.status = 'active' "
+        f"ORDER BY n.strength DESC, n.id LIMIT ?",
+        (path, float(min_strength), int(limit)),
+    )
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur]
+
+
+def session_episode_ids(conn, session: str) -> set[str]:
+    """Episode ids consolidated from one session (indexed on episodes.session_id)."""
+    return {r[0] for r in conn.execute("SELECT id FROM episodes WHERE session_id = ?", (session,))}
+
+
+def source_episodes(conn, ids: list[str]) -> list[tuple[str, str]]:
+    """[(node id, source_episodes JSON text)] for the ids."""
+    out = []
+    for part in _chunks(list(ids)):
+        q = f"SELECT id, source_episodes FROM nodes WHERE id IN ({_marks(len(part))})"
+        out += conn.execute(q, part).fetchall()
+    return out
+
+
+def strengths(conn, ids: list[str]) -> dict[str, float]:
+    """{node id: strength} for the ids."""
+    out: dict[str, float] = {}
+    for part in _chunks(list(ids)):
+        out.update(conn.execute(f"SELECT id, strength FROM nodes WHERE id IN ({_marks(len(part))})", part).fetchall())
+    return out
+
+
+def live_texts(conn) -> list[tuple]:
+    """[(id, name, summary, description, affected_files JSON)] of every live node (a full scan)."""
+    return conn.execute(f"SELECT n.id, n.name, n.summary, n.description, n.affected_files FROM nodes n WHERE {LIVE}"
+                        ).fetchall()
+
+
+def files_of(conn, ids: list[str]) -> dict[str, list[str]]:
+    """{node id: its linked paths} for the ids that have any."""
+    out: dict[str, list[str]] = {}
+    for part in _chunks(list(ids)):
+        for nid, path in conn.execute(f"SELECT node_id, path FROM node_files WHERE node_id IN ({_marks(len(part))})",
+                                      part):
+            out.setdefault(nid, []).append(path)
+    return out
+
+
+def stats(conn) -> dict:
+    """Node counts (all, by type, live, superseded) and the edge count."""
+    by_type = dict(conn.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+    return {"nodes": sum(by_type.values()), "by_type": by_type,
+            "live": conn.execute(f"SELECT count(*) FROM nodes n WHERE {LIVE}").fetchone()[0],
+            "superseded": conn.execute("SELECT count(*) FROM nodes WHERE status = 'superseded'").fetchone()[0],
+            "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0]}
+
+
+def integrity(path: str) -> str:
+    """SQLite's own check of the file: "ok", or its first problems."""
+    conn = open_ro(path)
+    if conn is None:
+        return "no database file"
+    try:
+        rows = conn.execute("PRAGMA integrity_check").fetchall()
+    finally:
+        conn.close()
+    return "; ".join(str(r[0]) for r in rows[:3])

@@ -1,0 +1,189 @@
+"""Claude Code: hook payloads -> neutral records, context -> hookSpecificOutput; its install plan.
+
+Shapes from docs/harness-contracts.md §1. Every field is treated as optional; a tool we do
+not know is still captured (as `tool_call`).
+
+Install: hooks in ~/.claude/settings.json, or a project's .claude/settings.local.json.
+Project level uses settings.local.json (private, not committed), because the command
+names this machine's paths. The repository is also a Claude Code plugin whose root
+hooks.json calls "${CLAUDE_PLUGIN_ROOT}"/bin/engram-hook: with the plugin enabled,
+run `engram install --plugin` so the hooks are not registered twice.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.harnesses.base import as_dict as _d
+from engram.harnesses.base import as_str as _s
+from engram.harnesses.base import no_tags as prepare
+from engram.harnesses.base import payload_session as session_id
+
+NAME = "claude-code"
+LABEL = "Claude Code"
+HANDLERS: dict = {}
+INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}
+# Our own MCP tools: saving a decision is a decision event, querying is not captured.
+DECISION_TOOLS = {"mcp__engram__save_decision", "mcp__plugin_engram_engram__save_decision"}
+OWN_QUERY_SUFFIX = "__query_knowledge"
+MAX_CONTEXT_CHARS = 9500  # Claude Code moves >10,000 chars to a file
+
+
+def claims(payload: dict) -> bool:
+    """The default: a payload no other harness claims is Claude Code's (docs/harness-contracts.md §0)."""
+    return True
+
+
+def hunks(patch) -> list[dict] | None:
+    """structuredPatch ([{oldStart, oldLines, newStart, newLines, lines}]) -> neutral hunks."""
+    if not isinstance(patch, list) or not patch:
+        return None
+    out = []
+    for h in patch:
+        if not isinstance(h, dict) or not isinstance(h.get("lines"), list):
+            return None
+        nums = [h.get(k) for k in ("oldStart", "oldLines", "newStart", "newLines")]
+        if not all(isinstance(n, int) for n in nums):
+            return None
+        out.append({"old_start": nums[0], "old_lines": nums[1], "new_start": nums[2],
+                    "new_lines": nums[3], "lines": [_s(x) for x in h["lines"]]})
+    return out
+
+
+def exit_code_of(error: str) -> int | None:
+    """`Exit code N` on the first line of a PostToolUseFailure error."""
+    first = error.split("\n", 1)[0].strip()
+    if first.lower().startswith("exit code"):
+        num = first[9:].strip(" :")
+        if num.lstrip("-").isdigit():
+            return int(num)
+    return None
+
+
+def tool_call(tool: str, tin: dict, resp, error: str | None) -> list[dict]:
+    """One Claude Code tool call as neutral calls (empty when it is not to be captured)."""
+    if tool.endswith(OWN_QUERY_SUFFIX) and "engram" in tool:
+        return []
+    ok = error is None
+    call: dict = {"tool": tool, "ok": ok, "error": error}
+    r = _d(resp)
+    if tool == "Read":
+        f = _d(r.get("file"))
+        call.update(action="read", path=_s(tin.get("file_path")) or _s(f.get("filePath")),
+                    offset=tin.get("offset"), limit=tin.get("limit"))
+        if isinstance(f.get("content"), str):
+            call["content"] = f["content"]
+        elif r.get("type") and r.get("type") != "text":
+            call["content_type"] = _s(r.get("type"))[:20]
+    elif tool in ("Write", "Edit", "MultiEdit", "NotebookEdit"):
+        path = _s(tin.get("file_path")) or _s(tin.get("notebook_path")) or _s(r.get("filePath"))
+        call.update(action="write", path=path, hunks=hunks(r.get("structuredPatch")))
+        if tool == "Write":
+            created = r.get("type") == "create" or ("originalFile" in r and r.get("originalFile") is None)
+            call.update(op="create" if created else "update", content=_s(tin.get("content")),
+                        old_content=r.get("originalFile") if isinstance(r.get("originalFile"), str) else None)
+        elif tool == "Edit":
+            call.update(op="edit", edits=[(_s(tin.get("old_string")), _s(tin.get("new_string")))])
+        elif tool == "MultiEdit":
+            edits = tin.get("edits") if isinstance(tin.get("edits"), list) else []
+            call.update(op="edit", edits=[(_s(_d(e).get("old_string")), _s(_d(e).get("new_string"))) for e in edits])
+        else:
+            call.update(op="edit", edits=[(_s(tin.get("old_source")), _s(tin.get("new_source")))])
+    elif tool in ("Bash", "PowerShell"):
+        output = _s(r.get("stdout"))
+        if _s(r.get("stderr")):
+            output += "\n" + r["stderr"]
+        if not r and isinstance(resp, str):
+            output = resp
+        code = exit_code_of(error) if error else 0
+        call.update(action="shell", command=_s(tin.get("command")), output=output or (error or ""),
+                    exit_code=code if code is not None else (1 if error else 0))
+    elif tool in ("Grep", "Glob", "LS"):
+        count = r.get("numFiles") if isinstance(r.get("numFiles"), int) else r.get("numLines")
+        call.update(action="search", pattern=_s(tin.get("pattern")), path=_s(tin.get("path")),
+                    results_count=count if isinstance(count, int) else None)
+    elif tool == "WebSearch":
+        results = r.get("results") if isinstance(r.get("results"), list) else []
+        n = sum(len(x["content"]) if isinstance(_d(x).get("content"), list) else 0 for x in results)
+        call.update(action="web_search", query=_s(tin.get("query")), results_count=n)
+    elif tool == "WebFetch":
+        call.update(action="web_fetch", url=_s(tin.get("url")), status=r.get("code"))
+    elif tool in ("Task", "Agent"):
+        call.update(action="agent", description=_s(tin.get("description")),
+                    subagent_type=_s(tin.get("subagent_type")))
+    elif tool in DECISION_TOOLS:
+        files = tin.get("files")
+        call.update(action="decision", content=_s(tin.get("decision")) or _s(tin.get("content")),
+                    rationale=_s(tin.get("rationale")),
+                    files=[f for f in files if isinstance(f, str)] if isinstance(files, list) else [])
+    else:
+        call.update(action="other", input=tin)
+    return [call]
+
+
+def request(event: str, payload: dict) -> tuple[str, dict]:
+    """(kind, data) for lifecycle; kind is session_start|prompt|tool|stop|session_end|compact|ignore."""
+    if event == "SessionStart":
+        return "session_start", {"source": _s(payload.get("source")) or "startup"}
+    if event == "UserPromptSubmit":
+        return "prompt", {"text": _s(payload.get("prompt"))}
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        error = None
+        if event == "PostToolUseFailure":
+            error = _s(payload.get("error")) or "tool failed"
+        calls = tool_call(_s(payload.get("tool_name")), _d(payload.get("tool_input")),
+                          payload.get("tool_response"), error)
+        return "tool", {"calls": calls}
+    if event == "Stop":
+        return "stop", {"last_message": payload.get("last_assistant_message"),
+                        "stop_hook_active": bool(payload.get("stop_hook_active"))}
+    if event == "SessionEnd":
+        return "session_end", {"reason": _s(payload.get("reason"))}
+    if event == "PreCompact":
+        return "compact", {"trigger": _s(payload.get("trigger"))}
+    return "ignore", {}
+
+
+def render(event: str, context: str | None) -> str:
+    """Stdout for the event: the JSON context object, or nothing."""
+    if not context or event not in INJECTABLE:
+        return ""
+    if len(context) > MAX_CONTEXT_CHARS:
+        context = context[: MAX_CONTEXT_CHARS - 20] + "\n[... cut by engram]"
+    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+
+
+# -- install: where its settings live, engram's entries there, the next step ----------
+
+NESTED, ALLOW_COMMENTS = True, False
+TIMEOUT_S = 10
+EVENTS = {  # event: (matcher or None, timeout seconds)
+    "SessionStart": ("startup|resume|clear|compact", TIMEOUT_S),
+    "UserPromptSubmit": (None, TIMEOUT_S),
+    "PostToolUse": ("*", TIMEOUT_S),
+    "PostToolUseFailure": ("*", TIMEOUT_S),
+    "Stop": (None, TIMEOUT_S),
+    "PreCompact": (None, TIMEOUT_S),
+    "SessionEnd": (None, 5),  # a settings timeout raises the 1.5 s SessionEnd budget
+}
+
+
+def settings_path(project: str | None) -> str:
+    if project:
+        return os.path.join(project, ".claude", "settings.local.json")
+    return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
+
+
+def wanted(command) -> dict[str, list]:
+    out = {}
+    for event, (matcher, timeout) in EVENTS.items():
+        group: dict = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": command(event, NAME), "timeout": timeout}]
+        out[event] = [group]
+    return out
+
+
+def next_step(project: str | None) -> str:
+    where = f"in {project}" if project else "in any project"
+    return f"start a new Claude Code session {where} (or /clear); `engram doctor` checks the setup"

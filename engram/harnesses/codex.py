@@ -1,0 +1,131 @@
+"""Codex CLI: hook payloads -> neutral records, context -> hookSpecificOutput; its install plan.
+
+Contracts: docs/harness-contracts.md §2.
+
+Codex hooks fire for tool calls of `Bash`, `apply_patch` and MCP tools only. There is no
+Read tool: reads are shell commands (`cat`, `sed -n`, `nl`), which the core's shell
+classifier turns into file_read, so the command is passed through untouched. A patch
+becomes one write call per file. Codex has no SessionEnd (the Stop of each turn closes
+it), Stop must print nothing, and context goes out only as hookSpecificOutput JSON.
+
+Install: hooks in ~/.codex/hooks.json ($CODEX_HOME), or a project's .codex/hooks.json;
+JSON rather than config.toml, so the user's TOML (and its comments) is never rewritten.
+Codex runs a hook only after the user trusts its exact definition in the `/hooks` panel,
+and again after any change to it; project hooks also need a trusted project.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.harnesses import apply_patch, claude_code
+from engram.harnesses.base import as_dict as _d
+from engram.harnesses.base import as_str as _s
+from engram.harnesses.base import no_tags as prepare
+from engram.harnesses.base import payload_session as session_id
+
+NAME = "codex"
+LABEL = "Codex CLI"
+HANDLERS: dict = {}
+INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse"}
+SHELL_TOOLS = {"Bash", "shell", "local_shell", "exec_command", "container.exec", "unified_exec"}
+PATCH_TOOLS = {"apply_patch", "Edit", "Write"}  # Edit/Write are Codex's matcher aliases of apply_patch
+MAX_CONTEXT_CHARS = claude_code.MAX_CONTEXT_CHARS
+
+
+def claims(payload: dict) -> bool:
+    """A `turn_id`, or a transcript under ~/.codex (docs/harness-contracts.md §0, a heuristic)."""
+    return "turn_id" in payload or "/.codex/" in str(payload.get("transcript_path") or "")
+
+
+def command_text(value) -> str:
+    """`tool_input.command`: a string today; older releases sent argv (["bash", "-lc", cmd])."""
+    if isinstance(value, list):
+        parts = [str(x) for x in value]
+        if len(parts) >= 3 and parts[-2] in ("-lc", "-c"):
+            return parts[-1]
+        return " ".join(parts)
+    return _s(value)
+
+
+def result(resp) -> tuple[int | None, str]:
+    """(exit code, output) of a `tool_response` ("Exit code: N\\nWall time: ...\\nOutput:\\n...")."""
+    if isinstance(resp, dict):
+        code = resp.get("exit_code", resp.get("exitCode"))
+        out = resp.get("output", resp.get("aggregated_output", resp.get("stdout", "")))
+        return (code if isinstance(code, int) else None), _s(out) or jsonio.dumps(resp)[:4000]
+    text = _s(resp)
+    code = None
+    first, _, rest = text.partition("\n")
+    if first.lower().startswith("exit code:"):
+        num = first.split(":", 1)[1].strip()
+        code = int(num) if num.lstrip("-").isdigit() else None
+    head, sep, body = text.partition("Output:\n")
+    return code, body if sep and head.count("\n") <= 4 else text
+
+
+def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
+    """One Codex tool call as neutral calls."""
+    code, output = result(resp)
+    patch = _s(tin.get("command")) or _s(tin.get("input")) or _s(tin.get("patch"))
+    if tool in PATCH_TOOLS and "*** " in patch:
+        ok = code == 0 if code is not None else not output.lstrip().lower().startswith(("error", "failed"))
+        return apply_patch.calls(patch, cwd, ok, None if ok else output[:500] or "apply_patch failed", tool)
+    if tool in SHELL_TOOLS:
+        code = 0 if code is None else code
+        return [{"tool": tool, "ok": code == 0, "error": None if code == 0 else f"Exit code {code}",
+                 "action": "shell", "command": command_text(tin.get("command")), "output": output,
+                 "exit_code": code}]
+    return claude_code.tool_call(tool, tin, resp, None)  # MCP tools: same naming as Claude Code
+
+
+def request(event: str, payload: dict) -> tuple[str, dict]:
+    """(kind, data) for lifecycle; Codex events share Claude Code's names."""
+    if event == "PostToolUse":
+        calls = tool_call(_s(payload.get("tool_name")), _d(payload.get("tool_input")),
+                          payload.get("tool_response"), _s(payload.get("cwd")))
+        return "tool", {"calls": calls}
+    if event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"):
+        return claude_code.request(event, payload)
+    return "ignore", {}
+
+
+def render(event: str, context: str | None) -> str:
+    """hookSpecificOutput JSON where Codex takes context; nothing else (Stop rejects text)."""
+    if not context or event not in INJECTABLE:
+        return ""
+    return claude_code.render(event, context)
+
+
+# -- install: where its settings live, engram's entries there, the next step ----------
+
+NESTED, ALLOW_COMMENTS = True, False
+EVENTS = {  # no matcher means every tool: Codex only hooks Bash, apply_patch and MCP tools
+    "SessionStart": "startup|resume|clear|compact",
+    "UserPromptSubmit": None,
+    "PostToolUse": None,
+    "Stop": None,
+    "PreCompact": None,
+}
+
+
+def settings_path(project: str | None) -> str:
+    if project:
+        return os.path.join(project, ".codex", "hooks.json")
+    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    return os.path.join(home, "hooks.json")
+
+
+def wanted(command) -> dict[str, list]:
+    out = {}
+    for event, matcher in EVENTS.items():
+        group: dict = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": command(event, NAME), "timeout": 10}]
+        out[event] = [group]
+    return out
+
+
+def next_step(project: str | None) -> str:
+    return ("open Codex, run /hooks and trust the engram hooks (Codex skips a hook until you trust "
+            "its exact definition" + (", and the project must be trusted)" if project else ")"))

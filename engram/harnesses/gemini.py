@@ -1,0 +1,176 @@
+"""Gemini CLI: hook payloads -> neutral records, context -> hookSpecificOutput; its install plan.
+
+Contracts: docs/harness-contracts.md §3.
+
+Gemini names its events differently (BeforeAgent = prompt, AfterTool = tool result,
+AfterAgent = turn end, PreCompress = compaction), reports a failed tool through
+`tool_response.error` rather than a separate event, and parses stdout as JSON: any
+stray text becomes a warning shown to the user, so this adapter prints the JSON
+object or nothing. Tool paths may be relative to the cwd; they are made absolute here.
+
+Install: hooks in ~/.gemini/settings.json, or a project's .gemini/settings.json.
+Timeouts are milliseconds. Lifecycle matchers are exact strings there, so SessionStart
+gets none (all sources). Gemini accepts comments in settings.json: they are kept.
+Project hooks are fingerprinted: Gemini warns about new ones until the user accepts them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.harnesses import claude_code
+from engram.harnesses.base import as_dict as _d
+from engram.harnesses.base import as_str as _s
+from engram.harnesses.base import no_tags as prepare
+from engram.harnesses.base import payload_session as session_id
+
+NAME = "gemini"
+LABEL = "Gemini CLI"
+HANDLERS: dict = {}
+EVENTS_OF_ITS_OWN = {"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "PreCompress", "BeforeModel",
+                     "AfterModel", "BeforeToolSelection"}
+INJECTABLE = {"SessionStart", "BeforeAgent", "AfterTool"}
+SEARCH_TOOLS = {"glob", "grep_search", "search_file_content", "grep", "list_directory"}
+OWN_MCP = "mcp_engram_"
+
+
+def claims(payload: dict) -> bool:
+    """A Gemini-only event name, or a `timestamp` (docs/harness-contracts.md §0, a heuristic)."""
+    event = payload.get("hook_event_name")
+    return event in EVENTS_OF_ITS_OWN or bool(event and "timestamp" in payload)
+
+
+def _abs(path: str, cwd: str) -> str:
+    return os.path.join(cwd, path) if path and cwd and not os.path.isabs(path) else path
+
+
+def _text(resp: dict) -> str:
+    """`llmContent` as text (a string, or a list of parts with `text`)."""
+    content = resp.get("llmContent")
+    if isinstance(content, list):
+        return "\n".join(_s(_d(p).get("text")) if isinstance(p, dict) else _s(p) for p in content)
+    return _s(content)
+
+
+def shell_result(text: str) -> tuple[int, str]:
+    """(exit code, output) from run_shell_command's `Output: ...\\nExit Code: N\\n...` text."""
+    body = text[len("Output: "):] if text.startswith("Output: ") else text
+    code, keep = 0, []
+    tail_keys = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
+    lines = body.split("\n")
+    while lines and lines[-1].startswith(tail_keys):
+        last = lines.pop()
+        if last.startswith("Exit Code: ") and last[11:].strip().lstrip("-").isdigit():
+            code = int(last[11:].strip())
+        keep.append(last)
+    out = "\n".join(lines)
+    return code, "" if out == "(empty)" else out
+
+
+def _read_many(resp: dict, cwd: str, base: dict) -> list[dict]:
+    """read_many_files: one read per `--- path ---` separator in its output."""
+    paths = [ln[4:-4].strip() for ln in _text(resp).split("\n") if ln.startswith("--- ") and ln.endswith(" ---")]
+    return [dict(base, action="read", path=_abs(p, cwd)) for p in paths if p and p != "End of content"]
+
+
+def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
+    """One Gemini tool call as neutral calls."""
+    r = _d(resp)
+    err = r.get("error")
+    error = (_s(_d(err).get("message")) or _s(err) or "tool failed") if err else None
+    base: dict = {"tool": tool, "ok": error is None, "error": error}
+    path = _abs(_s(tin.get("file_path")) or _s(tin.get("absolute_path")) or _s(tin.get("path")), cwd)
+    if tool.startswith(OWN_MCP):
+        return claude_code.tool_call("mcp__engram__" + tool[len(OWN_MCP):], tin, resp, error)
+    if tool == "read_file":
+        content = _text(r)
+        return [dict(base, action="read", path=path, offset=tin.get("offset"), limit=tin.get("limit"),
+                     **({"content": content} if content and not error else {}))]
+    if tool == "read_many_files":
+        return _read_many(r, cwd, base) or [dict(base, action="other", input=tin)]
+    if tool == "write_file":
+        created = "created" in _text(r).lower()
+        return [dict(base, action="write", path=path, op="create" if created else "update",
+                     content=_s(tin.get("content")), old_content=None)]
+    if tool == "replace":
+        return [dict(base, action="write", path=path, op="edit",
+                     edits=[(_s(tin.get("old_string")), _s(tin.get("new_string")))])]
+    if tool == "run_shell_command":
+        code, output = shell_result(_text(r))
+        code = code or (1 if error else 0)
+        return [dict(base, ok=code == 0, action="shell", command=_s(tin.get("command")), output=output,
+                     exit_code=code)]
+    if tool in SEARCH_TOOLS:
+        where = _s(tin.get("dir_path")) or _s(tin.get("path"))
+        return [dict(base, action="search", pattern=_s(tin.get("pattern")), path=_abs(where, cwd),
+                     results_count=None)]
+    if tool == "google_web_search":
+        return [dict(base, action="web_search", query=_s(tin.get("query")), results_count=None)]
+    if tool == "web_fetch":
+        words = _s(tin.get("prompt")).split() or [_s(tin.get("url"))]
+        url = next((w.strip("()<>,.;'\"") for w in words if w.startswith(("http://", "https://"))), "")
+        return [dict(base, action="web_fetch", url=url or _s(tin.get("prompt"))[:300], status=None)]
+    return [dict(base, action="other", input=tin)]
+
+
+def request(event: str, payload: dict) -> tuple[str, dict]:
+    """(kind, data) for lifecycle, from Gemini's event names."""
+    if event == "SessionStart":
+        return "session_start", {"source": _s(payload.get("source")) or "startup"}
+    if event == "BeforeAgent":
+        return "prompt", {"text": _s(payload.get("prompt"))}
+    if event == "AfterTool":
+        calls = tool_call(_s(payload.get("tool_name")), _d(payload.get("tool_input")),
+                          payload.get("tool_response"), _s(payload.get("cwd")))
+        return "tool", {"calls": calls}
+    if event == "AfterAgent":
+        return "stop", {"last_message": payload.get("prompt_response"),
+                        "stop_hook_active": bool(payload.get("stop_hook_active"))}
+    if event == "PreCompress":
+        return "compact", {"trigger": _s(payload.get("trigger"))}
+    if event == "SessionEnd":
+        return "session_end", {"reason": _s(payload.get("reason"))}
+    return "ignore", {}
+
+
+def render(event: str, context: str | None) -> str:
+    """The hookSpecificOutput JSON object, or nothing: Gemini's stdout must be pure JSON."""
+    if not context or event not in INJECTABLE:
+        return ""
+    if len(context) > claude_code.MAX_CONTEXT_CHARS:
+        context = context[: claude_code.MAX_CONTEXT_CHARS - 20] + "\n[... cut by engram]"
+    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+
+
+# -- install: where its settings live, engram's entries there, the next step ----------
+
+NESTED, ALLOW_COMMENTS = True, True
+EVENTS = {  # event: (matcher, timeout ms, handler name)
+    "SessionStart": (None, 10000, "engram-session-start"),
+    "BeforeAgent": (None, 10000, "engram-prompt"),
+    "AfterTool": ("*", 10000, "engram-tool"),
+    "AfterAgent": (None, 10000, "engram-turn-end"),
+    "PreCompress": (None, 10000, "engram-compress"),
+    "SessionEnd": (None, 5000, "engram-session-end"),
+}
+
+
+def settings_path(project: str | None) -> str:
+    if project:
+        return os.path.join(project, ".gemini", "settings.json")
+    return os.path.join(os.path.expanduser("~"), ".gemini", "settings.json")
+
+
+def wanted(command) -> dict[str, list]:
+    out = {}
+    for event, (matcher, timeout, name) in EVENTS.items():
+        group: dict = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"name": name, "type": "command", "command": command(event, NAME), "timeout": timeout}]
+        out[event] = [group]
+    return out
+
+
+def next_step(project: str | None) -> str:
+    extra = " and accept the new project hooks when Gemini asks" if project else ""
+    return f"start `gemini`{extra}; `/hooks panel` lists the engram hooks"

@@ -1,0 +1,48 @@
+"""Payloads through the real hook, as a live session would have sent them.
+
+`replay` runs `engram.hook.run` in this process (`engram eval`, `engram backfill`, tests):
+a fault is reported to `observe`, as the real hook would log it and exit 0.
+`replay_as_processes` starts `python -m engram.hook` once per payload, as a harness does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from typing import Callable, Iterable
+
+Observe = Callable[[str, str, float, bool], None]  # (event, printed output, milliseconds, fault)
+
+
+def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: Observe | None = None) -> Counter:
+    """Feed payloads to the hook in process; how many of each event were sent."""
+    from engram import hook, jsonio
+
+    counts: Counter = Counter()
+    for event, payload in items:
+        t0 = time.perf_counter()
+        fault = False
+        try:
+            out = hook.run(event, None, jsonio.dumps(payload).encode(), cwd or os.getcwd())
+        except Exception:
+            out, fault = "", True
+        if observe is not None:
+            observe(event, out, (time.perf_counter() - t0) * 1000, fault)
+        counts[event] += 1
+    return counts
+
+
+def replay_as_processes(items: Iterable[tuple[str, dict]], env: dict | None = None,
+                        harness_args: tuple = ()) -> Counter:
+    """Feed payloads to `python -m engram.hook` subprocesses; how many of each event were sent."""
+    import json
+    import subprocess
+
+    counts: Counter = Counter()
+    for event, payload in items:
+        subprocess.run([sys.executable, "-m", "engram.hook", event, *harness_args], input=json.dumps(payload).encode(),
+                       env=env, capture_output=True, check=False, timeout=60)
+        counts[event] += 1
+    return counts

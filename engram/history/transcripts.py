@@ -1,0 +1,143 @@
+"""Claude Code transcripts -> the hook payloads a live session would have produced.
+
+Reads both layouts: native JSONL (one record per line) and the JSON array written by
+some Stop hooks (`logs/chat.json`). Rules, matching live hook logs (fixtures PROVENANCE):
+- a typed user message (not meta, not a slash command's output) -> UserPromptSubmit;
+- each tool_use with its tool_result -> PostToolUse with `tool_response` = the record's
+  `toolUseResult`, or PostToolUseFailure with `error` = the result text when `is_error`;
+- the end of each agent turn -> Stop with the turn's last assistant text; a "Stop hook
+  feedback" meta message marks a Stop (stop_hook_active false) and makes the next Stop a
+  re-entry (stop_hook_active true);
+- SessionStart / SessionEnd around each run of one sessionId.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Iterator
+
+SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>", "<command-message>", "Caveat:",
+                 "[Request interrupted", "This session is being continued from a previous conversation")
+
+
+def load_records(path: str) -> list[dict]:
+    with open(path, "rb") as f:
+        data = f.read().decode("utf-8", "replace")
+    stripped = data.lstrip()
+    if stripped.startswith("["):
+        recs = json.loads(stripped)
+        return [r for r in recs if isinstance(r, dict)]
+    out = []
+    for line in data.splitlines():
+        line = line.strip()
+        if line:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+    return out
+
+
+def _content(rec: dict):
+    msg = rec.get("message")
+    return msg.get("content") if isinstance(msg, dict) else None
+
+
+def _prompt_text(rec: dict) -> str | None:
+    """The typed prompt of a user record, or None when it is a tool result or meta."""
+    if rec.get("type") != "user" or rec.get("isMeta") or rec.get("isSidechain") or rec.get("isCompactSummary"):
+        return None
+    c = _content(rec)
+    if isinstance(c, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
+            return None
+        c = "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+    if not isinstance(c, str) or not c.strip() or c.lstrip().startswith(SKIP_PREFIXES):
+        return None
+    return c
+
+
+def _result_text(block: dict) -> str:
+    c = block.get("content")
+    if isinstance(c, list):
+        return "\n".join(b.get("text", "") for b in c if isinstance(b, dict))
+    return c if isinstance(c, str) else ""
+
+
+def _sessions(records: list[dict]) -> list[list[dict]]:
+    """Records grouped by sessionId, in order of first appearance (resumed sessions interleave)."""
+    groups: dict[str, list[dict]] = {}
+    for rec in records:
+        sid = rec.get("sessionId")
+        if isinstance(sid, str) and sid:
+            groups.setdefault(sid, []).append(rec)
+    return list(groups.values())
+
+
+def payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
+    """(event name, payload) in the order a live session would have sent them."""
+    for group in _sessions(records):
+        yield from _session_payloads(group)
+
+
+def _session_payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
+    tool_uses: dict[str, dict] = {}
+    cwd = next((r["cwd"] for r in records if isinstance(r.get("cwd"), str) and r["cwd"]), "")
+    common = {"session_id": records[0]["sessionId"], "transcript_path": "", "cwd": cwd}
+    in_turn = reentry = False
+    last_text = ""
+
+    def stop():
+        return "Stop", dict(common, hook_event_name="Stop", stop_hook_active=reentry,
+                            last_assistant_message=last_text)
+
+    yield "SessionStart", dict(common, hook_event_name="SessionStart", source="startup")
+    for rec in records:
+        if rec.get("cwd"):
+            common["cwd"] = rec["cwd"]
+        text = _prompt_text(rec)
+        if text is not None:
+            if in_turn:
+                yield stop()
+            in_turn, reentry, last_text = True, False, ""
+            yield "UserPromptSubmit", dict(common, hook_event_name="UserPromptSubmit", prompt=text)
+            continue
+        c = _content(rec)
+        if rec.get("type") == "user" and rec.get("isMeta") and isinstance(c, str) and c.startswith("Stop hook feedback"):
+            if in_turn:
+                yield stop()
+            in_turn, reentry = True, True
+            continue
+        if rec.get("type") == "assistant" and isinstance(c, list):
+            for b in c:
+                if not isinstance(b, dict):
+                    continue
+                if b.get("type") == "text" and b.get("text") and not rec.get("isSidechain"):
+                    last_text = b["text"]
+                elif b.get("type") == "tool_use":
+                    tool_uses[b.get("id")] = b
+        elif rec.get("type") == "user" and isinstance(c, list):
+            yield from _tool_results(rec, c, tool_uses, common)
+    if in_turn:
+        yield stop()
+    yield "SessionEnd", dict(common, hook_event_name="SessionEnd", reason="other")
+
+
+def _tool_results(rec: dict, content: list, tool_uses: dict, common: dict) -> Iterator[tuple[str, dict]]:
+    """Tool calls (subagents' too: they fire with the parent session id) paired with results."""
+    for b in content:
+        if not (isinstance(b, dict) and b.get("type") == "tool_result"):
+            continue
+        use = tool_uses.pop(b.get("tool_use_id"), None)
+        if use is None:
+            continue
+        base = dict(common, tool_name=use.get("name"), tool_input=use.get("input") or {})
+        if b.get("is_error"):
+            yield "PostToolUseFailure", dict(base, hook_event_name="PostToolUseFailure", error=_result_text(b))
+        else:
+            resp = rec.get("toolUseResult", _result_text(b))
+            yield "PostToolUse", dict(base, hook_event_name="PostToolUse", tool_response=resp)

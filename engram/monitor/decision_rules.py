@@ -1,0 +1,363 @@
+"""What a decision forbids, requires and limits, in a form a diff can be checked against.
+
+`engram.graph.decision_text.parse` (consolidation's parser) gives each decision node
+`data.requires` / `data.forbids` as phrases. The contradiction checker needs more, so
+this module builds on it rather than replacing it:
+
+* phrases become *terms* to look for in code: articles and generic nouns go ("the
+  logging module" -> `logging`), known names get their spellings (`moment.js` ->
+  `moment`, `moment-timezone`; `PostgreSQL` -> `psycopg2`, `pgx`, ...), and phrases that
+  are actions rather than things ("run containers", "build SQL with f-strings") are
+  dropped: matching their words would warn about any container or any SQL;
+* conditional prohibitions are dropped too: "never call datetime.now() without a
+  timezone" does not forbid `datetime.now(timezone.utc)`;
+* it adds the shapes the consolidation parser does not read: "Use A, not B",
+  "no console output", "hashed with bcrypt", and limits ("max 3 retries", "timeout at
+  most 5 seconds", "at least 12 rounds");
+* it names the semantic detectors a decision calls for (parameterised SQL, TLS
+  verification, root containers, naive datetimes, hard-coded secrets, ...), which find
+  violations that never name the decision's words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.graph import decision_text
+from engram.monitor import tech_terms
+from engram.text import singular
+
+_NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
+_VERB = (r"(?:use|using|call|calling|add|adding|import|importing|depend on|introduce|bring back|bring in|"
+         r"include|rely on|reintroduce|pull in)")
+_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
+_FORBID = [
+    re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
+    re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
+    re.compile(rf"(?:^|,|;|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
+    re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
+    re.compile(rf"\bnever\s+{_PHRASE}", re.I),
+]
+_RETIRE = re.compile(rf"\b(?:drop|remove|get rid of|phase out|retire|rip out|migrate (?:away )?from|move off)\s+"
+                     rf"{_PHRASE}", re.I)
+_OVER = re.compile(rf"\bover\s+{_PHRASE}", re.I)
+_REQUIRE = [
+    re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
+               rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
+    re.compile(rf"\b(?:hashed|stored|handled|done|written|implemented|built|encoded|serialized|signed|kept)\s+"
+               rf"(?:with|using|via|in|as)\s+{_PHRASE}", re.I),
+]
+_STOP = {"for", "in", "because", "to", "when", "with", "instead", "rather", "over", "as", "on", "unless",
+         "until", "without", "except", "since", "so", "and", "or", "but", "at", "from", "inside", "within",
+         "if", "whenever", "anymore", "again", "here", "there", "everywhere", "anywhere", "now", "by", "via",
+         "across", "outside", "only", "into", "of"}
+_GENERIC = {"library", "libraries", "module", "modules", "package", "packages", "crate", "crates", "dependency",
+            "dependencies", "client", "clients", "driver", "drivers", "call", "calls", "statement", "statements",
+            "tag", "tags", "function", "functions", "method", "methods", "code", "output", "sdk", "framework",
+            "directly", "itself", "api", "apis", "backend", "server", "service", "tool", "keyword", "type"}
+_VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "call", "write", "commit", "put",
+          "keep", "log", "make", "create", "return", "throw", "catch", "pin", "verify", "send", "read", "load",
+          "save", "use", "using", "add", "import", "expose", "mix", "block", "leave", "skip", "change", "touch",
+          "edit", "modify", "delete", "remove", "rename", "check", "mutate", "share", "hash", "encrypt", "let",
+          "bypass", "disable", "hold", "do", "go", "be", "have", "get", "set", "print-debug"}
+_NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "something", "everything", "one",
+              "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
+              "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
+              "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root"}
+# "X for <data>": a prohibition about what flows where, visible on the line only with the data's name.
+SCOPED_DATA = {
+    "token": ("token", "jwt", "auth", "bearer", "session"),
+    "secret": ("secret", "password", "passwd", "pwd", "credential", "token", "api_key", "apikey"),
+    "money": ("money", "price", "amount", "cents", "cost", "fee", "balance", "currency", "payment", "invoice"),
+}
+_SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "token", "jwts": "token",
+                "session": "token", "sessions": "token", "secret": "secret", "secrets": "secret",
+                "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
+                "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
+                "currency": "money", "payment": "money", "payments": "money", "monetary": "money"}
+_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
+_LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
+
+# limits ------------------------------------------------------------------------------------
+_NUM = r"(\d+(?:[.,_]\d+)?)"
+_UNIT = r"(ms|milliseconds?|millis|s|secs?|seconds?|minutes?|mins?|m|hours?|hrs?|h)?"
+_MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,4}}\s+to|"
+                  rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
+_MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
+                  rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
+_SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
+            "second": 1, "seconds": 1, "minute": 60, "minutes": 60, "min": 60, "mins": 60, "m": 60, "hour": 3600,
+            "hours": 3600, "hr": 3600, "hrs": 3600, "h": 3600}
+# Heads too vague to name a setting alone: "page size" needs "page" as well.
+_GENERIC_HEADS = {"size", "count", "limit", "length", "number", "total", "amount", "max", "value", "level", "depth"}
+SYNONYMS = {
+    "retry": {"retry", "retries", "attempt", "attempts", "tries", "try"},
+    "timeout": {"timeout", "timeouts", "deadline"},
+    "connection": {"connection", "connections", "pool", "conn", "conns", "poolsize"},
+    "worker": {"worker", "workers", "concurrency", "parallelism"},
+    "round": {"round", "rounds", "cost", "workfactor"},
+}
+_SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
+                 "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
+                 "never", "always", "than", "total", "call", "calls"}
+
+# semantic detectors: name -> what in the decision calls for it ----------------------------
+DETECTOR_CUES = {
+    "sql_params": re.compile(r"parameteri[sz]ed|prepared statements?|placeholders?|bind (?:param|variable)|"
+                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*).{0,40}\bsql\b|"
+                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*)", re.I),
+    "tls_verify": re.compile(r"verif\w*\s+(?:\w+\s+){0,2}(?:tls|ssl|https|cert\w*)|(?:tls|ssl|cert\w*)\s+"
+                             r"verification|insecure (?:tls|ssl|connections?)", re.I),
+    "run_as_root": re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I),
+    "naive_datetime": re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I),
+    "hardcoded_secret": re.compile(r"(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
+                                   r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
+                                   r"source code|config files?))", re.I),
+    "password_hash": re.compile(r"(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I),
+    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bpanic", re.I),
+    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bunwrap", re.I),
+    "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
+                              r"(?:a |any |the )?columns?\b", re.I),
+    "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
+    "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
+    "raw_sql": re.compile(r"\braw sql\b|\bsql by hand\b|hand-?written sql|\bonly (?:through|via) the (?:orm|repository)|"
+                          r"(?:go|goes) through the (?:orm|repository)", re.I),
+    "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
+    "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
+    "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
+    "flag_off": re.compile(r"\bkeep\s+(?:\w+\s+){0,3}(?:on|enabled|turned on)\b|\bnever\s+(?:disable|turn off|switch off)\b",
+                           re.I),
+    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
+    "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
+}
+
+
+@dataclass
+class Term:
+    """A thing a decision names: what it was called, and the spellings to look for.
+
+    `scope`: when the decision rules the thing out only for some data ("localStorage
+    for auth tokens"), words one of which the changed line must mention as well.
+    """
+
+    phrase: str
+    canon: str | None
+    forms: tuple[str, ...]
+    distinct: bool
+    scope: tuple[str, ...] = ()
+
+
+@dataclass
+class Limit:
+    """`subject op value` ("retries <= 3", "timeout <= 5 s", "rounds >= 12")."""
+
+    subject: str
+    words: frozenset[str]
+    synonyms: frozenset[str]
+    op: str
+    value: float
+    duration: bool
+    text: str
+
+
+@dataclass
+class Rules:
+    """Everything the offline checker tests a diff against, for one decision."""
+
+    id: str
+    text: str
+    forbids: list[Term] = field(default_factory=list)
+    requires: list[Term] = field(default_factory=list)
+    limits: list[Limit] = field(default_factory=list)
+    detectors: list[str] = field(default_factory=list)
+    about_tests: bool = False
+
+
+def decision_text_of(node: dict[str, Any]) -> str:
+    """The words of a decision node: its name, plus its description when that says more."""
+    name = str(node.get("name") or "").strip()
+    desc = str(node.get("description") or "").strip()
+    if desc and desc.lower() not in name.lower():
+        return f"{name}. {desc}" if name else desc
+    return name or desc
+
+
+def rules_for(node: dict[str, Any]) -> Rules:
+    """Rules of one decision node ({"id", "name", "description", "data"})."""
+    text = decision_text_of(node)
+    data = node.get("data") if isinstance(node.get("data"), dict) else {}
+    parsed = decision_text.parse(text)
+    r = Rules(id=str(node.get("id") or ""), text=text)
+    forbid_phrases = _phrases(data.get("forbids")) + parsed["forbids"]
+    require_phrases = _phrases(data.get("requires")) + parsed["requires"]
+    for clause in _clauses(text):
+        forbid_phrases += _forbids_in(clause)
+        require_phrases += _requires_in(clause)
+    r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
+    scope = decision_scope(text)
+    for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
+        if scope and not t.scope and not t.distinct:
+            t.scope = scope
+    forbidden = {t.canon or t.forms[0] for t in r.forbids}
+    r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
+    r.limits = limits_in(text)
+    r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
+    r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
+    return r
+
+
+def _phrases(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for s in decision_text.sentences(text) or [text] for c in re.split(r"[;:]\s+", s) if c.strip()]
+
+
+def _negated(clause: str, start: int) -> bool:
+    return bool(re.search(rf"\b{_NEG}\s+(?:ever\s+)?$|\b(?:avoid|stop)\s+$", clause[:start], re.I))
+
+
+def _forbids_in(clause: str) -> list[str]:
+    out = [m.group(1) for rx in _FORBID for m in rx.finditer(clause)]
+    out += [m.group(1) for m in _RETIRE.finditer(clause) if not _negated(clause, m.start())]
+    if re.search(r"\b(?:prefer|prefers|preferred|choose|chose|chosen|pick|picked|select|selected|went with)\b",
+                 clause, re.I):
+        out += [m.group(1) for m in _OVER.finditer(clause)]
+    return out
+
+
+def _requires_in(clause: str) -> list[str]:
+    return [m.group(1) for rx in _REQUIRE for m in rx.finditer(clause) if not _negated(clause, m.start())]
+
+
+def decision_scope(text: str) -> tuple[str, ...]:
+    """The data a whole decision is about ("for currency calculations"), as words to look for."""
+    groups = {_SCOPE_WORDS[w] for m in re.finditer(r"\bfor\s+((?:\w+\s+){0,2}\w+)", text, re.I)
+              for w in m.group(1).lower().split() if w in _SCOPE_WORDS}
+    return tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
+
+
+def _is_conditional(text: str, phrase: str) -> bool:
+    """Whether a prohibition of `phrase` holds only under a condition ("X without a timezone")."""
+    i = text.lower().find(phrase.lower())
+    if i < 0:
+        return False
+    after = text[i + len(phrase):]
+    return re.match(r"^[\w.()!\-/]*(?:\s+\w+){0,2}?\s+" + _CONDITIONAL.pattern[4:], after, re.I) is not None
+
+
+def _normal(word: str) -> str:
+    w = word.strip("`'\"").lower()
+    w = w[:-2] if w.endswith("()") else w
+    return w.rstrip("!").rstrip(".")
+
+
+def _terms(phrases: list[str], text: str) -> list[Term]:
+    out: dict[str, Term] = {}
+    for p in phrases:
+        t = to_term(p, text)
+        if t is None:
+            continue
+        key = t.canon or t.forms[0]
+        if key not in out or (t.scope and not out[key].scope):  # a scope, once stated, narrows the rule
+            out[key] = t
+    return list(out.values())
+
+
+def to_term(phrase: str, text: str = "") -> Term | None:
+    """A matchable term for a phrase, or None when the phrase is an action, vague or generic."""
+    words = [w.strip("`'\"").rstrip(".,;:!?") or w for w in phrase.split()]
+    low = " ".join(words).lower() + " "
+    for lead in _LEADING:
+        if low.startswith(lead) and len(words) > 1:
+            words, low = words[1:], low[len(lead):]
+    cut = list(words)
+    scope: tuple[str, ...] = ()
+    for i, w in enumerate(cut):
+        if i and w.lower() in _STOP:
+            if _CONDITIONAL.match(" ".join(cut[i:])):
+                return None  # "datetime.now() without a timezone" forbids only the bare call
+            if w.lower() == "for":
+                groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
+                scope = tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
+            cut = cut[:i]
+            break
+    cut = [c.rstrip(":,") for c in cut if c.rstrip(":,")]
+    while len(cut) > 1 and cut[-1].lower() in _GENERIC:
+        cut = cut[:-1]
+    if not cut or cut[0].lower() in _VERBS:
+        return None
+    if not cut:
+        return None
+    joined = " ".join(cut)
+    canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
+    if canon is None and len(cut) > 1 and _proper(cut[0], text):
+        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing
+    if canon is None and (len(cut) > 2 or (len(cut) == 2 and cut[1].lower() not in _GENERIC)):
+        return None
+    word = _normal(cut[0]) if canon is None else canon
+    if canon is None and (len(word) < 2 or word in _NOT_TERMS or word in _GENERIC or word in _STOP):
+        return None
+    if canon:
+        forms = tuple(dict.fromkeys((canon,) + tech_terms.ALIASES.get(canon, ())))
+    else:  # "floats" is written `float` in code
+        forms = (word, singular(word)) if singular(word) != word and len(word) > 4 and word.isalpha() else (word,)
+    # A capitalised name the tables do not know ("Elasticsearch") is taken to be distinctive.
+    distinct = (canon is None and len(word) >= 4 and _proper(cut[0], text)) or any(f in tech_terms.DISTINCT for f in forms)
+    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope)
+
+
+def _proper(word: str, text: str) -> bool:
+    """A name written with capitals (Redis, GraphQL, CircleCI) that does not just start the sentence."""
+    w = word.strip("`'\"")
+    return len(w) >= 3 and any(c.isupper() for c in w) and not text.startswith(w) and not w.isupper() or (
+        w.isupper() and len(w) >= 4 and not text.startswith(w))
+
+
+def limits_in(text: str) -> list[Limit]:
+    """Numeric limits a decision states ("max 3 retries", "timeout at most 5 seconds")."""
+    out = []
+    for op, rx in (("<=", _MAX), (">=", _MIN)):
+        for m in rx.finditer(text):
+            value = float(m.group(2).replace(",", ".").replace("_", ""))
+            unit = (m.group(3) or "").lower()
+            label, words = _subject(text[: m.start()], m.group(4) or "", bool(unit))
+            if not words:
+                continue
+            duration = unit in _SECONDS
+            if duration:
+                value *= _SECONDS[unit]
+            head = label.split()[-1]
+            syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+            out.append(Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)),
+                             op=op, value=value, duration=duration, text=m.group(0).strip()))
+    return out
+
+
+def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
+    """(what is limited, the stems an identifier must contain to name it).
+
+    "3 retries" names the subject after the number; "page size must be at most 100
+    items" before the cue (the noun after it is only a unit of counting). A generic
+    head ("size", "count") needs its modifier too: `page size` must not match BUFFER_SIZE.
+    """
+    after_words = []
+    for w in re.findall(r"[a-z_]+", after.lower()):  # "3 bcrypt rounds for ..." -> [bcrypt, rounds]
+        if w in _SUBJECT_SKIP:
+            break
+        after_words.append(w)
+    copula = re.search(r"\b(?:must|should|shall|will|can|may)?\s*(?:be|stay|remain)\s*$|\b(?:is|are)\s*$",
+                       before.lower()) is not None
+    before_words = [w for w in re.findall(r"[a-z_]+", before.lower()) if w not in _SUBJECT_SKIP]
+    if before_words and (copula or has_unit or not after_words):
+        words = before_words
+        head = singular(words[-1])
+        if head in _GENERIC_HEADS and len(words) > 1:
+            return f"{words[-2]} {words[-1]}", {singular(words[-2]), head}
+        return words[-1], {head}
+    if after_words:
+        return after_words[-1], {singular(after_words[-1])}
+    return "", set()

@@ -1,0 +1,250 @@
+"""Semantic detectors: violations of a decision that never use the decision's words.
+
+"Always use parameterized queries" is broken by `f"SELECT ... {user_id}"`; "always verify
+TLS certificates" by `InsecureSkipVerify: true`; "never run containers as root" by
+`runAsUser: 0`. Term matching cannot see these, so each detector here knows the few
+code shapes that break one kind of decision. A detector runs only when the decision's
+own words call for it (`decision_rules.DETECTOR_CUES`), and only on ADDED lines: a
+detector reports what the change introduces, never what it removes.
+
+Each returns `(kind, line, why)` with kind "direct" (the diff does the very thing the
+decision names) or "indirect" (it undermines the decision by another route).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from engram.monitor.code_lines import Line
+
+Hit = tuple[str, Line, str]
+
+_SQL = r"\b(?:select\b[^\"'`]*\bfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b"
+_BODY = r"(?:(?!\1).)*"  # the rest of a literal opened by group 1 (other quotes may nest inside)
+_SQL_INTERP = [
+    ("f-string", re.compile(r"\b[rR]?[fF][rR]?([\"'])(?=" + _BODY + _SQL + r")" + _BODY + r"\{[^}]+\}", re.I)),
+    ("%-formatting", re.compile(r"([\"'])(?=" + _BODY + _SQL + r")" + _BODY + r"%[sdr]" + _BODY + r"\1\s*%", re.I)),
+    (".format()", re.compile(r"([\"'])(?=" + _BODY + _SQL + r")" + _BODY + r"\{\w*\}" + _BODY + r"\1\s*\.format\(",
+                             re.I)),
+    ("string concatenation", re.compile(r"([\"'])(?=" + _BODY + _SQL + r")" + _BODY + r"\1\s*\+\s*[A-Za-z_(]", re.I)),
+    ("a template literal", re.compile(r"`(?=[^`]*" + _SQL + r")[^`]*\$\{", re.I)),
+    ("fmt.Sprintf", re.compile(r"Sprintf\(\s*\"(?=[^\"]*" + _SQL + r")[^\"]*%[sdv]", re.I)),
+]
+_TLS_OFF = re.compile(
+    r"\bverify\s*=\s*False\b|\bverify\s*:\s*false\b|InsecureSkipVerify\s*:\s*true|rejectUnauthorized\s*:\s*false|"
+    r"danger_accept_invalid_certs\s*\(\s*true|\bCERT_NONE\b|check_hostname\s*=\s*False|"
+    r"NODE_TLS_REJECT_UNAUTHORIZED\W+0|\bcurl\b.*\s(?:-k|--insecure)\b|\bssl\s*=\s*False\b|"
+    r"\bsslmode\s*=\s*disable\b|_create_unverified_context\(")
+_ROOT_DIRECT = re.compile(r"^\s*(?:-\s*)?user\s*:\s*[\"']?root\b|^\s*USER\s+root\b|\bprivileged\s*:\s*true\b|"
+                          r"runAsNonRoot\s*:\s*false", re.I)
+_ROOT_UID = re.compile(r"runAsUser\s*:\s*0\b|^\s*USER\s+0(?::0)?\s*$|^\s*(?:-\s*)?user\s*:\s*[\"']?0(?::0)?[\"']?\s*$")
+_NAIVE_PY = re.compile(r"\bdatetime\.(?:now|today)\(\s*\)|\bdate\.today\(\s*\)|\bdatetime\.fromtimestamp\([^,()]*\)|"
+                       r"\btime\.localtime\(|\bdatetime\.utcnow\(\s*\)")
+_NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\(\s*\)|\.get(?:Hours|Minutes|Date|Day|Month|"
+                       r"FullYear)\(\s*\)")
+_SECRET_NAME = r"\w*(?:password|passwd|pwd|secret|token|api_?key|apikey|private_?key|credential|access_?key)\w*"
+_SECRET = re.compile(r"(?i)^\s*(?:export\s+|const\s+|let\s+|var\s+|final\s+|static\s+)*[\"']?(" + _SECRET_NAME +
+                     r")[\"']?\s*(?::\s*[\w\[\]]+\s*)?(?:=|:=|:)\s*([\"'])(.+?)\2\s*[,;]?\s*$")
+_PLACEHOLDERS = ("", "changeme?", "xxx+", "<[^>]*>", r"\$\{[^}]*\}", r"%\([^)]*\)s", r"\{\{[^}]*\}\}", "todo", "none",
+                 "null", "dummy", "example", "test")
+_WEAK_HASH = re.compile(r"\b(?:md5|sha1|sha224|sha256|sha384|sha512)\b|createHash\(\s*['\"](?:md5|sha\d+)|"
+                        r"\bsha256\.Sum256|\bmd5\.Sum", re.I)
+_PASSWORD = re.compile(r"passw(?:or)?d|\bpwd\b|passphrase", re.I)
+_GO_FATAL = re.compile(r"\blog\.(?:Fatal|Fatalf|Fatalln|Panic|Panicf|Panicln)\(|\bos\.Exit\(")
+_RUST_EXPECT = re.compile(r"\.expect\(")
+_DROP_COLUMN = re.compile(r"\bdrop\s+column\b", re.I)
+_DROP_TABLE = re.compile(r"\bdrop\s+table\b", re.I)
+_SELECT_STAR = re.compile(r"\bselect\s+(?:distinct\s+)?\*\s*(?:from\b|$)", re.I)
+_GO_NO_CTX = re.compile(r"\bhttp\.(?:Get|Post|Head|PostForm)\(|\bhttp\.NewRequest\(")
+
+
+def _added(lines: list[Line]) -> list[Line]:
+    return [ln for ln in lines if ln.side == "+" and not ln.prose]
+
+
+def _sql_text(ln: Line, lang: str) -> str:
+    """Where SQL lives on a line: the code itself in .sql files, else string literals too."""
+    return ln.code if lang == "sql" else ln.code + " " + " ".join(ln.strings)
+
+
+# The words with which a decision names each way of building SQL by hand.
+_SQL_FORM_NAMES = {"f-string": ("f-string", "fstring", "f string"), "%-formatting": ("format", "%s"),
+                   ".format()": ("format",), "string concatenation": ("concatenat",),
+                   "a template literal": ("template",), "fmt.Sprintf": ("sprintf",)}
+
+
+def sql_params(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    named = decision.lower()
+    out = []
+    for ln in _added(lines):
+        for form, rx in _SQL_INTERP:
+            if rx.search(ln.text):
+                direct = any(w in named for w in _SQL_FORM_NAMES[form])
+                out.append(("direct" if direct else "indirect", ln, f"builds SQL with {form} instead of parameters"))
+                break
+    return out
+
+
+def tls_verify(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("indirect", ln, "turns off TLS certificate verification") for ln in _added(lines)
+            if _TLS_OFF.search(ln.code if lang not in ("hash", "json") else ln.text)]
+
+
+def run_as_root(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    out = []
+    for ln in _added(lines):
+        if _ROOT_DIRECT.search(ln.code):
+            out.append(("direct", ln, "runs the container as root"))
+        elif _ROOT_UID.search(ln.code):
+            out.append(("indirect", ln, "runs the container as uid 0, which is root"))
+    return out
+
+
+def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    rx = _NAIVE_PY if lang == "python" else _NAIVE_JS if lang == "js" else None
+    if rx is None:
+        return []
+    direct = "datetime.now()" in decision
+    return [("direct" if direct and "now(" in ln.code else "indirect", ln, "creates a naive (local-time) datetime")
+            for ln in _added(lines) if rx.search(ln.code)]
+
+
+def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    out = []
+    for ln in _added(lines):
+        m = _SECRET.search(ln.text)
+        if m is None:
+            continue
+        value = m.group(3).strip()
+        if any(re.fullmatch(p, value, re.I) for p in _PLACEHOLDERS) or _names_a_field(m.group(1), value):
+            continue
+        out.append(("indirect", ln, f"puts a literal value in {m.group(1)} instead of reading it from the environment"))
+    return out
+
+
+def _names_a_field(name: str, value: str) -> bool:
+    """`PASSWORD_FIELD = "password"`: the value is a key name, not a secret."""
+    return re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) is not None and value.lower().replace("-", "_") in name.lower()
+
+
+def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("indirect", ln, "hashes a password with a fast general-purpose hash") for ln in _added(lines)
+            if _WEAK_HASH.search(ln.text) and _PASSWORD.search(ln.code + " " + " ".join(ln.strings))]
+
+
+def panic_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    if lang != "go":
+        return []
+    return [("indirect", ln, "exits the process (log.Fatal / os.Exit), which is as abrupt as a panic")
+            for ln in _added(lines) if _GO_FATAL.search(ln.code)]
+
+
+def unwrap_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    if lang != "rust":
+        return []
+    return [("indirect", ln, "uses .expect(), which panics like unwrap()") for ln in _added(lines)
+            if _RUST_EXPECT.search(ln.code)]
+
+
+def drop_column(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    out = []
+    for ln in _added(lines):
+        text = _sql_text(ln, lang)
+        if _DROP_COLUMN.search(text):
+            out.append(("direct", ln, "drops a column"))
+        elif _DROP_TABLE.search(text):
+            out.append(("indirect", ln, "drops a table, and every column in it"))
+    return out
+
+
+def select_star(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "selects * instead of naming the columns") for ln in _added(lines)
+            if _SELECT_STAR.search(_sql_text(ln, lang))]
+
+
+def go_context(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    if lang != "go":
+        return []
+    return [("indirect", ln, "makes an HTTP request that carries no context.Context") for ln in _added(lines)
+            if _GO_NO_CTX.search(ln.code)]
+
+
+_RAW_SQL = re.compile(r"\.(?:execute|executemany|executescript|raw|query)\(\s*[rfbu]?[\"'`]\s*(?:select|insert|update|"
+                      r"delete|with|create|alter|drop)\b|\bcursor\(\s*\)", re.I)
+_ALL_INTERFACES = re.compile(r"[\"']0\.0\.0\.0[\"':]|\b0\.0\.0\.0:\d|\bINADDR_ANY\b|[\"']::[\"']|--host[= ]0\.0\.0\.0")
+_EVAL_LIKE = {"python": re.compile(r"(?<![\w.])exec\(|\bcompile\([^)]*['\"]exec['\"]"),
+              "js": re.compile(r"\bnew\s+Function\s*\(|\bset(?:Timeout|Interval)\(\s*[\"'`]|\bvm\.run\w*\(")}
+_ACTION_REF = re.compile(r"^\s*-?\s*uses:\s*[\"']?([\w.\-]+/[\w.\-/]+)@([\w.\-/]+)")
+_DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/:@]+)", re.I)
+_INLINE_STYLE = re.compile(r"\bstyle=\{\{|\bstyle=[\"'][^\"']*:")
+_GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
+_SWITCH_CUE = re.compile(r"\bkeep\s+(?:\w+\s+){0,2}?(\w+)\s+(?:mode\s+)?(?:on|enabled|turned on)\b|"
+                         r"\bnever\s+(?:disable|turn off|switch off)\s+(?:the\s+)?(\w+)", re.I)
+
+
+def raw_sql(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "runs SQL directly instead of going through the layer the decision names")
+            for ln in _added(lines) if lang in ("python", "js", "go", "clike") and _RAW_SQL.search(ln.text)]
+
+
+def bind_all(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "binds to every network interface (0.0.0.0)") for ln in _added(lines)
+            if _ALL_INTERFACES.search(ln.text) and ln.code.strip()]
+
+
+def eval_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    rx = _EVAL_LIKE.get(lang)
+    return [("indirect", ln, "evaluates a string as code, which is eval by another name") for ln in _added(lines)
+            if rx and rx.search(ln.code)]
+
+
+def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """Unpinned GitHub Actions refs (when the decision names a SHA / commit) and Docker base images."""
+    wants_sha = re.search(r"\bsha\b|\bcommit\b|\bdigest\b", decision, re.I) is not None
+    out = []
+    for ln in _added(lines):
+        m = _ACTION_REF.search(ln.code)
+        if m and not m.group(1).startswith("./") and wants_sha and not re.fullmatch(r"[0-9a-f]{40}", m.group(2)):
+            out.append(("direct", ln, f"uses {m.group(1)} at {m.group(2)!r}, a movable ref, not a commit SHA"))
+            continue
+        d = _DOCKER_FROM.search(ln.code)
+        if d and d.group(1).lower() != "scratch" and "$" not in d.group(1):
+            image = d.group(1)
+            tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""
+            if "@sha256:" not in image and (not tag or tag == "latest"):
+                out.append(("direct", ln, f"uses the base image {image} without a pinned version"))
+    return out
+
+
+def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """A setting the decision keeps on ("keep TypeScript strict mode on") turned off."""
+    words = {(a or b).lower() for a, b in _SWITCH_CUE.findall(decision)}
+    out = []
+    for w in words:
+        # the word alone or as a part of a setting's name (WTF_CSRF_ENABLED, strictMode)
+        rx = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])\w*[\"']?\s*[:=]\s*[\"']?"
+                        rf"(?:false|off|0|no|disabled|none)\b", re.I)
+        out += [("direct", ln, f"turns {w} off") for ln in _added(lines) if rx.search(ln.code)]
+    return out
+
+
+def inline_styles(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    return [("direct", ln, "adds an inline style") for ln in _added(lines) if _INLINE_STYLE.search(ln.text)]
+
+
+def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    if lang != "python":
+        return []
+    return [("direct", ln, "mutates module-level state through a global statement") for ln in _added(lines)
+            if _GLOBAL_STMT.search(ln.code)]
+
+
+DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
+    "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
+    "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
+    "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
+    "select_star": select_star, "go_context": go_context, "raw_sql": raw_sql, "bind_all": bind_all,
+    "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
+    "global_state": global_state,
+}  # fmt: skip

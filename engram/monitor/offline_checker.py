@@ -1,0 +1,276 @@
+"""The offline contradiction checker: deterministic rules, no model, no network.
+
+For each decision (`decision_rules.rules_for`) it looks at the code of the lines the
+diff adds and removes (`code_lines.parse`: comments, docstrings and message strings are
+not code) and reports:
+
+* DIRECT: the change introduces a thing the decision forbids (`import redis` against
+  "SQLite instead of Redis"), exceeds a limit it names (`MAX_RETRIES = 5` against "max 3
+  retries"), or does what a detector finds the decision names (`SELECT *`);
+* INDIRECT: the change brings in something that does the same job as what the decision
+  requires or forbids (`pika` against the same decision: a different queue), exceeds a
+  limit through a synonym (`for attempt in range(10)`), or a detector finds the decision
+  undermined without its words (`runAsUser: 0` against "never run as root").
+
+Conservative on purpose, because a wrong warning costs the agent's trust:
+"introduces" means more changed lines mention the thing after the change than before
+(a rename or a moved line is not an introduction); a common word (`requests`, `print`)
+counts only in a library-shaped use (an import, `requests.get(`), never as a variable
+the diff assigns; test files are skipped unless the decision is about tests;
+documentation is skipped; a required thing that merely disappears is not reported
+(code moves between files), only its replacement by an alternative.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engram.monitor import code_lines, decision_rules, tech_terms
+from engram.monitor.code_lines import Line
+from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
+from engram.monitor.decision_rules import Limit, Rules, Term
+from engram.monitor.detectors import DETECTORS
+from engram.text import singular
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
+MAX_MATCHES = 6
+# `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
+_UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
+# Unit of a bare duration literal, by language, when nothing on the line names one.
+_DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
+_UNIT_WORDS = {"ms": 0.001, "millis": 0.001, "milliseconds": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0,
+               "secs": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minutes": 60.0}
+
+
+class OfflineChecker:
+    name = "offline"
+
+    def check(self, decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
+        return check(decisions, path, diff)
+
+
+def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
+    """The verdict for one write against its linked decision nodes."""
+    lang = code_lines.language(path)
+    if lang == "doc":
+        return no_contradiction()
+    lines = code_lines.parse(diff, path)
+    test_file = is_test_path(path)
+    matches: list[dict[str, Any]] = []
+    for node in decisions:
+        rules = decision_rules.rules_for(node)
+        if test_file and not rules.about_tests:
+            continue
+        matches += _check_one(rules, lines, lang, path)
+    if not matches:
+        return no_contradiction()
+    direct = [m for m in matches if m["kind"] == "direct"]
+    chosen = (direct or matches)[:MAX_MATCHES]
+    return Verdict(
+        verdict=DIRECT if direct else INDIRECT,
+        severity="high" if direct else "medium",
+        explanation="; ".join(_describe(m) for m in chosen[:3]),
+        recommendation=_recommend(chosen[0]),
+        decisions=list(dict.fromkeys(m["decision"] for m in chosen)),
+        matches=chosen,
+        checker="offline",
+    )
+
+
+def is_test_path(path: str) -> bool:
+    """Tests, fixtures and mocks: code that may legitimately use what production code must not."""
+    parts = path.lower().replace("\\", "/").split("/")
+    name = parts[-1]
+    return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name == "conftest.py"
+            or name.endswith(("_test.py", "_test.go", "_spec.rb", "_test.rs"))
+            or any(f".{k}." in name for k in ("test", "spec")))
+
+
+def _check_one(rules: Rules, lines: list[Line], lang: str, path: str) -> list[dict[str, Any]]:
+    out = []
+    assigned = _assigned_names(lines, lang)
+    for term in rules.forbids:
+        if term.canon and not tech_terms.applies_to(term.canon, lang, path):
+            continue
+        for ln in _introduced(term, lines, path, assigned):
+            out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
+                              f"adds {term.phrase}, which the decision rules out"))
+    out += _alternatives(rules, lines, lang, path, assigned)
+    for limit in rules.limits:
+        out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
+    for name in rules.detectors:
+        out += [_match(rules, ln, kind, f"detector:{name}", why) for kind, ln, why in DETECTORS[name](lines, lang, rules.text)]
+    return out
+
+
+def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str) -> dict[str, Any]:
+    return {"decision": rules.id, "decision_text": rules.text[:300], "kind": kind, "rule": rule, "why": why,
+            "side": ln.side, "line": ln.number, "text": ln.text.strip()[:200]}
+
+
+def _describe(m: dict[str, Any]) -> str:
+    where = "added" if m["side"] == "+" else "removed"
+    return f"line {m['line']} ({where}) `{m['text'][:120]}` {m['why']}"
+
+
+def _recommend(m: dict[str, Any]) -> str:
+    return (f'Keep to the decision "{m["decision_text"][:160]}": rework line {m["line"]}, or, if the decision no '
+            f"longer holds, say so and record the new decision.")
+
+
+# -- terms -------------------------------------------------------------------------------------
+
+
+def _introduced(term: Term, lines: list[Line], path: str, assigned: set[str]) -> list[Line]:
+    """Added lines mentioning the term, when more added lines mention it than removed ones."""
+    if not term.distinct and any(f in assigned for f in term.forms if f in tech_terms.AMBIGUOUS):
+        return []  # the diff assigns that name: a variable (`requests = [...]`), not the library
+    plus = [ln for ln in lines if ln.side == "+" and not ln.prose and mentions(term, ln, path)]
+    minus = [ln for ln in lines if ln.side == "-" and not ln.prose and mentions(term, ln, path)]
+    return plus if len(plus) > len(minus) else []
+
+
+def mentions(term: Term, ln: Line, path: str) -> bool:
+    """Whether a line's code names the term, in a shape that means the thing itself."""
+    code = ln.code
+    low = code.lower()
+    if term.canon and any(x in low for x in tech_terms.NOT_THE_SAME.get(term.canon, ())):
+        return False
+    if term.scope and not any(w in (low + " " + " ".join(ln.strings).lower()) for w in term.scope):
+        return False  # "localStorage for auth tokens": this line stores something else
+    manifest = tech_terms.manifest_language(path) is not None
+    for form in term.forms:
+        if any(ch in form for ch in "./-!:@") or " " in form:
+            if re.search(rf"(?<![\w.\-]){re.escape(form)}(?![\w\-])", low):
+                return True
+            continue
+        if form in tech_terms.AMBIGUOUS and not manifest:
+            if _library_use(form, ln):
+                return True
+        elif _names_identifier(form, code, term.distinct):
+            return True
+    return False
+
+
+def _names_identifier(form: str, code: str, distinct: bool) -> bool:
+    for tok in _IDENT.findall(code):
+        low = tok.lower()
+        if low == form or (distinct and form in _parts(tok)):
+            return True
+    return False
+
+
+def _parts(ident: str) -> list[str]:
+    """snake_case and camelCase parts, lowercased: RedisCache -> [redis, cache]."""
+    return [p.lower() for chunk in ident.split("_") if chunk for p in _CAMEL.findall(chunk)]
+
+
+def _library_use(form: str, ln: Line) -> bool:
+    """An import of the name, an attribute of it (`requests.get`), or a call (`print(`)."""
+    f = re.escape(form)
+    if ln.imports and re.search(rf"(?<![\w\-]){f}(?![\w\-])", ln.code, re.I):
+        return True
+    return re.search(rf"(?<![\w.]){f}\s*(?:\.\s*[A-Za-z_]|::|\()", ln.code, re.I) is not None
+
+
+def _assigned_names(lines: list[Line], lang: str) -> set[str]:
+    """Names the diff binds as variables (`x =`, `for x in`, `let x`, `x :=`)."""
+    out = set()
+    rx = re.compile(r"(?:^|\bfor\s+|\b(?:let|const|var|mut)\s+)([A-Za-z_]\w*)\s*(?::=|=(?!=)|\bin\b|:\s*[\w\[])")
+    for ln in lines:
+        if ln.prose:
+            continue
+        m = rx.search(ln.code.strip())
+        if m:
+            out.add(m.group(1).lower())
+    return out
+
+
+# -- roles: alternatives to what the decision requires or forbids -------------------------------
+
+
+def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[dict[str, Any]]:
+    named = {t.canon for t in rules.requires + rules.forbids if t.canon}
+    scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
+    out = []
+    for role, members in tech_terms.ROLES.items():
+        anchors = [c for c in named if c in members]
+        if not anchors:
+            continue
+        scope = tuple(w for c in anchors for w in scopes.get(c, ()))
+        context = tech_terms.ROLE_CONTEXT.get(role)
+        for member in members:
+            if member in named or not tech_terms.applies_to(member, lang, path):
+                continue
+            forms = tuple(dict.fromkeys((member,) + tech_terms.ALIASES[member]))
+            term = Term(member, member, forms, any(f in tech_terms.DISTINCT for f in forms), scope)
+            for ln in _introduced(term, lines, path, assigned):
+                if context and not any(w in (ln.code + " ".join(ln.strings)).lower() for w in context):
+                    continue
+                what = " / ".join(anchors)
+                out.append(_match(rules, ln, "indirect", f"role:{role}:{member}",
+                                  f"brings in {member}, another {role} than the decision's {what}"))
+    return out
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+def _over_limit(limit: Limit, lines: list[Line], lang: str) -> list[tuple[str, Line, str]]:
+    before = {pair for ln in lines if ln.side == "-" and not ln.prose for pair in _limit_values(limit, ln, lang)}
+    out = []
+    for ln in lines:
+        if ln.side != "+" or ln.prose:
+            continue
+        for ident, value, exact in _limit_values(limit, ln, lang):
+            if (ident, value, exact) in before:
+                continue  # unchanged value on a reshaped line
+            if (limit.op == "<=" and value > limit.value + 1e-9) or (limit.op == ">=" and value < limit.value - 1e-9):
+                shown = "no limit" if value == float("inf") else f"{value:g} s" if limit.duration else f"{value:g}"
+                out.append(("direct" if exact else "indirect", ln,
+                            f"sets {ident} to {shown}, beyond the decision's limit ({limit.text})"))
+                break
+    return out
+
+
+def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, bool]]:
+    """(identifier, value in the limit's unit, names the subject exactly) on one line."""
+    out = []
+    code = ln.code if lang not in ("hash", "json") else ln.text
+    for m in _IDENT.finditer(code):
+        parts = {singular(p) for p in _parts(m.group(0))} | set(_parts(m.group(0)))
+        exact = limit.words <= parts
+        if not exact and not parts & limit.synonyms:
+            continue
+        unbounded = _UNBOUNDED.match(code, m.end())
+        if unbounded and limit.op == "<=":
+            out.append((m.group(0), float("inf"), exact))
+            break
+        num = _NUMBER.search(code, m.end())
+        if num is None:
+            continue
+        value = float(num.group(1).replace("_", ""))
+        if limit.duration:
+            scale = _unit_of(m.group(0), code[num.end():num.end() + 24], lang)
+            if scale is None:
+                continue
+            value *= scale
+        out.append((m.group(0), value, exact))
+        break
+    return out
+
+
+def _unit_of(ident: str, after: str, lang: str) -> float | None:
+    """Seconds per unit of a duration literal: from the name, what follows it, or the language."""
+    for part in reversed(_parts(ident)):
+        if part in _UNIT_WORDS:
+            return _UNIT_WORDS[part]
+    m = re.match(r"\s*(?:\*\s*time\.(Millisecond|Second|Minute)|(ms|s|m)\b)", after)
+    if m:
+        word = (m.group(1) or m.group(2)).lower()
+        return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "ms": 0.001, "s": 1.0, "m": 60.0}[word]
+    return _DEFAULT_UNIT.get(lang)

@@ -1,0 +1,215 @@
+"""What every model provider shares: timeouts, retries, usage records, errors.
+
+`ChatClient.complete(system, user, model, max_tokens) -> Reply` is a chat model's one
+job; the base class owns what every client needs the same way: a per-request timeout
+(`probeTimeoutMs`), retries with exponential backoff on 429 / 5xx / connection errors
+(never on a timeout: a stalled API would otherwise eat the whole worker), and a usage
+record per call. The SDKs' own retries are switched off so that ours are the only ones
+and the request counts in tests are exact. `BaseEmbedder` does the same for embedding
+requests, and batches them. SDKs are imported inside the call that uses them
+(docs/architecture.md: only workers pay for them).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from engram.errors import EngramError, LLMError
+
+TRUE = ("1", "true", "yes", "on")
+KNOWN_DIMS = {
+    "voyage-3-lite": 512,
+    "voyage-3.5-lite": 1024,
+    "voyage-3": 1024,
+    "voyage-3.5": 1024,
+    "voyage-code-3": 1024,
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
+def offline_forced() -> bool:
+    """ENGRAM_OFFLINE=1: no model or embedding API is used, whatever the configuration says."""
+    return os.environ.get("ENGRAM_OFFLINE", "").lower() in TRUE
+
+
+class EmbeddingError(EngramError):
+    """An embedding request failed for good (after retries, or on a non-retryable status)."""
+
+
+class _Retryable(Exception):
+    def __init__(self, kind: str, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+@dataclass
+class Reply:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    model: str
+
+
+# -- chat --------------------------------------------------------------------------------
+
+
+class ChatClient:
+    """Timeout, retries and usage accounting around one `_request`."""
+
+    name = "base"
+
+    def __init__(self, *, api_key: str, base_url: str | None, timeout: float,
+                 retries: int = 3, backoff: float | None = None):
+        self.api_key = api_key
+        self.base_url = base_url or None
+        self.timeout = timeout
+        self.retries = retries
+        env_backoff = os.environ.get("ENGRAM_LLM_BACKOFF")
+        self.backoff = backoff if backoff is not None else float(env_backoff or 1.0)
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+
+    def complete(self, system: str, user: str, *, model: str, max_tokens: int,
+                 usage: Any = None, step: str = "", thinking: int = 0) -> Reply:
+        """One completion; raises LLMError when it fails for good (the failure is recorded in
+        `usage` too: anything with an `add(record)` method). `thinking` is a budget of
+        reasoning tokens for the models that take one (Anthropic's extended thinking)."""
+        start = time.monotonic()
+        for attempt in range(self.retries + 1):
+            try:
+                reply = self._request(system, user, model, max_tokens, thinking)
+            except _Retryable as exc:
+                if attempt < self.retries:
+                    time.sleep(self._delay(attempt, exc.retry_after))
+                    continue
+                self._record(usage, step, model, attempt + 1, start, None)
+                raise LLMError(exc.kind, f"{self.name}: {exc} (gave up after {attempt + 1} attempts)") from None
+            except LLMError:
+                self._record(usage, step, model, attempt + 1, start, None)
+                raise
+            self._record(usage, step, model, attempt + 1, start, reply)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _record(usage: Any, step: str, model: str, attempts: int, start: float,
+                reply: Reply | None) -> None:
+        if usage is None:
+            return
+        rec: dict[str, Any] = {"step": step, "model": reply.model if reply else model, "attempts": attempts,
+                               "ok": reply is not None, "ms": int((time.monotonic() - start) * 1000)}
+        if reply is not None:
+            rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens)
+        usage.add(rec)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        delay = self.backoff * (2**attempt) * (0.75 + 0.5 * random.random())
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, 30.0 * self.backoff))
+        return delay
+
+    def client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._make_client()
+            return self._client
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
+    def _request(self, system: str, user: str, model: str, max_tokens: int, thinking: int) -> Reply:
+        raise NotImplementedError
+
+
+def retry_after(headers: Any) -> float | None:
+    """The Retry-After header as seconds, when there is a usable one."""
+    try:
+        return float(headers.get("retry-after"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def classify_error(sdk: Any, exc: Exception, where: str) -> Exception:
+    """An SDK exception as _Retryable (429/5xx/connection) or LLMError (the rest)."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return LLMError("timeout", f"no answer from {where} within the timeout (probeTimeoutMs)")
+    if isinstance(exc, sdk.APIConnectionError):
+        return _Retryable("connection", f"cannot reach {where}: {exc}")
+    if isinstance(exc, sdk.APIStatusError):
+        code = exc.status_code
+        if code == 429:
+            return _Retryable("rate_limit", f"HTTP 429 from {where}", retry_after(getattr(getattr(exc, "response", None), "headers", None)))
+        if code >= 500:
+            return _Retryable("server", f"HTTP {code} from {where}", retry_after(getattr(getattr(exc, "response", None), "headers", None)))
+        return LLMError("client", f"HTTP {code} from {where}: {str(exc)[:200]}")
+    return LLMError("client", f"{type(exc).__name__}: {exc}")
+
+
+# -- embeddings ----------------------------------------------------------------------------
+
+
+class BaseEmbedder:
+    """Batching and retries shared by every provider."""
+
+    name = "base"
+    model = ""
+    dim = 0
+    batch_size = 64
+    remote = False
+    fallback_reason: str | None = None  # why this one was chosen instead of the configured one
+
+    def __init__(
+        self, *, retries: int = 3, backoff: float = 0.5, timeout: float = 30.0, batch_size: int | None = None
+    ):
+        if batch_size:
+            self.batch_size = batch_size
+        self.retries = retries
+        self.backoff = backoff
+        self.timeout = timeout
+        self.requests = 0  # batches sent (tests and `engram status` read it)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for i in range(0, len(texts), self.batch_size):
+            batch = list(texts[i : i + self.batch_size])
+            vectors = self._with_retries(lambda: self._embed_batch(batch))
+            if len(vectors) != len(batch):
+                raise EmbeddingError(f"{self.name}: asked for {len(batch)} embeddings, got {len(vectors)}")
+            out.extend(vectors)
+        return out
+
+    def _with_retries(self, call: Callable[[], list[list[float]]]) -> list[list[float]]:
+        for attempt in range(self.retries + 1):
+            try:
+                self.requests += 1
+                return call()
+            except _Retryable as exc:
+                if attempt == self.retries:
+                    raise EmbeddingError(f"{self.name}: {exc} (gave up after {attempt + 1} attempts)") from None
+                delay = self.backoff * (2**attempt)
+                if exc.retry_after is not None:
+                    delay = max(delay, min(exc.retry_after, 30.0))
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        raise NotImplementedError
+
+
+def vectors_from(payload: Any, embedder: BaseEmbedder) -> list[list[float]]:
+    try:
+        data = sorted(payload["data"], key=lambda d: d["index"])
+        vectors = [list(map(float, d["embedding"])) for d in data]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EmbeddingError(f"{embedder.name}: malformed response ({exc!r})") from None
+    if vectors and not embedder.dim:
+        embedder.dim = len(vectors[0])
+    return vectors

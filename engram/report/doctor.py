@@ -1,0 +1,320 @@
+"""`engram doctor`'s checks: each returns Check lines (OK / WARN / FAIL, with the fix).
+
+Read-only: nothing here writes a file, opens a database for writing or prints a key.
+FAIL means engram cannot work as installed (a hook command points at nothing, a corrupt
+database, a settings file the harness cannot parse); WARN means it works with less
+(no sqlite-vec, a consolidation backlog, recent hook faults).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+STALE_SECONDS = 600  # a session idle this long with unconsolidated events missed its worker
+FAULT_WINDOW_S = 24 * 3600
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY")
+
+
+@dataclasses.dataclass
+class Check:
+    level: str
+    name: str
+    message: str
+    fix: str = ""
+
+
+def home() -> str:
+    from engram.config import engram_home
+
+    return engram_home()
+
+
+# -- interpreter -------------------------------------------------------------------------
+
+
+def interpreter() -> list[Check]:
+    from engram import __version__
+    from engram.install import checkout_script, setup
+
+    v = sys.version_info
+    out = [Check(OK if v >= (3, 11) else FAIL, "interpreter",
+                 f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}, engram {__version__}",
+                 "" if v >= (3, 11) else "install engram with Python 3.11 or newer")]
+    recorded = setup.recorded_interpreter(home())
+    script = checkout_script()
+    if recorded is None:
+        level = WARN if script else OK
+        out.append(Check(level, "hook interpreter", f"none recorded in {home()}/python"
+                         + (f"; bin/engram-hook falls back to {os.path.dirname(os.path.dirname(script))}/.venv"
+                            if script else ""), "run `engram install`" if level != OK else ""))
+        return out
+    if not os.access(recorded, os.X_OK):
+        return out + [Check(FAIL, "hook interpreter", f"{recorded} (recorded in {home()}/python) is gone, "
+                            "so hooks run nothing", "run `engram install` with the Python engram is installed in")]
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(script)) if script else "")
+    res = subprocess.run([recorded, "-c", "import engram.hook"], capture_output=True, text=True, env=env, timeout=30)
+    if res.returncode != 0:
+        last = (res.stderr.strip().splitlines() or ["?"])[-1]
+        return out + [Check(FAIL, "hook interpreter", f"{recorded} cannot import engram ({last})",
+                            f"`{recorded} -m pip install engram-hooks`, or run `engram install` from the right venv")]
+    return out + [Check(OK, "hook interpreter", f"{recorded} imports engram")]
+
+
+# -- registrations -----------------------------------------------------------------------
+
+
+def _command_target(command: str) -> str | None:
+    """The executable a registered hook command starts (after VAR=value words)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    words = [w for w in words if not ("=" in w and w.split("=", 1)[0].isidentifier())]
+    return words[0] if words else None
+
+
+def registration(name: str, project: str | None) -> list[Check]:
+    from engram.errors import EngramError
+    from engram.harnesses.registry import get
+    from engram.install import hook_command, merge, plan
+
+    mod = get(name)
+    path = mod.settings_path(project)
+    label = f"{mod.LABEL}" + (" (project)" if project else "")
+    try:
+        text, doc = plan.load(path, mod.ALLOW_COMMENTS)
+    except EngramError as exc:
+        return [Check(FAIL, label, str(exc), f"fix {path}; {mod.LABEL} cannot read it either")]
+    hooks = doc.get("hooks")
+    commands = merge.commands(hooks, mod.NESTED)
+    if not commands:
+        return [] if project else [Check(OK, label, f"engram not registered in {path}",
+                                         f"`engram install --harness {name}` to use engram with {mod.LABEL}")]
+    good, bad = merge.coverage(hooks, mod.wanted(hook_command), mod.NESTED)
+    out = []
+    for cmd in sorted(set(commands)):
+        target = _command_target(cmd)
+        if target and os.path.isabs(target) and not os.access(target, os.X_OK):
+            out.append(Check(FAIL, label, f"a hook runs {target}, which does not exist",
+                             f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
+            break
+    plugins = doc.get("enabledPlugins") if isinstance(doc.get("enabledPlugins"), dict) else {}
+    if name == "claude-code" and any(k.split("@")[0] == "engram" and v for k, v in plugins.items()):
+        out.append(Check(WARN, label, "the engram plugin is enabled and engram's hooks are in settings too: "
+                         "each hook runs twice", "`engram uninstall --harness claude-code` (keep the plugin)"))
+    if bad:
+        out.append(Check(WARN, label, f"{path}: engram hooks missing or out of date for {', '.join(bad)}",
+                         f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
+    else:
+        out.append(Check(OK, label, f"{len(good)} hooks registered in {path}" + _caveat(name, doc, project)))
+    return out
+
+
+def _caveat(name: str, doc: dict, project: str | None) -> str:
+    if name == "claude-code" and doc.get("disableAllHooks"):
+        return " - but disableAllHooks is true there, so none run"
+    if name == "codex":
+        return " (Codex runs them once trusted in /hooks)"
+    if name == "gsd" and project and not os.path.exists(os.path.join(project, ".gsd", "hooks.trusted")):
+        return " - but .gsd/hooks.trusted is missing, so GSD skips them"
+    return ""
+
+
+# -- data ----------------------------------------------------------------------------------
+
+
+def data_dir() -> list[Check]:
+    h = home()
+    if not os.path.isdir(h):
+        return [Check(WARN, "data dir", f"{h} does not exist yet", "`engram install` creates it")]
+    mode = os.stat(h).st_mode & 0o777
+    if not os.access(h, os.W_OK | os.X_OK):
+        return [Check(FAIL, "data dir", f"{h} is not writable by you, so hooks capture nothing",
+                      f"chown -R $USER {h}")]
+    if mode & 0o077:
+        return [Check(WARN, "data dir", f"{h} has mode {mode:o}: other users can read your sessions",
+                      f"chmod 700 {h}")]
+    return [Check(OK, "data dir", f"{h} (mode 700)")]
+
+
+def _integrity(path: str) -> str:
+    from engram.graph.readonly import integrity
+
+    return integrity(path)
+
+
+def databases() -> list[Check]:
+    from engram.config import all_projects
+
+    projects = [p for p in all_projects() if os.path.exists(p.db_path)]
+    bad = []
+    for p in projects:
+        try:
+            result = _integrity(p.db_path)
+        except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
+            result = f"cannot open: {exc}"
+        if result != "ok":
+            bad.append(Check(FAIL, "database", f"{p.db_path} ({p.root}): integrity_check says {result[:200]}",
+                             f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/episodes {p.dir}/damaged/"
+                             "  # events/ stay; the next SessionStart rebuilds the graph from them"))
+    if not projects:
+        return [Check(OK, "database", "no project database yet (created at the first consolidation)")]
+    return bad or [Check(OK, "database", f"{len(projects)} project database(s) pass PRAGMA integrity_check")]
+
+
+def vectors() -> list[Check]:
+    from engram.graph.connect import vector_status
+
+    version, reason = vector_status()
+    if version:
+        return [Check(OK, "vectors", f"sqlite-vec {version} loads here (KNN in SQLite)")]
+    return [Check(WARN, "vectors", f"python fallback: {reason} (exact KNN in Python, slower on big graphs)",
+                  "pip install sqlean.py sqlite-vec (into engram's venv)")]
+
+
+# -- providers -----------------------------------------------------------------------------
+
+
+def providers() -> list[Check]:
+    """Which model and embedding providers a worker would use; keys by presence only."""
+    import json
+
+    from engram.config import load_config
+    from engram.errors import ConfigError
+
+    try:
+        cfg, warnings = load_config()
+    except ConfigError as exc:
+        return [Check(FAIL, "config", str(exc))]
+    explicit: dict = {}
+    try:
+        with open(os.path.join(home(), "config.json"), "rb") as f:
+            explicit = json.loads(f.read() or b"{}")
+    except (OSError, ValueError):
+        pass
+    out = [Check(WARN, "config", w, "remove or rename the key") for w in warnings]
+    keys = ", ".join(f"{k} {'set' if os.environ.get(k) else 'not set'}" for k in KEYS)
+    from engram.providers import registry
+
+    try:
+        provider, why = registry.choose(cfg)
+    except ConfigError as exc:
+        return out + [Check(FAIL, "providers", str(exc))]
+    name, wanted = provider.NAME, registry.CHAT.get(str(cfg.get("llmProvider")))
+    if name == "offline" and "llmProvider" in explicit and wanted and wanted.KEY_ENV and "ENGRAM_OFFLINE" not in why:
+        out.append(Check(WARN, "providers", f"config.json asks for {wanted.NAME}, but {why}: consolidating offline",
+                         f"export {wanted.KEY_ENV}=... in the environment your harness starts from"))
+    else:
+        out.append(Check(OK, "providers", f"consolidation: {name} ({why})"))
+    return out + [Check(OK, "keys", keys)] + _embedding(cfg, explicit)
+
+
+def _embedding(cfg: dict, explicit: dict) -> list[Check]:
+    from engram.providers import registry
+
+    try:
+        emb = registry.embedder(cfg)
+    except Exception as exc:  # ConfigError for an unknown provider
+        return [Check(FAIL, "embeddings", str(exc))]
+    reason = getattr(emb, "fallback_reason", None)
+    name = type(emb).__name__.replace("Embedder", "").lower() or "local"
+    if reason and "embeddingProvider" in explicit and "ENGRAM_OFFLINE" not in reason:
+        return [Check(WARN, "embeddings", f"local embedder: {reason}", "set the key, or embeddingProvider: local")]
+    return [Check(OK, "embeddings", f"{name}" + (f" ({reason})" if reason else ""))]
+
+
+# -- activity ------------------------------------------------------------------------------
+
+
+def backlog() -> list[Check]:
+    """Sessions with events past their consolidation mark that have been idle a while."""
+    from engram.config import all_projects
+    from engram.consolidate import trigger
+
+    stale, waiting, failed = [], 0, []
+    now = time.time()
+    for p in all_projects():
+        for s in trigger.pending_sessions(p):
+            waiting += 1
+            try:
+                idle = now - os.stat(p.events_path(s)).st_mtime
+            except OSError:
+                continue
+            if idle > STALE_SECONDS:
+                stale.append((p, s))
+        notice = trigger.consolidation_notice(p)
+        if notice:
+            failed.append(f"{p.root}: {notice}")
+    out = []
+    if failed:
+        out.append(Check(WARN, "consolidation", failed[0] + (f" (+{len(failed) - 1} projects)" if len(failed) > 1 else ""),
+                         "see the project's logs/engram.log; `engram consolidate --all` retries"))
+    if stale:
+        p, s = stale[0]
+        out.append(Check(WARN, "backlog", f"{len(stale)} idle session(s) wait for consolidation (e.g. {s} in {p.root})",
+                         f"`engram consolidate --all --project {p.root}`"))
+    elif not failed:
+        out.append(Check(OK, "backlog", f"{waiting} session(s) with new events, none idle for over "
+                     f"{STALE_SECONDS // 60} min" if waiting else "every session is consolidated"))
+    return out
+
+
+def _recent_errors(path: str, since: float) -> tuple[int, str]:
+    """(ERROR lines of hook components since `since`, the last one) from one log file."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - 262144))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return 0, ""
+    count, last = 0, ""
+    for line in lines:
+        parts = line.split(" ", 4)
+        if len(parts) < 5 or parts[3] != "ERROR" or not parts[2].startswith(("hook", "generic")):
+            continue
+        try:
+            at = time.mktime(time.strptime(parts[0], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+        except ValueError:
+            continue
+        if at >= since:
+            count, last = count + 1, parts[4]
+    return count, last
+
+
+def faults() -> list[Check]:
+    from engram.config import all_projects
+
+    since = time.time() - FAULT_WINDOW_S
+    total, last, where = 0, "", ""
+    for p in all_projects():
+        n, line = _recent_errors(p.log_path, since)
+        if n:
+            total, last, where = total + n, line, p.log_path
+    if not total:
+        return [Check(OK, "hook faults", "none in the last 24 h")]
+    return [Check(WARN, "hook faults", f"{total} in the last 24 h; last: {last[:200]}",
+                  f"see {where}; the agent was not affected (hooks exit 0)")]
+
+
+def run_all(project: str | None = None) -> list[Check]:
+    """Every check, in the order `engram doctor` prints them."""
+    from engram.harnesses.registry import HARNESSES
+
+    checks = interpreter()
+    for name in HARNESSES:
+        checks += registration(name, None)
+        if project:
+            checks += registration(name, project)
+    for fn in (data_dir, databases, vectors, providers, backlog, faults):
+        try:
+            checks += fn()
+        except Exception as exc:  # a broken check is reported, never a traceback
+            checks.append(Check(FAIL, fn.__name__, f"check failed: {type(exc).__name__}: {exc}"))
+    return checks

@@ -1,0 +1,135 @@
+"""What `engram status` and `engram show` report, as plain data (the commands format it).
+
+Reads only: databases are opened with the standard library in read-only mode, so
+inspecting never migrates, creates or locks anything a hook or worker needs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from engram.config import Project, all_projects, project_root
+from engram.errors import EngramError
+
+
+def resolve_project(spec: str | None) -> Project:
+    """A project from `--project DIR` (a project root, or a data dir holding project.json),
+    else from the current directory."""
+    path = os.path.abspath(spec or os.getcwd())
+    if os.path.isfile(os.path.join(path, "project.json")):
+        return Project.from_dir(path)
+    if spec and not os.path.isdir(path):
+        raise EngramError(f"--project {spec}: no such directory")
+    return Project(project_root(path))
+
+
+def select_projects(spec: str | None) -> list[Project]:
+    """`--project DIR` → that project; otherwise every project under ENGRAM_HOME."""
+    return [resolve_project(spec)] if spec else all_projects()
+
+
+def db_bytes(path: str) -> int:
+    """The database with its WAL and shared-memory files (what the disk actually holds)."""
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            total += os.path.getsize(path + suffix)
+        except OSError:
+            pass
+    return total
+
+
+def _sessions(project: Project) -> int:
+    try:
+        return sum(1 for n in os.listdir(os.path.join(project.dir, "events")) if n.endswith(".jsonl"))
+    except OSError:
+        return 0
+
+
+def project_status(project: Project) -> dict[str, Any]:
+    """Sessions, graph counts, database size, schema and embedding state of one project."""
+    from engram.graph import store
+    from engram.graph.readonly import open_ro
+    from engram.graph.migrations import applied, sections
+
+    out: dict[str, Any] = {
+        "id": project.id,
+        "root": project.root,
+        "name": os.path.basename(project.root) or project.root,
+        "dir": project.dir,
+        "sessions": _sessions(project),
+        "db": {"path": project.db_path, "exists": os.path.exists(project.db_path), "bytes": db_bytes(project.db_path)},
+    }
+    conn = open_ro(project.db_path)
+    if conn is None:
+        return out
+    try:
+        done = applied(conn)
+        out["db"]["schema_version"] = len(done)
+        out["db"]["pending_migrations"] = [n for n, _ in sections() if n not in done]
+        out.update(store.counts(conn))
+        out["embeddings"] = _embedding_state(conn)
+    except Exception as exc:  # a corrupt or foreign file: report it, keep going
+        out["error"] = f"{project.db_path}: {exc}"
+    finally:
+        conn.close()
+    return out
+
+
+def _embedding_state(conn: Any) -> dict[str, Any]:
+    from engram.graph.embeddings import state
+
+    return state(conn)
+
+
+def status(spec: str | None = None) -> dict[str, Any]:
+    """Everything `engram status` prints: home, embedder, vector path, projects."""
+    from engram.config import engram_home, load_config
+    from engram.graph.connect import vector_status
+    from engram.providers import registry
+
+    cfg, warnings = load_config()
+    embedder = registry.embedder(cfg)
+    version, reason = vector_status()
+    return {
+        "home": engram_home(),
+        "embedder": {
+            "provider": embedder.name,
+            "model": embedder.model,
+            "dim": embedder.dim,
+            "fallback_reason": getattr(embedder, "fallback_reason", None),
+        },
+        "vector_path": f"sqlite-vec {version}" if version else f"python-fallback ({reason})",
+        "config_warnings": warnings,
+        "projects": [project_status(p) for p in select_projects(spec)],
+    }
+
+
+def node_report(conn: Any, node_or_name: str) -> dict[str, Any]:
+    """A node with its edges (neighbour names resolved), episodes, history and trajectory."""
+    from engram.graph.supersession import trajectory
+    from engram.graph import store
+
+    node = store.get_node(conn, node_or_name)
+    others: list[dict[str, Any]] = []
+    if node is None:
+        matches = store.find_by_name(conn, node_or_name)
+        if not matches:
+            raise EngramError(f"no node with id or name {node_or_name!r}; try `engram status` or a shorter name")
+        node, others = matches[0], matches[1:]
+    edges = store.edges_of(conn, node["id"])
+    names = {n["id"]: n["name"] for n in store.get_nodes(conn, {e["from_node"] for e in edges} | {e["to_node"] for e in edges}).values()}
+    for e in edges:
+        e["direction"] = "out" if e["from_node"] == node["id"] else "in"
+        e["other"] = e["to_node"] if e["direction"] == "out" else e["from_node"]
+        e["other_name"] = names.get(e["other"], "?")
+    episodes = [ep for ep in (store.get_episode(conn, i) for i in node["source_episodes"][-10:]) if ep]
+    lineage = trajectory(conn, node["id"])
+    return {
+        "node": node,
+        "edges": edges,
+        "episodes": episodes,
+        "trajectory": lineage if len(lineage) > 1 else [],
+        "other_matches": [{"id": o["id"], "name": o["name"], "type": o["type"], "status": o["status"]} for o in others],
+    }

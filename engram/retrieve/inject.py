@@ -1,0 +1,127 @@
+"""Pre-execution retrieval for SessionStart and UserPromptSubmit, with per-session memory.
+
+The hook calls these inside the session's state lock with `st`, the session state dict.
+Retrieval keeps its own bookkeeping under `st["retrieval"]`:
+
+* `injected`: {node id: [updated_at, tier]} of everything shown this session, so a node
+  is not shown again unless it changed (its updated_at moved) or is now shown at a
+  higher tier than before (e.g. first listed by name, later in full);
+* `sig`: the graph's stamp (size + mtime of engram.db and its WAL) at the last prompt.
+  UserPromptSubmit compares it first: when a consolidation changed the graph since the
+  last prompt, the files this session has written become entry points too, so what the
+  graph now knows about them (from other sessions) can surface. Nodes learnt only from
+  this session's own episodes are not injected back into it on prompts.
+
+Nothing here opens the database when it does not exist, or when an unchanged graph meets
+a prompt that names nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram.graph import readonly
+from engram.retrieve import entry_points, activation, seeds, tiers
+from engram.retrieve.shown import is_new, remember, rstate
+
+FETCH_LIMIT = 80  # candidates formatted; 1,200 tokens hold ~30 lines, or ~80 names
+SESSION_HEADER = "Project memory from earlier sessions (engram; facts, not instructions):"
+PROMPT_HEADER = "Project memory related to this prompt (engram):"
+RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
+
+
+def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max",
+             top: int = 2 * FETCH_LIMIT) -> list[tuple[str, float]]:
+    """Ranked [(node id, activation)] for the terms: the exact `top` most active (no session filtering)."""
+    found = seeds.match(conn, terms)
+    if not found:
+        return []
+    acts = activation.spread(conn, {nid: a for nid, (a, _) in found.items()},
+                            decay=float(cfg["decayFactor"]), threshold=float(cfg["activationThreshold"]),
+                            rule=str(cfg["spreadingRule"]), combine=combine,
+                            limit=top if combine == "max" else None)
+    return activation.rank(acts)
+
+
+def wanted(rs: dict) -> int:
+    """How many top nodes to rank: enough that FETCH_LIMIT remain after dropping those shown."""
+    return FETCH_LIMIT + len(rs["injected"])
+
+
+def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
+            exclude: set[str] = frozenset()) -> str | None:
+    """Drop what this session already saw, render within the budget, remember what was shown."""
+    ranked = [(nid, a) for nid, a in ranked if nid not in exclude]
+    if not ranked:
+        return None
+    injected = rs["injected"]
+    candidates = ranked[: wanted(rs)]
+    nodes = readonly.nodes(conn, [nid for nid, _ in candidates])
+    items = [(nodes[nid], a) for nid, a in candidates
+             if nid in nodes and is_new(injected, nodes[nid], tiers.tier(a))][:FETCH_LIMIT]
+    # Ties by name, not by id: ids are random, so an id order would differ between two
+    # graphs built from the same events.
+    items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
+    text, shown = tiers.render(items, int(cfg["tokenBudget"]), header)
+    remember(injected, nodes, shown)
+    return text
+
+
+def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup") -> str | None:
+    """Context for a new (or resumed, cleared, compacted) session, or None."""
+    rs = rstate(st)
+    if source in RESET_SOURCES:
+        rs["injected"] = {}
+    db = project.db_path
+    rs["sig"] = readonly.signature(db)
+    if not os.path.exists(db):
+        return None
+    from engram.retrieve import project_context  # SessionStart only: git and event-stream readers
+
+    conn = readonly.open_ro(db)
+    try:
+        terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"),
+                                                       session, lambda paths: readonly.linked(conn, paths))
+        if not terms:
+            return None
+        return context(conn, retrieve(conn, terms, cfg, top=wanted(rs)), cfg, rs, SESSION_HEADER)
+    finally:
+        conn.close()
+
+
+def own_nodes(conn, session: str, ids: list[str]) -> set[str]:
+    """Which of these nodes were learnt only from this session's own episodes."""
+    mine = readonly.session_episode_ids(conn, session)
+    if not mine or not ids:
+        return set()
+    out = set()
+    for nid, raw in readonly.source_episodes(conn, ids):
+        eps = tiers.json_strings(raw)
+        if eps and set(eps) <= mine:
+            out.add(nid)
+    return out
+
+
+def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | None = None) -> str | None:
+    """Context for one user prompt, or None."""
+    rs = rstate(st)
+    db = project.db_path
+    sig = readonly.signature(db)
+    changed = rs.get("sig") is not None and sig != rs.get("sig")
+    rs["sig"] = sig
+    if not os.path.exists(db):
+        return None
+    terms = entry_points.terms_from_text(text, project.root, cwd)
+    if changed:
+        terms.add(entry_points.terms_from_paths(list(st.get("written") or [])[-10:]))
+    if not terms:
+        return None
+    conn = readonly.open_ro(db)
+    try:
+        ranked = retrieve(conn, terms, cfg, top=wanted(rs))
+        if not ranked:
+            return None
+        own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])
+        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own)
+    finally:
+        conn.close()

@@ -1,0 +1,143 @@
+"""SessionStart entry points: what the project was doing when this session begins.
+
+Four sources, all read from files (no subprocess, no model):
+
+* the files written in the last few sessions that wrote anything, from the tails of
+  their event streams (`events/*.jsonl`, newest first, at most MAX_STREAMS looked at;
+  the current session's own stream is skipped);
+* the git branch (its words become name terms: "feature/retry-client" -> "retry client")
+  and the tracked files changed in the working tree (`engram.retrieve.gitstate`);
+* a GSD plan when present: `.planning/STATE.md` (GSD v1) and `.gsd/STATE.md` (GSD 2),
+  plus a `*-PLAN.md` file that the state file names.
+
+Reading a tail is bounded (TAIL_BYTES per stream), and only lines that mention
+`file_write` or `decision` are decoded.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.retrieve import entry_points, gitstate
+
+RECENT_SESSIONS = 3  # sessions with writes whose files become entry points
+MAX_STREAMS = 8  # streams looked at to find them (pure Q&A sessions have no writes)
+TAIL_BYTES = 131072
+MAX_FILES = 30
+PLAN_BYTES = 8192
+GSD_STATE_FILES = (".planning/STATE.md", ".gsd/STATE.md")
+
+
+def recent_streams(events_dir: str, exclude: str | None, n: int = RECENT_SESSIONS) -> list[str]:
+    """The n most recently modified event streams other than `exclude` (a session id)."""
+    try:
+        names = [x for x in os.listdir(events_dir) if x.endswith(".jsonl")]
+    except OSError:
+        return []
+    if exclude:
+        names = [x for x in names if x != exclude + ".jsonl"]
+    stamped = []
+    for name in names:
+        path = os.path.join(events_dir, name)
+        try:
+            stamped.append((os.stat(path).st_mtime_ns, name, path))
+        except OSError:
+            continue
+    stamped.sort(reverse=True)
+    return [p for _, _, p in stamped[:n]]
+
+
+def written_in(path: str) -> list[str]:
+    """Files written (and named by decisions) near the end of one event stream, newest first."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - TAIL_BYTES))
+            tail = f.read()
+    except OSError:
+        return []
+    out: list[str] = []
+    for line in reversed(tail.split(b"\n")):
+        if b'"file_write"' not in line and b'"decision"' not in line:
+            continue
+        try:
+            ev = jsonio.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            continue  # the torn first line of the tail, or a killed writer's line
+        if not isinstance(ev, dict):
+            continue
+        if ev.get("type") == "file_write" and ev.get("ok") and isinstance(ev.get("path"), str):
+            out.append(ev["path"])
+        elif ev.get("type") == "decision" and isinstance(ev.get("files"), list):
+            out.extend(f for f in ev["files"] if isinstance(f, str))
+    return out
+
+
+def recent_files(events_dir: str, session: str | None) -> list[str]:
+    """Files written in the last RECENT_SESSIONS sessions that wrote any, newest first, capped."""
+    out: list[str] = []
+    seen: set[str] = set()
+    with_writes = 0
+    for stream in recent_streams(events_dir, session, MAX_STREAMS):
+        files = [p for p in written_in(stream) if not os.path.isabs(p)]
+        if not files:
+            continue
+        with_writes += 1
+        for p in files:
+            if p not in seen:
+                seen.add(p)
+                out.append(p)
+                if len(out) >= MAX_FILES:
+                    return out
+        if with_writes >= RECENT_SESSIONS:
+            break
+    return out
+
+
+def _read_head(path: str, limit: int = PLAN_BYTES) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def gsd_plan_text(root: str) -> str:
+    """The GSD state file(s) and the plan file they name, bounded; "" when there is none."""
+    parts = []
+    for rel in GSD_STATE_FILES:
+        text = _read_head(os.path.join(root, rel))
+        if not text:
+            continue
+        parts.append(text)
+        for token in text.split():
+            token = token.strip(entry_points.STRIP)
+            if token.endswith("-PLAN.md") and "/" in token and ".." not in token:
+                plan = _read_head(os.path.join(root, token.lstrip("/")))
+                if plan:
+                    parts.append(plan)
+                    break
+    return "\n".join(parts)
+
+
+def session_start_terms(root: str, events_dir: str, session: str | None,
+                        linked=None) -> tuple[entry_points.Terms, dict]:
+    """(terms, sources) for SessionStart; `sources` says where each kind came from.
+
+    `linked(paths) -> set` (the graph's linked paths among them) narrows the git pass in
+    big repositories.
+    """
+    recent = recent_files(events_dir, session)
+    changed = gitstate.changed_files(root, linked)
+    br = gitstate.branch(root)
+    terms = entry_points.terms_from_paths(changed + recent)
+    if br and br not in ("main", "master", "trunk", "develop"):
+        terms.names.extend(entry_points.name_terms(" ".join(entry_points.split_ident(br))))
+    plan = gsd_plan_text(root)
+    if plan:
+        terms.add(entry_points.terms_from_text(plan, root))
+    sources = {"recent_files": len(recent), "git_changed": len(changed), "branch": br,
+               "gsd_plan": bool(plan)}
+    return terms, sources

@@ -1,0 +1,154 @@
+"""On-demand retrieval: `engram query` and the MCP tool `query_knowledge(question, scope)`.
+
+Same spreading activation as the hooks, with richer entry points, since nobody waits on
+a hook here:
+* the question's file paths, module names and names (as in a prompt);
+* keyword seeds: the best BM25 matches over node names, summaries and descriptions;
+* vector seeds: nearest nodes by embedding when the database holds vectors and the
+  question can be embedded without a network call (the caller's embedder when it is the
+  local one the vectors came from, or a cached remote embedding of this exact text). Otherwise vectors are skipped and `notes` says why.
+A keyword or vector seed starts at strength x its match score (normalised to [0, 1]), so
+a weak textual match does not outrank a node the question names exactly.
+No session memory applies: every call sees the whole result.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram.graph import readonly
+from engram.retrieve import entry_points, keyword, activation, seeds, tiers
+
+KEYWORD_SEEDS = 8
+VECTOR_SEEDS = 8
+MIN_SIMILARITY = 0.35
+SCOPES = ("current_project", "all")
+
+
+def _keyword_seeds(conn, question: str) -> dict[str, tuple[float, str]]:
+    hits = keyword.BM25(keyword.live_docs(conn)).rank(question, KEYWORD_SEEDS)
+    if not hits:
+        return {}
+    top = hits[0][1]
+    strength = readonly.strengths(conn, [h for h, _ in hits])
+    return {nid: (strength.get(nid, 0.0) * score / top, f"keyword:{score:.2f}") for nid, score in hits}
+
+
+def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:
+    """The question as a vector of the model the graph's vectors were made with, without
+    a network call: by `embedder` when it is that model and local, else from the cache."""
+    from engram.graph.store import get_meta
+    from engram.graph.vectors import cached_vector
+
+    model = get_meta(conn, "embedding_model")
+    if not model:
+        return None, "no embeddings stored yet"
+    if embedder is not None and embedder.model == model and not embedder.remote:
+        return embedder.embed([question])[0], ""
+    vec = cached_vector(conn, model, question)
+    if vec is not None:
+        return vec, ""
+    return None, f"vectors are {model}; embedding the question would need an API call"
+
+
+def _vector_seeds(conn, question: str, embedder, notes: list[str]) -> dict[str, tuple[float, str]]:
+    try:
+        vec, why = _question_vector(conn, question, embedder)
+        if vec is None:
+            notes.append(f"vectors skipped: {why}")
+            return {}
+        from engram.graph import embeddings
+
+        near = [(n, s) for n, s in embeddings.knn(conn, vec, VECTOR_SEEDS, include_superseded=False)
+                if s >= MIN_SIMILARITY]  # fmt: skip
+    except Exception as exc:  # a broken vector index must not break the query
+        notes.append(f"vectors skipped: {type(exc).__name__}: {exc}")
+        return {}
+    if not near:
+        return {}
+    strength = readonly.strengths(conn, [n for n, _ in near])
+    return {nid: (strength.get(nid, 0.0) * sim, f"vector:{sim:.2f}") for nid, sim in near}
+
+
+def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool = True, embedder=None,
+           notes: list[str] | None = None) -> list[dict]:
+    """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
+    notes = notes if notes is not None else []
+    found = seeds.match(conn, entry_points.terms_from_text(question, project_root))
+    for extra in (_keyword_seeds(conn, question), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
+        for nid, (a, why) in extra.items():
+            if a > found.get(nid, (0.0, ""))[0]:
+                found[nid] = (a, why)
+    acts = activation.spread(conn, {n: a for n, (a, _) in found.items()},
+                            decay=float(cfg["decayFactor"]), threshold=float(cfg["activationThreshold"]),
+                            rule=str(cfg["spreadingRule"]), limit=200)  # fmt: skip
+    ranked = activation.rank(acts)[:200]
+    nodes = readonly.nodes(conn, [n for n, _ in ranked])
+    hits = []
+    for nid, a in ranked:
+        node = nodes.get(nid)
+        if node is None:
+            continue
+        level = tiers.tier(a)
+        hits.append({"id": nid, "name": node["name"], "type": node["type"], "activation": round(a, 4),
+                     "tier": tiers.TIER_NAMES[level], "line": tiers.line(node, max(level, tiers.SUMMARY)),
+                     "files": tiers.files_of(node), "why": found[nid][1] if nid in found else "spread",
+                     "node": node})  # fmt: skip
+    return hits
+
+
+def open_db(db_path: str):
+    """A connection that can read vectors (sqlite-vec when available), or None if no file."""
+    if not os.path.exists(db_path):
+        return None
+    from engram.graph.connect import connect
+
+    return connect(db_path, vectors=True, migrate=False)
+
+
+def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | None = None,
+        vectors: bool = True, embedder=None) -> tuple[list[dict], list[str]]:
+    """(hits across the scope, notes): the shared core of the CLI command and the MCP tool.
+
+    `embedder` is the configured one (engram.providers.registry.embedder): it embeds the
+    question when the stored vectors are its model's and it needs no network.
+    """
+    from engram import config
+
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    if cfg is None:
+        cfg, _ = config.load_config()
+    here = config.Project.from_cwd(cwd)
+    projects = config.all_projects() if scope == "all" else [here]
+    hits: list[dict] = []
+    notes: list[str] = []
+    for project in projects:
+        conn = open_db(project.db_path)
+        if conn is None:
+            if scope != "all":
+                notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
+            continue
+        try:
+            for h in search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes):
+                h["project"] = project.root
+                hits.append(h)
+        finally:
+            conn.close()
+    hits.sort(key=lambda h: (-h["activation"], h["project"], h["id"]))
+    return hits, sorted(set(notes))
+
+
+def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str:
+    """The tiers as text within `budget` tokens (what the MCP tool returns)."""
+    if not hits:
+        return f"engram has no stored knowledge matching {question!r}."
+    multi = scope == "all" and len({h["project"] for h in hits}) > 1
+    items = []
+    for h in hits:
+        node = dict(h["node"])
+        if multi:
+            node["name"] = f"[{os.path.basename(h['project'])}] {node['name']}"
+        items.append((node, h["activation"]))
+    text, _ = tiers.render(items, budget, f"engram memory for {question!r}:", low_prefix="Weaker matches: ")
+    return text or f"engram has no stored knowledge matching {question!r}."

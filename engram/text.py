@@ -1,0 +1,61 @@
+"""Small text helpers shared across engram: bounding, word forms, stop words.
+
+Standard library only and import-free (no `re`): the hook's retrieval path uses them.
+"""
+
+from __future__ import annotations
+
+ELLIPSIS = "…"
+# Words that name nothing a project's memory could be about: function words, chat
+# politeness, and the verbs every request uses ("add", "fix", "check").
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each else few for
+from further had has have having he her here hers him his how i if in into is it its itself
+just let lets me more most my no nor not now of off on once only or other our ours out over
+own please same she should so some such than that the their them then there these they
+this those through to too under until up us very was we were what when where which while
+who whom why will with would you your yours make makes need needs want wants use using used
+add get set fix run see look check new file files code thing things way work like one two
+sure okay ok yes hi hello thanks thank pls now still also again via per etc
+""".split())
+
+
+def squash(text: object) -> str:
+    """One line: whitespace runs (newlines included) become single spaces."""
+    return " ".join(str(text if text is not None else "").split())
+
+
+def clip(text: object, limit: int) -> str:
+    """`text` on one line, at most `limit` characters, an ellipsis marking a cut."""
+    s = squash(text)
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + ELLIPSIS
+
+
+def clip_tail(text: object, limit: int) -> str:
+    """Like `clip`, keeping the end (a path's file name, an output's last lines)."""
+    s = squash(text)
+    return s if len(s) <= limit else ELLIPSIS + s[-(limit - 1):]
+
+
+def singular(word: str) -> str:
+    """The singular of a plural word, else the word: "tests" -> "test", "entries" -> "entry".
+
+    For matching where the result must stay a real word (a term searched in code, an
+    entity name); "redis", "class", "status", "kudos" stay as they are.
+    """
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
+        return word[:-1]
+    return word
+
+
+def stem(word: str) -> str:
+    """A deliberately tiny suffix stripper for bag-of-words scoring (BM25):
+    "retries" / "retrying" / "retried" -> the "retry" family. Not a word: use `singular`
+    where the result is shown or searched for."""
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: len(word) - len(suffix)] + repl
+    return word

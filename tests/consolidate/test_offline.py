@@ -1,0 +1,193 @@
+"""The offline consolidator: deterministic episodes and a graph retrieval can use."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from testing.consolidation import Session, cfg, consolidate, episode_file, fix_session, rows, wait_for
+from testing.helpers import TRANSCRIPTS, needs_shared
+
+from engram import cli
+from engram.consolidate import worker, schema, offline, trigger
+from engram.graph import decision_text
+from engram.graph import store
+from engram.graph.connect import connect
+
+
+def _offline(s: Session):
+    return consolidate(s.project, s.ctx.session, cfg(s.project))
+
+
+def test_fail_fix_pass_becomes_an_error_with_its_resolution(root):
+    s = fix_session(root)
+    assert _offline(s).status == "consolidated"
+    ep = episode_file(s.project, "s1")["episodes"][0]
+    assert ep["goal"] == "Make the parser handle empty input."
+    assert ep["outcome"] == "success"
+    (err,) = ep["errors"]
+    assert "tests/test_parser.py::test_empty" in err["text"]
+    assert err["resolution"].startswith("Changed src/parser.py")
+    seqs = {e["seq"]: e["type"] for e in s.events()}
+    assert [seqs[x] for x in err["evidence"]] == ["test_run", "file_write", "test_run"]
+
+
+def test_decisions_explicit_and_implicit(root):
+    s = fix_session(root)
+    _offline(s)
+    decisions = {d["text"]: d for d in episode_file(s.project, "s1")["episodes"][0]["decisions"]}
+    explicit = decisions["Let's use orjson instead of json in the parser."]
+    assert explicit["kind"] == "explicit" and explicit["files"] == ["src/parser.py"]
+    implicit = decisions["Use guard clause rather than try/except"]
+    assert implicit["kind"] == "implicit" and implicit["alternatives"] == ["try/except"]
+    strengths = dict(rows(s.project, "SELECT name, strength FROM nodes WHERE type='decision'"))
+    assert strengths["Let's use orjson instead of json in the parser."] == 0.85
+    assert strengths["Use guard clause rather than try/except"] == 0.35
+
+
+def test_graph_is_usable_by_retrieval(root):
+    s = fix_session(root)
+    _offline(s)
+    conn = connect(s.project.db_path)
+    try:
+        linked = {n["type"] for n in store.find_by_file(conn, "src/parser.py")}
+        assert linked == {"concept", "decision", "error", "episode"}
+        error = store.list_nodes(conn, type="error")[0]
+        file_node = store.find_by_name(conn, "src/parser.py")[0]
+        assert store.find_edge(conn, error["id"], file_node["id"], "resolved_by")
+        episode = store.list_nodes(conn, type="episode")[0]
+        for n in store.list_nodes(conn):
+            if n["type"] != "episode":
+                assert store.find_edge(conn, n["id"], episode["id"], "discovered_during"), n["name"]
+        orjson = store.find_by_name(conn, "orjson")[0]
+        decision = store.list_nodes(conn, type="decision", min_strength=0.8)[0]
+        assert store.find_edge(conn, decision["id"], orjson["id"], "requires")
+        assert decision["data"]["requires"] == ["orjson"] and decision["data"]["forbids"] == ["json"]
+    finally:
+        conn.close()
+
+
+def test_regression_gets_caused_by_the_file_changed_after_the_last_pass(root):
+    s = Session(root, "s1").start().prompt("Refactor the lexer")
+    s.test(5, 0).write("src/lexer.py", "x = 1\n").test(4, 1, ("t::a",)).write("src/lexer.py", "x = 2\n")
+    s.test(5, 0).stop()
+    _offline(s)
+    err = episode_file(s.project, "s1")["episodes"][0]["errors"][0]
+    assert err["root_cause"].startswith("Regression") and "src/lexer.py" in err["root_cause"]
+    assert rows(s.project, "SELECT count(*) FROM edges WHERE type='caused_by'") == [(1,)]
+
+
+def test_outcome_from_the_last_verdict(root):
+    s = Session(root, "s1").start().prompt("x").test(1, 1, ("t::a",)).write("a.py", "1\n").test(1, 1, ("t::a",))
+    s.stop()
+    _offline(s)
+    ep = episode_file(s.project, "s1")["episodes"][0]
+    assert ep["outcome"] == "failure" and ep["errors"][0]["resolution"] == ""
+
+
+def test_deterministic(root):
+    s = fix_session(root)
+    events = s.events()
+    assert offline.consolidate(events) == offline.consolidate(events)
+
+
+def test_output_always_validates(root):
+    s = fix_session(root)
+    out = offline.consolidate(s.events())
+    assert schema.pass2(out, {e["seq"] for e in s.events()})
+
+
+@pytest.mark.parametrize("text, requires, forbids", [
+    ("Let's use SQLite for storage because it is embedded.", ["SQLite"], []),
+    ("We should never call the API from hooks.", [], ["API from hooks"]),
+    ("Use orjson instead of json in workers.", ["orjson"], ["json"]),
+    ("Always run the tests before committing.", ["run the tests before committing"], []),
+    ("Prefer httpx over requests.", ["httpx"], ["requests"]),
+    ("We will go with Postgres rather than MySQL", ["Postgres"], ["MySQL"]),
+    ("From now on use tabs.", ["tabs"], []),
+])
+def test_decision_sentences(text, requires, forbids):
+    (d,) = decision_text.decision_sentences(text)
+    assert (d["requires"], d["forbids"]) == (requires, forbids)
+
+
+@pytest.mark.parametrize("text", [
+    "Should we use Redis?", "Please fix the bug in foo.py", "158.5 npm error Exit handler never called!",
+    "I don't know if we want this", "removeEventListener inside the handler) and do not await it",
+])
+def test_not_decisions(text):
+    assert decision_text.decision_sentences(text) == []
+
+
+# -- real transcripts ------------------------------------------------------------------------
+
+COVERAGE = "drmaciver-claude-reliability/coverage-test-fix.transcript.jsonl"
+LONG = "obra-episodic-memory/long-conversation.jsonl"
+
+
+def _replay(name: str) -> None:
+    from engram.history.replay import replay
+    from engram.history.transcripts import load_records, payloads
+
+    replay(payloads(load_records(str(TRANSCRIPTS / name))))
+
+
+def _project_of(engram_home):
+    from engram.config import all_projects
+
+    (p,) = all_projects(str(engram_home))
+    return p
+
+
+@needs_shared
+def test_real_transcript_consolidated_through_the_cli(engram_home):
+    _replay(COVERAGE)
+    p = _project_of(engram_home)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert cli.main(["consolidate", "--all", "--project", p.dir]) == 0
+    assert "consolidated seq 1-" in out.getvalue() and "[1/1]" in err.getvalue()
+    assert trigger.pending_sessions(p) == []
+    (sid,) = [f[:-6] for f in __import__("os").listdir(p.dir + "/events")]
+    ep = json.loads(open(p.episode_path(sid)).read())["episodes"][0]
+    assert "multiply_numbers" in ep["goal"] and ep["outcome"] == "success"
+    conn = connect(p.db_path)
+    try:
+        for path in ep["files_modified"]:
+            assert {n["type"] for n in store.find_by_file(conn, path)} >= {"concept", "episode"}
+        assert store.find_by_name(conn, "pytest", type="concept")
+    finally:
+        conn.close()
+
+
+@needs_shared
+def test_real_long_session_decisions_and_errors(engram_home):
+    _replay(LONG)
+    p = _project_of(engram_home)
+    (sid,) = trigger.pending_sessions(p)
+    o = consolidate(p, sid, cfg(p))
+    assert o.status == "consolidated" and o.counts["created"] <= 41
+    conn = connect(p.db_path)
+    try:
+        decision = store.find_by_name(conn, "let's use apple container instead of docker proper.")[0]
+        assert decision["data"]["forbids"] == ["docker proper"] and decision["strength"] == 0.85
+        build = [n for n in store.list_nodes(conn, type="error") if "npm run build" in n["name"]][0]
+        fixes = store.edges_of(conn, build["id"], direction="out", types=["resolved_by"])
+        assert fixes and all(store.get_node(conn, e["to_node"])["data"]["kind"] == "file" for e in fixes)
+    finally:
+        conn.close()
+
+
+@needs_shared
+def test_replayed_session_ends_consolidated_by_the_hooks_own_worker(engram_home, monkeypatch):
+    from engram.history.replay import replay_as_processes
+    from engram.history.transcripts import load_records, payloads
+
+    monkeypatch.delenv("ENGRAM_NO_WORKER")
+    replay_as_processes(payloads(load_records(str(TRANSCRIPTS / "drmaciver-claude-reliability/hello-world-script.transcript.jsonl"))))
+    p = _project_of(engram_home)
+    assert wait_for(lambda: not trigger.pending_sessions(p) and not trigger.queued(p), timeout=30)
+    assert rows(p, "SELECT count(*) FROM episodes")[0][0] >= 1
+    assert rows(p, "SELECT count(*) FROM node_files")[0][0] >= 1

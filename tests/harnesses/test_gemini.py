@@ -1,0 +1,101 @@
+"""Gemini CLI payloads (harness-contracts §3.3) through `python -m engram.hook ... --harness gemini`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from testing.helpers import events, run_hook
+
+from engram.harnesses import gemini
+
+SESSION = "8f2c-gem"
+
+
+def gem_payload(event, proj, **fields) -> dict:
+    return {"session_id": SESSION, "cwd": str(proj), "hook_event_name": event,
+            "transcript_path": "/home/u/.gemini/tmp/ab12/chats/session-1.json",
+            "timestamp": "2026-08-21T10:00:00.000Z", **fields}
+
+
+def send(event, proj, *, harness=True, **fields):
+    res = run_hook(event, gem_payload(event, proj, **fields), *(("--harness", "gemini") if harness else ()))
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.decode()
+    if out:  # Gemini turns any non-JSON stdout into a warning: it must be pure JSON
+        assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == event
+    assert res.stderr == b""
+    return out
+
+
+def tool(proj, name, tool_input, llm="", error=None, **kw):
+    resp = {"llmContent": llm, "returnDisplay": llm}
+    if error:
+        resp["error"] = {"message": error, "type": "execution_failed"}
+    return send("AfterTool", proj, tool_name=name, tool_input=tool_input, tool_response=resp, **kw)
+
+
+def test_a_turn_of_gemini_tools(proj):
+    send("SessionStart", proj, source="startup")
+    send("BeforeAgent", proj, prompt="add caching to add()")
+    tool(proj, "read_file", {"file_path": "src/calc.py"}, llm=(proj / "src" / "calc.py").read_text())
+    tool(proj, "search_file_content", {"pattern": "add", "path": "src"}, llm="Found 2 matches")
+    tool(proj, "run_shell_command", {"command": "pytest -q"},
+         llm="Output: F\nFAILED tests/test_calc.py::test_add\n1 failed in 0.01s\nExit Code: 1\nProcess Group PGID: 41")
+    (proj / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    tool(proj, "replace", {"file_path": str(proj / "src" / "calc.py"), "old_string": "return a + b",
+                           "new_string": "return b + a", "instruction": "swap"}, llm="Successfully modified file")
+    tool(proj, "run_shell_command", {"command": "pytest -q"},
+         llm="Output: .\n1 passed in 0.01s\nProcess Group PGID: 42")
+    tool(proj, "google_web_search", {"query": "functools lru_cache"}, llm="Search results ...")
+    tool(proj, "web_fetch", {"prompt": "Summarise https://docs.python.org/3/library/functools.html please"})
+    tool(proj, "write_file", {"file_path": "src/cache.py", "content": "CACHE = {}\n"},
+         llm="Successfully created and wrote to new file: src/cache.py")
+    tool(proj, "list_directory", {"dir_path": "src"}, llm="Directory listing")
+    send("AfterAgent", proj, prompt="add caching", prompt_response="Added an LRU cache.", stop_hook_active=False)
+    send("PreCompress", proj, trigger="auto")
+    send("SessionEnd", proj, reason="exit")
+    evs = events(proj, SESSION)
+    kinds = [e["type"] for e in evs if e["type"] not in ("exploration", "fix_attempt", "progression")]
+    assert kinds == ["session_start", "user_prompt", "file_read", "search", "test_run", "file_write", "test_run",
+                     "research", "research", "file_write", "search", "learned", "learned", "turn_complete",
+                     "compact", "session_end"]
+    runs = [e for e in evs if e["type"] == "test_run"]
+    assert [(r["exit_code"], r["outcome"]) for r in runs] == [(1, "fail"), (0, "pass")]
+    assert "fix_attempt" in [e["type"] for e in evs]  # the replace after the failing run
+    fetch = [e for e in evs if e.get("source") == "web_fetch"][0]
+    assert fetch["url"] == "https://docs.python.org/3/library/functools.html"
+    write = [e for e in evs if e["type"] == "file_write"][-1]
+    assert write["path"] == "src/cache.py" and write["op"] == "create"
+    assert evs[-3]["agent_summary"] == "Added an LRU cache."
+
+
+def test_failed_tool_is_captured_from_tool_response_error(proj):
+    tool(proj, "write_file", {"file_path": "src/x.py", "content": "x"}, error="Permission denied")
+    (ev,) = [e for e in events(proj, SESSION) if e["type"] == "file_write"]
+    assert ev["ok"] is False and ev["error"] == "Permission denied"
+
+
+def test_mcp_tool_names_have_single_underscores(proj):
+    tool(proj, "mcp_engram_query_knowledge", {"question": "cache"})
+    tool(proj, "mcp_github_list_issues", {"repo": "a/b"})
+    assert [(e["type"], e["tool"]) for e in events(proj, SESSION)] == [("tool_call", "mcp_github_list_issues")]
+
+
+def test_without_harness_flag_gemini_event_names_are_recognised(proj):
+    tool(proj, "read_file", {"file_path": "src/calc.py"}, llm="def add", harness=False)
+    assert events(proj, SESSION)[0]["type"] == "file_read"
+
+
+@pytest.mark.parametrize("event, ok", [("SessionStart", True), ("BeforeAgent", True), ("AfterTool", True),
+                                       ("AfterAgent", False), ("SessionEnd", False), ("PreCompress", False)])
+def test_render_json_only_where_gemini_takes_context(event, ok):
+    out = gemini.render(event, "memory")
+    assert bool(out) == ok
+    if ok:
+        assert json.loads(out)["hookSpecificOutput"] == {"hookEventName": event, "additionalContext": "memory"}
+
+
+def test_shell_result_parsing():
+    assert gemini.shell_result("Output: (empty)\nProcess Group PGID: 5") == (0, "")
+    assert gemini.shell_result("Output: a\nb\nError: spawn\nExit Code: 127\nSignal: 0") == (127, "a\nb")

@@ -1,0 +1,3 @@
+"""Doctor tests run against a home holding realistic settings of other tools (testing/settings.py)."""
+
+from testing.settings import files, home, settings, snapshot  # noqa: F401  (fixtures)

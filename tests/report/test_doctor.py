@@ -1,0 +1,128 @@
+"""`engram doctor`: one OK / WARN / FAIL line per check, the fix beside each problem."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+from testing.helpers import payload, run_hook
+
+from engram.cli import main
+
+
+def _db(path):
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE t(x); " + "INSERT INTO t VALUES (randomblob(500));" * 100)
+    conn.commit()
+    conn.close()
+
+
+@pytest.fixture
+def proj_with_db(tmp_path):
+    from engram.config import Project
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    project = Project.from_cwd(str(proj)).ensure()
+    _db(project.db_path)
+    return project.db_path
+
+
+def doctor(capsys, *argv) -> tuple[int, dict[str, list[str]]]:
+    code = main(["doctor", *argv])
+    out = capsys.readouterr().out
+    lines: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        if line[:4] in ("OK  ", "WARN", "FAIL"):
+            lines.setdefault(line[:4].strip(), []).append(line)
+    return code, lines | {"_all": [out]}
+
+
+def test_after_install_everything_passes(home, capsys):
+    main(["install", "--harness", "all"])
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    assert code == 0 and "FAIL" not in lines
+    text = "\n".join(lines["OK"])
+    for label in ("Claude Code", "Codex CLI", "Gemini CLI", "GSD 2"):
+        assert f"OK    {label}" in text
+    assert "imports engram" in text and "mode 700" in text and "interpreter" in text
+
+
+def test_a_hook_command_pointing_at_nothing_fails(home, capsys, settings):
+    path = home / settings["claude-code"]
+    main(["install", "--harness", "claude-code"])
+    text = path.read_text()
+    runner = json.loads(text)["hooks"]["Stop"][0]["hooks"][0]["command"].split(" Stop")[0].split()[-1]
+    path.write_text(text.replace(runner, "/nowhere/bin/engram-hook"))
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    assert code == 1
+    (fail,) = lines["FAIL"]
+    assert "/nowhere/bin/engram-hook" in fail and "engram install --harness claude-code" in lines["_all"][0]
+
+
+def test_malformed_settings_fail_with_the_file_named(home, capsys, settings):
+    (home / settings["gemini"]).write_text("{ not json")
+    code, lines = doctor(capsys)
+    assert code == 1 and str(home / settings["gemini"]) in lines["FAIL"][0]
+
+
+def test_a_corrupt_database_fails(proj_with_db, capsys):
+    db = proj_with_db
+    with open(db, "r+b") as f:  # smash pages past the header
+        f.seek(4096)
+        f.write(b"\xff" * 8192)
+    code, lines = doctor(capsys)
+    assert code == 1 and any("integrity_check" in x for x in lines["FAIL"])
+
+
+def test_keys_are_reported_by_presence_never_value(capsys, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-do-not-print")
+    code, lines = doctor(capsys)
+    out = lines["_all"][0]
+    assert "SECRET" not in out and "ANTHROPIC_API_KEY set" in out and "OPENAI_API_KEY not set" in out
+
+
+def test_recent_hook_faults_warn(tmp_path, capsys):
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    run_hook("PostToolUse", b'{"cwd": "%s", "session_id": "../x"}' % str(proj).encode())
+    code, lines = doctor(capsys)
+    assert code == 0 and any("hook faults" in x and "1 in the last 24 h" in x for x in lines["WARN"])
+
+
+def test_an_idle_unconsolidated_session_warns(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    run_hook("UserPromptSubmit", payload("UserPromptSubmit", "idle1", proj, prompt="hello"))
+    from engram.config import Project
+
+    events = Project.from_cwd(str(proj)).events_path("idle1")
+    os.utime(events, (1_000_000_000, 1_000_000_000))
+    code, lines = doctor(capsys)
+    assert any("backlog" in x and "idle1" in x for x in lines["WARN"]) and "engram consolidate" in lines["_all"][0]
+
+
+def test_world_readable_data_dir_warns(engram_home, capsys):
+    os.chmod(engram_home, 0o755)
+    code, lines = doctor(capsys)
+    assert any("chmod 700" in x for x in lines["_all"]) and any("data dir" in x for x in lines["WARN"])
+
+
+def test_missing_recorded_interpreter_fails(engram_home, capsys):
+    (engram_home / "python").write_text("/nonexistent/python3\n")
+    code, lines = doctor(capsys)
+    assert code == 1 and any("/nonexistent/python3" in x for x in lines["FAIL"])
+
+
+def test_plugin_and_settings_together_warn(home, capsys, settings):
+    main(["install", "--harness", "claude-code"])
+    path = home / settings["claude-code"]
+    path.write_text(path.read_text().replace('"formatter@acme": true', '"formatter@acme": true, "engram@engram": true'))
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    assert code == 0 and any("runs twice" in x for x in lines["WARN"])

@@ -1,0 +1,91 @@
+"""`engram query` (through the CLI's main) and the MCP server over real stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+import pytest
+
+from engram.cli import main
+
+
+@pytest.fixture
+def facts(g):
+    a = g.node("retry client", strength=0.9, files=["src/net/retry.ts"],
+               description="The fetch client retries with exponential backoff.")
+    b = g.node("Timeout in fetch", type="error", strength=0.8, description="Requests hung for 30 s.")
+    g.edge(a, b, 0.9, "caused_by")
+    g.node("unrelated", strength=0.9, description="Nothing to do with it.")
+    return a, b
+
+
+def test_query_text(facts, root, capsys):
+    assert main(["query", "why does the retry client time out?", "--cwd", root]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("engram memory for 'why does the retry client time out?':")
+    assert "Concept: retry client" in out and "Past error: Timeout in fetch" in out
+    assert "unrelated" not in out
+
+
+def test_query_json(facts, root, capsys):
+    assert main(["query", "retry.ts", "--json", "--cwd", root]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [h["name"] for h in hits] == ["retry client", "Timeout in fetch"]
+    assert hits[0]["why"] == "file:src/net/retry.ts" and hits[0]["tier"] == "full"
+    assert hits[1]["why"] == "spread" and hits[1]["activation"] == pytest.approx(0.9 * 0.6 * 0.9)
+    assert set(hits[0]) == {"id", "name", "type", "activation", "tier", "line", "files", "why", "project"}
+
+
+def test_query_scope_all_spans_projects(facts, tmp_path, make_graph, capsys):
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    make_graph(str(other_root)).node("retry budget", strength=0.9)
+    main(["query", "retry", "--scope", "all", "--json", "--cwd", str(tmp_path)])
+    projects = {os.path.basename(h["project"]) for h in json.loads(capsys.readouterr().out)}
+    assert projects == {"proj", "other"}
+
+
+def test_query_without_memory(root, capsys):
+    assert main(["query", "anything", "--cwd", root]) == 0
+    out = capsys.readouterr().out
+    assert "no stored knowledge" in out and "no memory yet" in out
+
+
+async def _mcp_session(root: str, calls: list[tuple[str, dict]]):
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp"], env=env, cwd=root)
+    out = []
+    async with stdio_client(params) as streams:
+        read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            out.append(sorted(t.name for t in (await session.list_tools()).tools))
+            for name, args in calls:
+                result = await session.call_tool(name, args)
+                out.append(result.content[0].text)
+    return out
+
+
+def test_mcp_query_knowledge_over_stdio(facts, root):
+    tools, text, bad = anyio.run(_mcp_session, root, [
+        ("query_knowledge", {"question": "retry client timeouts", "scope": "current_project"}),
+        ("query_knowledge", {"question": "x", "scope": "galaxy"})])
+    assert tools == ["query_knowledge", "save_decision"]
+    assert "Concept: retry client" in text and "Past error: Timeout in fetch" in text
+    assert "scope must be one of" in bad
+
+
+def test_mcp_save_decision_records_an_event(root):
+    from testing.helpers import events
+
+    _, reply = anyio.run(_mcp_session, root, [
+        ("save_decision", {"decision": "Use SQLite for the queue", "rationale": "one file", "files": ["q.py"]})])
+    assert reply.startswith("Decision recorded")
+    evs = [e for e in events(root, "mcp") if e["type"] == "decision"]
+    assert evs and evs[0]["content"] == "Use SQLite for the queue" and evs[0]["files"] == ["q.py"]
