@@ -8,7 +8,7 @@
    pile up and steal the CPU from the next measurement).
 2. Offline consolidation throughput on a 500-event session (events per second).
 3. Tokens per consolidation through the local scripted server (real anthropic SDK) for
-   sessions of 10, 50 and 200 events, against the spec's estimate
+   sessions of 10, 50 and 200 events, against the spec's (docs/spec.md) estimate
    (Pass 1 ~ 400 x windows, Pass 2 ~ 2000 + 200 x windows). Input tokens are our real
    prompts (characters / 4); output tokens are the scripted server's answers, which are
    shorter than a real model's, so the output column is a floor.

@@ -6,7 +6,7 @@ Reads the labelled pairs in tests/consolidate/data/concept_pairs.tsv (same / chi
 different), resolves each proposal against its existing name the way the consolidator
 does (normalised-name match first, then cosine similarity of the embeddings), and prints
 precision and recall of each band (merge <-> same, child <-> child, new <-> different)
-for the bands in engram/consolidate/entity_resolution.py, for the spec's fixed 0.95 / 0.80, and
+for the bands in engram/consolidate/entity_resolution.py, for the spec's (docs/spec.md) fixed 0.95 / 0.80, and
 for the best bands found by a grid search (macro F1). Remote embedders need their key
 (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
 """

@@ -1,4 +1,4 @@
-"""Synthetic engram graphs shaped like the spec's growth table, for benchmarks and tests.
+"""Synthetic engram graphs shaped like the spec's (docs/spec.md) growth table, for benchmarks and tests.
 
     python bench/graphgen.py 5000 [--seed 0] [--home DIR] [--no-embed]
 

@@ -2,7 +2,7 @@
 
     python bench/retrieval_bench.py [--sizes 500,5000,50000] [--runs 30]
 
-For each graph size: an engram.db built by `bench/graphgen.py` (the spec's growth shape:
+For each graph size: an engram.db built by `bench/graphgen.py` (the spec's (docs/spec.md) growth shape:
 hubs by preferential attachment, episodes, ~2% superseded), a real git repository over
 its files (5 modified), and a previous session's event stream (10 files written). Then, interleaved so machine
 noise hits all cases alike, `python -c pass` and the real hook as a subprocess:

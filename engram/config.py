@@ -1,7 +1,7 @@
 """Configuration, data paths and project identity.
 
 Everything lives under ENGRAM_HOME (default ~/.engram). config.json is optional and
-every key in it is optional: the spec's defaults apply, an unknown key is a warning,
+every key in it is optional: the spec's (docs/spec.md) defaults apply, an unknown key is a warning,
 a value of the wrong type is an error naming the key. Standard library only: the
 hook imports this on every call.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
-from engram.clock import utc_iso
 from engram.errors import ConfigError, UnsafeIdentifier
 from engram.fsio import write_atomic
 from engram.hashing import sha256_hex
@@ -180,6 +179,8 @@ class Project:
             os.makedirs(os.path.join(self.dir, sub), mode=0o700, exist_ok=True)
         meta = os.path.join(self.dir, "project.json")
         if not os.path.exists(meta):
+            from engram.clock import utc_iso
+
             body = jsonio.dumps(
                 {
                     "root": self.root,

@@ -1,7 +1,7 @@
 """JSON and JSONL for the hook's hot path, without `import json`.
 
 `import json` costs ~7.5 ms here because `json.decoder` pulls in `re` (and with it
-`enum`); that alone is three quarters of the PostToolUse budget (ARCHITECTURE §2).
+`enum`); that alone is three quarters of the PostToolUse budget (docs/architecture.md, "Process model").
 The C accelerators in `_json` do all the real work of the stdlib module, so this
 module drives them directly. Workers and the CLI may use `json`/`orjson` freely.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from engram import config
-from engram.capture import derive, event_stream, session_state
+from engram.capture import event_stream, session_state
 
 AGENT_SUMMARY_CHARS = 800  # ~200 tokens
 USER_SUMMARY_CHARS = 300
@@ -112,7 +112,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
         st["turn_tool_calls"] = 0
         st["turn_events"] = []
         cut: dict = {}
-        body = event_stream.clip(text, ctx.cfg["maxPromptChars"], "prompt", cut)
+        body = event_stream.bounded(text, ctx.cfg["maxPromptChars"], "prompt", cut)
         st["last_prompt"] = body[:USER_SUMMARY_CHARS]
         ev = {"type": "user_prompt", "prompt": body}
         if cut:
@@ -125,6 +125,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
 
 def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
     """Capture one tool call (or several, e.g. a multi-file patch) and its derived events."""
+    from engram.capture import classify
     from engram.monitor import trigger as monitoring
 
     root = ctx.project.root
@@ -133,14 +134,14 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
         first_reads: list[str] = []
         for call in calls:
             call.setdefault("cwd", ctx.cwd)
-            ev = event_stream.classify(call, root, ctx.cfg)
+            ev = classify.classify(call, root, ctx.cfg)
             seq = st["seq"] + len(batch) + 1
             if ev["type"] == "file_read":
                 if ev.get("ok") and ev.get("path") and ev["path"] not in st["seen"]:
                     first_reads.append(ev["path"])  # decided before for_read marks it seen
-                derived = derive.for_read(ev, st)
+                derived = classify.for_read(ev, st)
             elif ev["type"] == "file_write":
-                derived = derive.for_write(ev, st, seq)
+                derived = classify.for_write(ev, st, seq)
             else:
                 derived = []
             if ev["type"] == "test_run":
@@ -175,7 +176,7 @@ def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = Fal
         last_message = _last_assistant_text(ctx.transcript_path) or ""
     with ctx.locked() as st:
         cut: dict = {}
-        agent = event_stream.clip(last_message, AGENT_SUMMARY_CHARS, "agent_summary", cut)
+        agent = event_stream.bounded(last_message, AGENT_SUMMARY_CHARS, "agent_summary", cut)
         events = [{"type": "learned", "ref": ref, "text": agent} for ref in st["turn_events"] if agent]
         tc = {"type": "turn_complete", "user_summary": st["last_prompt"], "agent_summary": agent,
               "tool_calls": st["turn_tool_calls"], "continuation": bool(stop_hook_active)}

@@ -2,7 +2,8 @@
 
 `sessions/<session>.state.json` keeps what the next hook needs without re-reading the
 JSONL: the last `seq`, the JSONL size after the last append, the turn, files seen and
-written, the last test verdict, recent reads, write ranges, queued context. It is a
+written, the last test verdict, recent reads, write ranges, queued context, and the
+corners retrieval and monitoring keep (`SessionState` documents every key). It is a
 cache: when it is missing, stale or corrupt, `seq` is recovered from the JSONL's tail.
 The lock is `fcntl.flock` on a sibling `.lock` file, so hooks of one session (parallel
 tool calls) serialise and `seq` stays gap-free.
@@ -19,8 +20,37 @@ from engram.fsio import write_atomic
 TAIL_BYTES = 65536
 MAX_SEEN = 5000
 
+TYPE_CHECKING = False  # `typing` costs every hook ~9 ms: the schema is for readers and type checkers
+if TYPE_CHECKING:
+    from typing import Any, TypedDict
+
+    class SessionState(TypedDict, total=False):
+        """`st`: everything a hook keeps between calls of one session (one JSON object)."""
+
+        # -- capture (this package) ----------------------------------------------------------
+        seq: int  # the last event's seq: appends continue from it, gap-free
+        size: int  # the JSONL's size after the last append (a different size means a torn or foreign write)
+        turn: int  # user prompts so far
+        turn_tool_calls: int  # tool calls in the current turn
+        turn_events: list[int]  # seqs of this turn's build / research events (Stop adds `learned` for them)
+        last_prompt: str  # the current turn's prompt, clipped (Stop's `turn_complete.user_summary`)
+        seen: list[str]  # files read this session (first reads derive `exploration`; bounded to MAX_SEEN)
+        written: list[str]  # files written this session
+        last_test: dict[str, Any] | None  # {"seq", "ok"} of the latest test run
+        recent_reads: list[str]  # the last classify.RECENT_READS paths read (`expanding_search`)
+        write_ranges: dict[str, list[list[int]]]  # path -> [[start, end, seq]] written (`repeated_revision`)
+        pending: list[str]  # context queued for the next hook that can show it
+        torn: bool  # set by event_stream.append when it closed a torn line; the caller logs it once
+        stale: bool  # set on entry when the JSONL changed behind the state's back (dropped on save)
+        recovered: bool  # set on entry when the state file was missing or corrupt (dropped on save)
+        # -- kept by other packages, each in its own key --------------------------------------
+        retrieval: dict[str, Any]  # engram.retrieve.shown: {"injected": {node id: [updated_at, tier]}, "sig"}
+        contradiction: dict[str, Any]  # engram.monitor.contradiction: {"failures", "disabled", "queue"}
+        metacog: dict[str, Any]  # engram.monitor.metacognitive: the three metrics' running state
+
 
 def _fresh() -> dict:
+    """A new session's state (SessionState above documents every key)."""
     return {"seq": 0, "size": 0, "turn": 0, "turn_tool_calls": 0, "turn_events": [],
             "last_prompt": "", "seen": [], "written": [], "last_test": None,
             "recent_reads": [], "write_ranges": {}, "pending": []}

@@ -16,7 +16,7 @@ The bands depend on the embedding model (a feature-hashing vector and a neural o
 "the same concept" at very different cosines), so they are looked up per model in
 `BANDS`; the values come from `bench/entity_resolution_calibration.py` over the labelled
 pairs in tests/consolidate/data/concept_pairs.tsv (docs/consolidation.md has the table).
-A model with no calibration gets the spec's 0.95 / 0.80.
+A model with no calibration gets the spec's (docs/spec.md) 0.95 / 0.80.
 
 File concepts (data.kind == "file") resolve by exact path only: two paths that embed
 alike ("src/a/util.py", "src/b/util.py") are still two files.

@@ -1,6 +1,6 @@
 """`episodes/<session>.episode.json`: the consolidated episodes and how far they reach.
 
-The file is the consolidation state (ARCHITECTURE §3): a session NEEDS_CONSOLIDATION iff
+The file is the consolidation state (docs/architecture.md, "Files are the state"): a session NEEDS_CONSOLIDATION iff
 its JSONL holds events past `mark.consolidated_to` (no file: mark 0). It is written only
 after the graph transaction commits, atomically, and always starts with the mark:
 

@@ -1,7 +1,7 @@
 """Pass 1 input: events as compact, delimited text lines, cut into overlapping windows.
 
 Derived events (exploration, fix_attempt, ...) are folded into the line of the event
-they derive from instead of taking a window slot: the spec's 8-12 events per window
+they derive from instead of taking a window slot: the spec's (docs/spec.md) 8-12 events per window
 should be 8-12 things the agent did, not half of them bookkeeping. Every line starts with
 `[seq N]`, which is what the model cites as evidence and what the validator checks.
 

@@ -1,8 +1,8 @@
 """`engram eval`: does memory help on real history, and with which settings?
 
-The pieces, each small and usable alone:
+The pieces, each small and usable alone (transcripts -> sessions by project, and their
+replay through the hooks, are engram.history's):
 
-* `corpus`     transcripts -> sessions, grouped by project, in time order;
 * `sandbox`    a temporary ENGRAM_HOME with given settings, the process left as it was found;
 * `outcomes`   what a session did (files read and written, tests run, errors hit) and
                what a graph node is about, as comparable keys;
@@ -18,6 +18,6 @@ The pieces, each small and usable alone:
 * `run`        what `engram eval` runs, end to end.
 
 Everything runs in process with the offline consolidator by default (no network); the
-hooks are the real ones (`engram.hook.run`), and consolidation is called synchronously
+hooks are the real ones (`engram.hook.run`, through engram.history.replay), and consolidation is called synchronously
 after each session instead of in a detached worker (ENGRAM_NO_WORKER=1).
 """

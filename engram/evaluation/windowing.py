@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 PASS2_OUTPUT = 1500  # an Opus episode + change request: 1-2K tokens (docs/consolidation.md)
-SUMMARY_TOKENS = 200  # the spec's ~200-token window summary (Pass 1 output, Pass 2 input)
+SUMMARY_TOKENS = 200  # the spec's (docs/spec.md) ~200-token window summary (Pass 1 output, Pass 2 input)
 
 
 def links(events: list[dict[str, Any]]) -> list[tuple[int, int]]:

@@ -1,6 +1,6 @@
-"""engram's storage: one SQLite file per project (graph, episodes, embeddings).
+"""The database: one SQLite file per project (graph, episodes, embeddings), and all of engram's SQL.
 
-connect.py opens it (driver choice, WAL, busy timeout), migrations.py builds and upgrades
-the schema from schema.sql, graph.py reads and writes nodes / edges / episodes, and
-embeddings.py keeps the vector index. Importing this package imports nothing.
+connect.py opens it, migrations.py builds and upgrades the schema from schema.sql, store.py
+reads and writes nodes / edges / episodes, readonly.py holds every read-only query (the
+hooks' first), embeddings.py the vector index. Importing this package imports nothing.
 """

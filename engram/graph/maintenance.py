@@ -1,4 +1,4 @@
-"""Periodic maintenance (spec, "Periodic maintenance"): graph queries, no LLM calls.
+"""Periodic maintenance (docs/spec.md, "Periodic maintenance"): graph queries, no LLM calls.
 
 Steps, each its own short write transaction so hooks and workers keep running:
 1. decay catch-up and strength recomputation (activity-relative; see decay.py);
@@ -9,7 +9,7 @@ Steps, each its own short write transaction so hooks and workers keep running:
    moved checkout) nothing is superseded and a warning says why;
 3. cross-episode pattern scan (after the file check, so it sees the surviving graph): a
    node with 3+ edges of one type in one direction gets one `pattern` node, linked to it
-   by an `interacts_with` edge (the spec's edge types have no "generalises";
+   by an `interacts_with` edge (the spec's (docs/spec.md) edge types have no "generalises";
    interacts_with is its generic association). The pattern's id is derived from
    (node, edge type, direction), so the next run updates it instead of duplicating it.
    Edges touching pattern nodes, and lineage edges (supersedes, version_of), never count,

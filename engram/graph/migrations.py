@@ -131,5 +131,5 @@ def migrate(conn: Any, *, upto: str | None = None) -> list[str]:
 
 
 def schema_version(conn: Any) -> int:
-    """The number of applied migrations: 1 is the spec's schema, 2 adds engram's tables."""
+    """The number of applied migrations: 1 is the spec's (docs/spec.md) schema, 2 adds engram's tables."""
     return len(applied(conn))

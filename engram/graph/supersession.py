@@ -1,4 +1,4 @@
-"""Supersession, not deletion (spec, "Supersession").
+"""Supersession, not deletion (docs/spec.md, "Supersession").
 
 Outdated knowledge keeps its row: status 'superseded', strength 0 (retrieval ignores it),
 `superseded_by` pointing at its replacement, and a `supersedes` edge from the new node to

@@ -15,10 +15,6 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
-from engram.harnesses.base import as_dict as _d
-from engram.harnesses.base import as_str as _s
-from engram.harnesses.base import no_tags as prepare
-from engram.harnesses.base import payload_session as session_id
 
 NAME = "claude-code"
 LABEL = "Claude Code"
@@ -30,9 +26,26 @@ OWN_QUERY_SUFFIX = "__query_knowledge"
 MAX_CONTEXT_CHARS = 9500  # Claude Code moves >10,000 chars to a file
 
 
-def claims(payload: dict) -> bool:
-    """The default: a payload no other harness claims is Claude Code's (docs/harness-contracts.md §0)."""
-    return True
+def as_dict(value) -> dict:
+    """`value` when it is a dict, else {}: payload fields are untrusted and optional."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value) -> str:
+    """`value` when it is a string, else ""."""
+    return value if isinstance(value, str) else ""
+
+
+_d, _s = as_dict, as_str
+
+
+def session_id(payload: dict, cwd: str):
+    """The session id the payload carries (every harness but GSD 2 sends one)."""
+    return payload.get("session_id")
+
+
+def prepare(ctx, event: str, payload: dict) -> None:
+    """No tags on the events (GSD 2 tags its units)."""
 
 
 def hunks(patch) -> list[dict] | None:

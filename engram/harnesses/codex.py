@@ -20,10 +20,9 @@ import os
 
 from engram import jsonio
 from engram.harnesses import apply_patch, claude_code
-from engram.harnesses.base import as_dict as _d
-from engram.harnesses.base import as_str as _s
-from engram.harnesses.base import no_tags as prepare
-from engram.harnesses.base import payload_session as session_id
+from engram.harnesses.claude_code import as_dict as _d
+from engram.harnesses.claude_code import as_str as _s
+from engram.harnesses.claude_code import prepare, session_id  # noqa: F401  (the Harness protocol)
 
 NAME = "codex"
 LABEL = "Codex CLI"
@@ -32,11 +31,6 @@ INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse"}
 SHELL_TOOLS = {"Bash", "shell", "local_shell", "exec_command", "container.exec", "unified_exec"}
 PATCH_TOOLS = {"apply_patch", "Edit", "Write"}  # Edit/Write are Codex's matcher aliases of apply_patch
 MAX_CONTEXT_CHARS = claude_code.MAX_CONTEXT_CHARS
-
-
-def claims(payload: dict) -> bool:
-    """A `turn_id`, or a transcript under ~/.codex (docs/harness-contracts.md §0, a heuristic)."""
-    return "turn_id" in payload or "/.codex/" in str(payload.get("transcript_path") or "")
 
 
 def command_text(value) -> str:

@@ -20,25 +20,16 @@ import os
 
 from engram import jsonio
 from engram.harnesses import claude_code
-from engram.harnesses.base import as_dict as _d
-from engram.harnesses.base import as_str as _s
-from engram.harnesses.base import no_tags as prepare
-from engram.harnesses.base import payload_session as session_id
+from engram.harnesses.claude_code import as_dict as _d
+from engram.harnesses.claude_code import as_str as _s
+from engram.harnesses.claude_code import prepare, session_id  # noqa: F401  (the Harness protocol)
 
 NAME = "gemini"
 LABEL = "Gemini CLI"
 HANDLERS: dict = {}
-EVENTS_OF_ITS_OWN = {"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "PreCompress", "BeforeModel",
-                     "AfterModel", "BeforeToolSelection"}
 INJECTABLE = {"SessionStart", "BeforeAgent", "AfterTool"}
 SEARCH_TOOLS = {"glob", "grep_search", "search_file_content", "grep", "list_directory"}
 OWN_MCP = "mcp_engram_"
-
-
-def claims(payload: dict) -> bool:
-    """A Gemini-only event name, or a `timestamp` (docs/harness-contracts.md §0, a heuristic)."""
-    event = payload.get("hook_event_name")
-    return event in EVENTS_OF_ITS_OWN or bool(event and "timestamp" in payload)
 
 
 def _abs(path: str, cwd: str) -> str:

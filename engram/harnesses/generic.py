@@ -13,7 +13,7 @@
 Each `on_*` takes the harness's session id (letters, digits, `-_.`) and the working
 directory (the project is its git root). Returned text is the context to show the model;
 None means nothing to add. A tool call is a neutral call dict: build it with the helpers
-below or by hand (fields: `engram.capture.event_stream.classify`). Like the hooks, these never
+below or by hand (fields: `engram.capture.classify.classify`). Like the hooks, these never
 raise for runtime faults (a full disk, a locked database): the fault is logged to the
 project's `logs/engram.log` and None is returned. Bad arguments raise ValueError.
 A harness that can run shell hooks can instead pipe Claude-Code-shaped JSON into

@@ -26,19 +26,13 @@ from __future__ import annotations
 import os
 
 from engram.harnesses import claude_code
-from engram.harnesses.base import as_dict as _d
-from engram.harnesses.base import as_str as _s
+from engram.harnesses.claude_code import as_dict as _d
+from engram.harnesses.claude_code import as_str as _s
 from engram.harnesses.gsd_units import HANDLERS, prepare, session_id  # noqa: F401  (the Harness protocol)
 
 NAME = "gsd"
 LABEL = "GSD 2"
 TOOLS = {"read": "read", "write": "write", "edit": "write", "bash": "shell", "grep": "search", "find": "search"}
-
-
-def claims(payload: dict) -> bool:
-    """No event name and no session id (camelCase payloads), or the GSD_HOOK_EVENT it exports
-    (docs/harness-contracts.md §0, a heuristic)."""
-    return not payload.get("hook_event_name") and ("session_id" not in payload or bool(os.environ.get("GSD_HOOK_EVENT")))
 
 
 def _text(content) -> str:

@@ -11,8 +11,8 @@ import time
 
 from engram import config, jsonio
 from engram.fsio import write_atomic
-from engram.harnesses.base import as_dict as _d
-from engram.harnesses.base import as_str as _s
+from engram.harnesses.claude_code import as_dict as _d
+from engram.harnesses.claude_code import as_str as _s
 
 MARKER = "gsd-current.json"
 

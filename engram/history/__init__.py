@@ -1,0 +1,1 @@
+"""Real history: Claude Code transcripts replayed through the real hooks (`engram backfill`, `engram eval`)."""

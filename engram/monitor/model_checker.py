@@ -1,7 +1,7 @@
 """The contradiction check by a model (a provider's chat client: Anthropic's Haiku with
 extended thinking, or OpenAI's model in JSON mode).
 
-The prompt is the spec's question ("Does this change contradict, weaken, or conflict
+The prompt is the spec's (docs/spec.md) question ("Does this change contradict, weaken, or conflict
 with these decisions? Consider indirect contradictions.") in
 `engram/monitor/prompts/contradiction.txt`. The diff and the decisions are untrusted text
 (an agent wrote the one, a conversation produced the other), so they travel as data

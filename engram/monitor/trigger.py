@@ -36,10 +36,13 @@ from __future__ import annotations
 
 import os
 
-from engram import jsonio, workers
+from engram import jsonio
 from engram.fsio import write_atomic
-from engram.graph import readonly
 from engram.monitor import metacognitive
+
+TYPE_CHECKING = False  # `typing` costs every hook ~9 ms
+if TYPE_CHECKING:
+    from engram import workers
 
 CACHE = "decision_files.json"
 CHECKS = "checks"
@@ -50,11 +53,15 @@ START_NICE = 10
 
 def queue(project) -> workers.Queue:
     """The write checks waiting for a checker, `<session>.<seq:010d>.json`."""
+    from engram import workers
+
     return workers.Queue(os.path.join(project.dir, CHECKS), suffix=".json")
 
 
 def pool(project) -> workers.Pool:
     """One checker per project: verdicts of one session reach it in the order of its writes."""
+    from engram import workers
+
     return workers.Pool(os.path.join(project.dir, "workers"), "checker", 1)
 
 
@@ -103,6 +110,8 @@ def linked_decisions(project_dir: str, db_path: str, path: str, threshold: float
     """
     if not os.path.exists(db_path):
         return []
+    from engram.graph import readonly  # only once a write lands in a project with a graph
+
     sig = readonly.signature(db_path)  # taken BEFORE the query: a racing consolidation only makes the entry stale
     cache_path = os.path.join(project_dir, CACHE)
     cache = _read(cache_path)
@@ -139,6 +148,8 @@ def request_check(project, session: str, st: dict, ev: dict, cfg: dict) -> bool:
         return False
     job = {"session": session, "ref": ev.get("seq"), "turn": ev.get("turn"), "path": path, "diff": diff,
            "decisions": ids, "queued_at": ev.get("ts")}
+    from engram import workers
+
     queue(project).put("%s.%010d.json" % (session, int(ev.get("seq") or 0)), jsonio.dumps(job).encode())
     if not workers.disabled():
         fd = pool(project).claim()

@@ -1,5 +1,5 @@
 """Voyage AI embeddings over HTTPS with the standard library (no SDK), the vendor Anthropic
-recommends: `embeddingProvider` "voyage", or "anthropic" (the spec's default).
+recommends: `embeddingProvider` "voyage", or "anthropic" (the spec's (docs/spec.md) default).
 
 The key comes from VOYAGE_API_KEY and the endpoint from VOYAGE_BASE_URL (tests point it at
 a local server on 127.0.0.1).

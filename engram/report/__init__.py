@@ -1,0 +1,1 @@
+"""What `engram status`, `engram show` and `engram doctor` report, as data and checks."""

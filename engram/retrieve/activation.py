@@ -1,4 +1,4 @@
-"""Spreading activation over the knowledge graph (spec: "Pre-execution retrieval").
+"""Spreading activation over the knowledge graph (docs/spec.md, "Pre-execution retrieval").
 
     activation(seed)  = seed.strength
     spread(u -> v)    = activation(u) x decayFactor x edge.strength            ("spec")

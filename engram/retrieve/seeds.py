@@ -11,7 +11,7 @@ Matching order, each step deterministic:
    a node named "Retry-Client". Still index lookups: a scan that normalised every stored
    name cost 5.5 ms at 5,000 nodes, 55 ms at 50,000.
 
-A seed's initial activation is its node's strength (the spec's rule). The embedding
+A seed's initial activation is its node's strength (the spec's (docs/spec.md) rule). The embedding
 index is never consulted here: the hooks must not load sqlite-vec or call an API; the
 on-demand query (`engram.retrieve.query`) adds vector and keyword seeds on top.
 """

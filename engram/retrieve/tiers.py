@@ -1,11 +1,11 @@
 """Activation tiers and the text injected into the agent's context, within a token budget.
 
-Tiers (spec): activation > 0.7 -> the full description; 0.3-0.7 -> the summary;
+Tiers (docs/spec.md, "Pre-execution retrieval"): activation > 0.7 -> the full description; 0.3-0.7 -> the summary;
 activationThreshold-0.3 -> the name only, listed as available through query_knowledge.
 Text is written as plain facts ("Decision: ...", "Past error: ..."), never as orders to
 the agent: harnesses treat injected imperatives as possible prompt injection, and the
 agent stays free to ignore memory. An implicit decision (node data `explicit: false`)
-keeps the spec's framing: "Observed pattern", not "Decision".
+keeps the spec's (docs/spec.md) framing: "Observed pattern", not "Decision".
 
 Tokens are estimated as characters / 4 (rounded up). When an entry does not fit at its
 tier it is tried at the next lower one before being dropped, so the budget buys as

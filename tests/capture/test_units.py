@@ -10,7 +10,8 @@ import pytest
 from testing.helpers import payload
 
 from engram import config, jsonio
-from engram.capture import derive, diffs, event_stream, session_state, shellcmd, testparse
+from engram.capture import classify as derive
+from engram.capture import diffs, event_stream, session_state, shellcmd, testparse
 from engram import redact
 from engram.errors import ConfigError, UnsafeIdentifier
 

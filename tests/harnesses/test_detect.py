@@ -22,7 +22,7 @@ def test_detect(payload, want, monkeypatch):
     assert registry.detect(payload).NAME == want
 
 
-HOOK_SIDE = ("NAME", "LABEL", "HANDLERS", "claims", "request", "session_id", "prepare", "render")
+HOOK_SIDE = ("NAME", "LABEL", "HANDLERS", "request", "session_id", "prepare", "render")
 INSTALL_SIDE = ("NESTED", "ALLOW_COMMENTS", "settings_path", "wanted", "next_step")
 
 

@@ -1,7 +1,7 @@
 """Hook fuzzing: random and adversarial payloads for every event and every harness adapter.
 
 Whatever arrives on stdin, `python -m engram.hook` must exit 0, print nothing or one JSON
-object (never a traceback), and write nothing outside ENGRAM_HOME (ARCHITECTURE §2). Most
+object (never a traceback), and write nothing outside ENGRAM_HOME (docs/architecture.md, "Process model"). Most
 examples run in-process through `engram.hook.main` (a subprocess costs ~15 ms); a smaller
 sample runs as real subprocesses, where exit codes and stray output are the real thing.
 """

@@ -1,0 +1,256 @@
+"""Typed events from neutral tool calls: the direct event of each call, and the derived ones.
+
+Classification looks only at the tool's action, its parameters and its result, never at
+natural language. Adapters turn a harness payload into neutral calls (`action` is read /
+write / shell / web_search / web_fetch / search / agent / decision / other); `classify`
+turns a call into one direct event (its fields bounded by event_stream.bounded).
+Standard library only: the PostToolUse hook runs this.
+
+Derived events (`for_read`, `for_write`): patterns over the session's recent tool calls
+(docs/spec.md, "Derived event types").
+
+Each derived event is its own JSONL line with `ref`, the seq of the direct event it
+derives from. The rules, exactly as implemented:
+
+- exploration: a successful read of a file not read before in this session.
+- expanding_search: a read whose directory is more than 2 steps (up + down the tree)
+  from the directory of every one of the last 5 reads.
+- fix_attempt: a write while the latest test run failed (no passing run since);
+  `same_region` says whether it overlaps a range written before that failure.
+- progression: a write to a file not written before in this session while the latest
+  test run passed.
+- repeated_revision: a write whose line range overlaps the ranges of 2+ earlier writes
+  to the same file (the 3rd, 4th, ... revision of one region).
+"""
+
+from __future__ import annotations
+
+import os
+
+from engram import jsonio
+from engram.capture import shellcmd
+from engram.capture.event_stream import bounded
+from engram.hashing import sha256_hex
+from engram.redact import is_env_file, redact, redact_env_file
+
+RECENT_READS = 5
+MAX_RANGES_PER_FILE = 30
+
+
+def rel_path(path: str, root: str) -> str:
+    """Project-relative path when inside the project (so knowledge carries across clones)."""
+    if not isinstance(path, str) or not path:
+        return ""
+    p = path.replace("\\", "/")
+    if not os.path.isabs(p):
+        return os.path.normpath(p)
+    p = os.path.normpath(p)
+    if p == root or p.startswith(root.rstrip("/") + "/"):
+        return os.path.relpath(p, root)
+    return p
+
+
+def _exit_code(call: dict):
+    code = call.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    return 0 if call.get("ok", True) else 1
+
+
+def classify(call: dict, root: str, cfg: dict) -> dict:
+    """One direct event (without seq/ts/session) for a neutral tool call."""
+    action = call.get("action")
+    cut: dict = {}
+    ev: dict = {"tool": str(call.get("tool") or "")[:200], "ok": bool(call.get("ok", True))}
+    if call.get("error") and action != "shell":  # a shell failure's text is its output
+        ev["error"] = bounded(call["error"], 500, "error", cut)
+    out_max = cfg["maxOutputChars"]
+    if action == "read":
+        ev["type"] = "file_read"
+        ev["path"] = rel_path(call.get("path"), root)
+        content = call.get("content")
+        if isinstance(content, str):
+            ev["hash"] = "sha256:" + sha256_hex(content)[:32]
+            ev["lines"] = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        for k in ("offset", "limit", "content_type"):
+            if call.get(k) is not None:
+                ev[k] = call[k]
+    elif action == "write":
+        _write_fields(ev, call, root, cfg, cut)
+    elif action == "shell":
+        command = str(call.get("command") or "")
+        kind = shellcmd.classify(command)
+        ev["command"] = bounded(command, 1000, "command", cut)
+        ev["exit_code"] = _exit_code(call)
+        output = call.get("output") or ""
+        if kind == shellcmd.TEST:
+            from engram.capture import testparse
+
+            ev["type"] = "test_run"
+            res = testparse.parse(str(output), command)
+            ev.update(res)
+            if not res["recognized"]:
+                ev["note"] = "output not recognised; verdict from exit code only"
+            ev["outcome"] = "pass" if ev["exit_code"] == 0 and not res["failed"] else "fail"
+        elif kind == shellcmd.BUILD:
+            ev["type"] = "build"
+            if ev["exit_code"] != 0:
+                ev["error_summary"] = bounded(_error_lines(str(output)), 800, "error_summary", cut)
+        elif kind == shellcmd.DECISION:
+            args = shellcmd.decision_args(command) or {"content": command, "rationale": "", "files": []}
+            return _decision(ev, args, root, cut)
+        elif kind == shellcmd.READ:
+            ev["type"] = "file_read"
+            targets = shellcmd.read_targets(command)
+            ev["path"] = rel_path(os.path.join(call.get("cwd") or root, targets[0]), root) if targets else ""
+            ev["via"] = "shell"
+        else:
+            ev["type"] = "search" if kind == shellcmd.SEARCH else "command"
+        if ev["type"] in ("test_run", "build", "command", "search"):
+            ev["output"] = bounded(str(output), out_max, "output", cut)
+    elif action in ("web_search", "web_fetch"):
+        ev["type"] = "research"
+        ev["source"] = action
+        if action == "web_search":
+            ev["query"] = bounded(call.get("query"), 500, "query", cut)
+            ev["results_count"] = call.get("results_count")
+        else:
+            ev["url"] = bounded(call.get("url"), 500, "url", cut)
+            ev["status"] = call.get("status")
+    elif action == "search":
+        ev["type"] = "search"
+        ev["pattern"] = bounded(call.get("pattern"), 300, "pattern", cut)
+        ev["path"] = rel_path(call.get("path"), root) if call.get("path") else ""
+        ev["results_count"] = call.get("results_count")
+    elif action == "agent":
+        ev["type"] = "research" if call.get("subagent_type") == "Explore" else "tool_call"
+        ev["source"] = "agent"
+        ev["query"] = bounded(call.get("description"), 300, "query", cut)
+    elif action == "decision":
+        return _decision(ev, call, root, cut)
+    else:
+        ev["type"] = "tool_call"
+        ev["input"] = bounded(jsonio.dumps(call.get("input")) if call.get("input") is not None else "", 500, "input", cut)
+    if cut:
+        ev["truncated"] = cut
+    return ev
+
+
+def _decision(ev: dict, args: dict, root: str, cut: dict) -> dict:
+    ev["type"] = "decision"
+    ev["content"] = bounded(args.get("content"), 1000, "content", cut)
+    ev["rationale"] = bounded(args.get("rationale"), 1000, "rationale", cut)
+    files = args.get("files") or []
+    ev["files"] = [rel_path(os.path.join(root, f) if not os.path.isabs(f) else f, root)
+                   for f in files if isinstance(f, str)][:20]
+    if cut:
+        ev["truncated"] = cut
+    return ev
+
+
+def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None:
+    from engram.capture import diffs  # writes only: reads and commands do not pay for it
+
+    ev["type"] = "file_write"
+    raw_path = call.get("path") or ""
+    path = rel_path(raw_path, root)
+    ev["path"] = path
+    ev["op"] = call.get("op") or "update"
+    abs_path = raw_path if os.path.isabs(raw_path) else os.path.join(call.get("cwd") or root, raw_path)
+    hunks = call.get("hunks")
+    if not hunks and call.get("edits"):
+        hunks = diffs.hunks_from_edits(call["edits"], _read_text(abs_path))
+    elif not hunks and isinstance(call.get("content"), str):
+        hunks = diffs.hunks_from_content(call.get("old_content"), call["content"])
+    hunks = hunks or []
+    summary = diffs.summarize(path, hunks, cfg["maxDiffChars"])
+    snip = diffs.snippet(abs_path if ev["ok"] else None, hunks, summary["ranges"])
+    scrub = redact_env_file if is_env_file(path) else redact
+    summary["diff"] = scrub(summary["diff"])
+    if summary.pop("truncated", None):
+        cut["diff"] = len(summary["diff"])
+    ev.update(summary)
+    if snip:
+        snip["text"] = scrub(snip["text"])
+        ev["snippet"] = snip
+
+
+def _read_text(path: str) -> str | None:
+    from engram.capture import diffs
+    from engram.fsio import read_regular
+
+    data = read_regular(path, diffs.MAX_READ_BYTES)  # never a FIFO or a device
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _error_lines(output: str) -> str:
+    """The lines of a build log that say what failed (bounded)."""
+    keep = [ln.strip() for ln in output.split("\n")
+            if "error" in ln.lower() or "failed" in ln.lower() or "cannot" in ln.lower()]
+    return "\n".join(keep[:15]) if keep else output.strip()[-600:]
+
+
+# -- derived events ---------------------------------------------------------------
+
+
+def dir_distance(a: str, b: str) -> int:
+    """Steps up from a's directory to the common ancestor, then down to b's directory."""
+    pa = [p for p in a.split("/")[:-1] if p]
+    pb = [p for p in b.split("/")[:-1] if p]
+    common = 0
+    for x, y in zip(pa, pb):
+        if x != y:
+            break
+        common += 1
+    return (len(pa) - common) + (len(pb) - common)
+
+
+def _overlaps(r1, r2) -> bool:
+    return r1[0] <= r2[1] and r2[0] <= r1[1]
+
+
+def for_read(ev: dict, st: dict) -> list[dict]:
+    path = ev.get("path")
+    if not path or not ev.get("ok"):
+        return []
+    out = []
+    if path not in st["seen"]:
+        st["seen"].append(path)
+        out.append({"type": "exploration", "path": path})
+    recent = st["recent_reads"]
+    if recent:
+        dist = min(dir_distance(path, p) for p in recent)
+        if dist > 2:
+            out.append({"type": "expanding_search", "path": path, "distance": dist})
+    recent.append(path)
+    del recent[:-RECENT_READS]
+    return out
+
+
+def for_write(ev: dict, st: dict, seq: int) -> list[dict]:
+    """Derived events of a write that will be stamped with `seq`."""
+    path = ev.get("path")
+    if not path or not ev.get("ok"):
+        return []
+    out = []
+    ranges = ev.get("ranges") or []
+    prior = st["write_ranges"].get(path, [])
+    last_test = st.get("last_test")
+    if last_test and not last_test["ok"]:
+        same = any(_overlaps(r, p) for r in ranges for p in prior if p[2] < last_test["seq"])
+        out.append({"type": "fix_attempt", "path": path, "after_test": last_test["seq"],
+                    "same_region": same})
+    elif last_test and last_test["ok"] and path not in st["written"]:
+        out.append({"type": "progression", "path": path, "after_test": last_test["seq"]})
+    for r in ranges:
+        hits = [p for p in prior if _overlaps(r, p)]
+        if len(hits) >= 2:
+            lo = min([r[0]] + [p[0] for p in hits])
+            hi = max([r[1]] + [p[1] for p in hits])
+            out.append({"type": "repeated_revision", "path": path, "range": [lo, hi],
+                        "count": len(hits) + 1})
+            break
+    if path not in st["written"]:
+        st["written"].append(path)
+    st["write_ranges"][path] = (prior + [[r[0], r[1], seq] for r in ranges])[-MAX_RANGES_PER_FILE:]
+    return out
