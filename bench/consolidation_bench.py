@@ -49,7 +49,7 @@ def _median_ms(cmd: list[str], runs: int, env: dict[str, str], stdin: bytes = b"
 
 def _session(root: Path, sid: str, events: int):
     """A session of about `events` events driven through the real lifecycle, in process."""
-    from worker.consolidation_helpers import Session
+    from testing.consolidation import Session
 
     s = Session(root, sid).start()
     turn = 0
@@ -77,7 +77,7 @@ def stop_latency(runs: int) -> None:
     hook = [sys.executable, "-m", "engram.hook", "Stop"]
 
     def idle() -> bool:
-        fd = trigger.claim_slot(project, {"maxConcurrentWorkers": 1})
+        fd = trigger.pool(project, {"maxConcurrentWorkers": 1}).claim()
         if fd is not None:
             os.close(fd)
         return fd is not None
@@ -122,6 +122,7 @@ def _after_stop_ms(root: Path, runs: int) -> float:
 def offline_throughput() -> None:
     from engram.config import load_config
     from engram.consolidate import worker
+    from engram.providers import registry
 
     tmp = Path(tempfile.mkdtemp())
     root = tmp / "proj"
@@ -131,7 +132,7 @@ def offline_throughput() -> None:
     n = len(s.events())
     cfg = load_config()[0]
     t = time.perf_counter()
-    o = worker.consolidate_session(s.project, "big", cfg)
+    o = worker.consolidate_session(s.project, "big", cfg, registry.consolidation(cfg))
     dt = time.perf_counter() - t
     print(f"\n2. Offline consolidation of a {n}-event session: {dt * 1000:.0f} ms, {n / dt:,.0f} events/s "
           f"({o.status}; {o.counts})")
@@ -140,7 +141,8 @@ def offline_throughput() -> None:
 def tokens() -> None:
     from engram.config import load_config
     from engram.consolidate import worker
-    from servers.llm_server import LLMServer
+    from engram.providers import registry
+    from testing.servers.llm_server import LLMServer
 
     print("\n3. Tokens per consolidation (scripted server, windowSize 10 / overlap 3)")
     print("   events  windows  calls  input  output  total   spec estimate")
@@ -155,7 +157,8 @@ def tokens() -> None:
             events = s.events()[:size]
             with open(s.project.events_path(f"t{size}"), "w") as f:
                 f.write("".join(json.dumps(e) + "\n" for e in events))
-            o = worker.consolidate_session(s.project, f"t{size}", load_config()[0])
+            cfg = load_config()[0]
+            o = worker.consolidate_session(s.project, f"t{size}", cfg, registry.consolidation(cfg))
             u = o.usage
             windows = sum(1 for c in u["calls"] if c["step"].startswith("pass1["))
             spec = 400 * windows + 2000 + 200 * windows

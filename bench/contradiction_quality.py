@@ -103,9 +103,9 @@ def main() -> int:
     if args.offline_only:
         return 0
     from engram import config
-    from engram.monitor import contradiction
+    from engram.providers import registry
 
-    checker = contradiction.choose(config.load_config()[0])
+    checker = registry.checker(config.load_config()[0])
     if checker.name == "offline":
         print("api        not run: no ANTHROPIC_API_KEY / OPENAI_API_KEY (or ENGRAM_OFFLINE is set)")
         return 0

@@ -91,7 +91,7 @@ def lookups(built: dict[str, Any], rng: random.Random) -> list[str]:
         med, p95 = timed(lambda: embeddings.knn(plain, next(q), 10), 10 if n > 1000 else 50)
         out.append(f"  knn k=10 (python fallback)        {fmt(med, p95, base)}")
         plain.close()
-    from engram.graph.strength import apply_session
+    from engram.graph.decay import apply_session
 
     t = time.perf_counter()
     res = apply_session(conn, "bench-session", [nodes[0]["id"]])

@@ -114,11 +114,13 @@ def settle(project, session: str, timeout: float = 20.0) -> None:
     Waiting for the lock alone is not enough: the interpreter's teardown after the lock is
     released would land on the next measurement.
     """
+    from engram import workers
     from engram.monitor import trigger, worker
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not worker.pending(project, session) and not trigger.running(project, session) \
+        queued = [j for j in trigger.queue(project).jobs() if worker.session_of(j) == session]
+        if not queued and not workers.is_locked(trigger.pool(project).slot_path(0)) \
                 and not any(_alive(pid) for pid in _worker_pids(project) - _SEEN):
             _SEEN.update(_worker_pids(project))
             return
@@ -163,8 +165,9 @@ def main() -> int:
             times[name].append(run())
             settle(project, "linked")
             settle(project, "cold")
-        for job in worker.pending(project, "noproc"):
-            os.unlink(job)
+        for job in trigger.queue(project).jobs():
+            if worker.session_of(job) == "noproc":
+                trigger.queue(project).done(job)
     checks = sum(1 for line in open(project.events_path("linked")) if '"contradiction_warning"' in line)
     wall = {k: [w for w, _ in v] for k, v in times.items()}
     cpu = {k: [c for _, c in v] for k, v in times.items()}

@@ -6,17 +6,7 @@ import json
 import os
 from collections import Counter
 
-import pytest
 from testing.helpers import events, payload, project_dir, run_hook, run_script
-
-
-@pytest.fixture
-def proj(tmp_path):
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    (root / "src").mkdir()
-    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    return root
 
 
 def send(event, proj, session="s1", **fields):

@@ -11,17 +11,9 @@ from engram.consolidate import entity_resolution as er
 from engram.consolidate import graph_apply
 from engram.graph import supersession
 from engram.graph import store
-from engram.graph.connect import connect
 from engram.providers.offline import LocalEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def conn(tmp_path):
-    c = connect(str(tmp_path / "engram.db"))
-    yield c
-    c.close()
 
 
 def _resolver(conn):

@@ -8,18 +8,6 @@ from engram.graph.connect import connect
 
 
 @pytest.fixture
-def db_path(tmp_path):
-    return str(tmp_path / "proj" / "engram.db")
-
-
-@pytest.fixture
-def conn(db_path):
-    c = connect(db_path)
-    yield c
-    c.close()
-
-
-@pytest.fixture
 def plain_conn(tmp_path):
     """A connection without sqlite-vec: the python-fallback vector path."""
     c = connect(str(tmp_path / "plain" / "engram.db"), vectors=False)

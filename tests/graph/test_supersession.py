@@ -6,15 +6,7 @@ import pytest
 
 from engram.graph.supersession import supersede, trajectory, unsupersede
 from engram.graph import embeddings, store
-from engram.graph.connect import connect
 from engram.providers.offline import LocalEmbedder
-
-
-@pytest.fixture
-def conn(tmp_path):
-    c = connect(str(tmp_path / "engram.db"))
-    yield c
-    c.close()
 
 
 def test_supersede_sets_strength_zero_status_pointer_and_edge(conn):

@@ -4,15 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph.connect import connect
-
-
-@pytest.fixture
-def conn(tmp_path):
-    c = connect(str(tmp_path / "proj" / "engram.db"))
-    yield c
-    c.close()
-
 
 @pytest.fixture
 def server():
