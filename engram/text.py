@@ -32,6 +32,16 @@ def clip(text: object, limit: int) -> str:
     return s if len(s) <= limit else s[: limit - 1].rstrip() + ELLIPSIS
 
 
+def clip_words(text: object, limit: int) -> str:
+    """Like `clip`, cut at a word boundary (a single word longer than `limit` is still cut)."""
+    s = squash(text)
+    if len(s) <= limit:
+        return s
+    head = s[: limit - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return cut.rstrip(" ,;:" + ELLIPSIS) + ELLIPSIS
+
+
 def clip_tail(text: object, limit: int) -> str:
     """Like `clip`, keeping the end (a path's file name, an output's last lines)."""
     s = squash(text)

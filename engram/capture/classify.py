@@ -72,6 +72,7 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         if isinstance(content, str):
             ev["hash"] = "sha256:" + sha256_hex(content)[:32]
             ev["lines"] = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+            _add_role(ev, content)
         for k in ("offset", "limit", "content_type"):
             if call.get(k) is not None:
                 ev[k] = call[k]
@@ -128,12 +129,40 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         ev["query"] = bounded(call.get("description"), 300, "query", cut)
     elif action == "decision":
         return _decision(ev, call, root, cut)
+    elif action == "todos":
+        ev["type"] = "todos"
+        ev["items"] = _todo_items(call.get("items"), cut)
     else:
         ev["type"] = "tool_call"
         ev["input"] = bounded(jsonio.dumps(call.get("input")) if call.get("input") is not None else "", 500, "input", cut)
     if cut:
         ev["truncated"] = cut
     return ev
+
+
+def _add_role(ev: dict, content: str) -> None:
+    """What the file is for (capture/file_role.py), when its head says it."""
+    from engram.capture import file_role
+
+    found = file_role.role(ev["path"], content) if ev.get("path") else ""
+    if found:
+        ev["role"] = redact(found)
+
+
+TODO_STATUSES = ("pending", "in_progress", "completed", "cancelled")
+MAX_TODOS = 30
+
+
+def _todo_items(items, cut: dict) -> list[dict]:
+    """The agent's task list, bounded: [{text, status}] (unknown statuses read as pending)."""
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("text"), str) and item["text"].strip():
+            status = item.get("status") if item.get("status") in TODO_STATUSES else "pending"
+            out.append({"text": bounded(item["text"], 300, "items", cut), "status": status})
+    if len(out) > MAX_TODOS:
+        cut["items"] = len(out)
+    return out[:MAX_TODOS]
 
 
 def _decision(ev: dict, args: dict, root: str, cut: dict) -> dict:
@@ -173,6 +202,8 @@ def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None
     if snip:
         snip["text"] = scrub(snip["text"])
         ev["snippet"] = snip
+    if isinstance(call.get("content"), str):  # a whole-file write
+        _add_role(ev, call["content"])
 
 
 def _read_text(path: str) -> str | None:

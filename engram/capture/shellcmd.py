@@ -67,6 +67,11 @@ def _strip(words: list[str]) -> list[str]:
     return words
 
 
+def stripped(words: list[str]) -> list[str]:
+    """A segment's words without env assignments, wrappers and runner prefixes."""
+    return _strip(words)
+
+
 def _classify_words(words: list[str]) -> str:
     if not words:
         return COMMAND

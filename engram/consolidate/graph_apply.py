@@ -44,13 +44,20 @@ class Applied:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+# Kinds resolved by exact name only: an embedding match between two commands, two file
+# paths or two open items is a different thing, not the same one. Their names are stable
+# per key ("PR #380 open"), so a newer state of an item updates its node.
+EXACT_KINDS = ("file", "command", "gotcha", "instruction", "unfinished")
+
+
 def plan(request: dict[str, Any], resolver: Resolver) -> list[Planned]:
     """Entity resolution for every proposed node (two proposals of one name share a fate)."""
     out = []
     for n in request["graph"]["nodes"]:
         n = frame(n)
-        exact_only = (n.get("data") or {}).get("kind") == "file"
-        out.append(Planned(n, resolver.resolve(n["name"], n["type"], n["description"], exact_only=exact_only)))
+        kind = (n.get("data") or {}).get("kind")
+        out.append(Planned(n, resolver.resolve(n["name"], n["type"], n["description"],
+                                               exact_only=kind in EXACT_KINDS)))
     return out
 
 
@@ -58,7 +65,12 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     """A proposed node with its description, summary, data and strength band settled."""
     node = dict(node)
     data = dict(node.get("data") or {})
-    if node["type"] == "decision":
+    if data.get("kind") == "instruction":
+        node["description"] = f"The user said: \"{node['description']}\""[:600]
+        data.update(explicit=bool(node.get("explicit")), rationale="", alternatives=[])
+        data.setdefault("requires", decision_text.parse(node["description"])["requires"])
+        data.setdefault("forbids", decision_text.parse(node["description"])["forbids"])
+    elif node["type"] == "decision":
         text, why = node["name"], node.get("rationale") or ""
         parsed = decision_text.parse(f"{node['name']}. {node['description']}")
         data.setdefault("requires", parsed["requires"])
@@ -128,7 +140,8 @@ class _Writer:
         if n.get("op") == "update" or not old["description"] or _upgrades(old, n):
             changes.update(description=n["description"], summary=n["summary"])
         store.update_node(self.conn, nid, **changes)
-        if old["type"] == "decision" and old["episode_count"] == 0 and old["status"] == "active":
+        repeated = (old["data"] or {}).get("kind") == "instruction"  # said again: it counts as evidence
+        if old["type"] == "decision" and old["episode_count"] == 0 and old["status"] == "active" and not repeated:
             # An asserted decision keeps its band (episode_count 0: see strength.py).
             store.update_node(self.conn, nid, strength=max(old["strength"], _decision_strength(n)),
                               source_episodes=[self.episode_id], episode_count=0)
@@ -144,7 +157,8 @@ class _Writer:
         old = store.get_node(self.conn, res.node_id)  # type: ignore[arg-type]
         assert old is not None
         explicit = n["type"] == "decision" and n["data"].get("explicit")
-        if explicit or (n["type"] != "decision" and self.outcome == "success" and n.get("files")):
+        seen_again = n["data"].get("kind") in ("command", "gotcha", "instruction", "unfinished")  # observed
+        if explicit or seen_again or (n["type"] != "decision" and self.outcome == "success" and n.get("files")):
             supersession.unsupersede(self.conn, old["id"], episode_id=self.episode_id,
                                      reason=f"re-asserted by episode {self.episode_id} ({n['name'][:60]})")
             self.counts["recovered"] += 1
@@ -211,12 +225,32 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         for p in planned:  # "use B instead of A", "X is now Y": the replaced decisions go
             if p.node["type"] == "decision":
                 supersession.supersede_replaced(conn, w.ids[p.node["key"]], episode_id=episode_id)
+        _replace_keys(w, planned, request["graph"].get("retire") or [])
         _edges(w, request["graph"]["edges"], ep_node)
         crash_at("graph:in_transaction")
         store.record_consolidation(conn, session, from_seq, to_seq, episode_id)
         w.touched = list(dict.fromkeys(w.ids.values()))
         decay.apply_session(conn, session, w.touched)
         return Applied(episode_id, ep_node, w.counts)
+
+
+def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any]]) -> None:
+    """A node with a data.key replaces the other live nodes of its key; a retired key closes them."""
+    by_key = {}
+    for p in planned:
+        key = (p.node.get("data") or {}).get("key")
+        if key:
+            by_key[key] = w.ids[p.node["key"]]
+    for key, nid in by_key.items():
+        for old in store.active_with_key(w.conn, key):
+            if old != nid:
+                supersession.supersede(w.conn, old, nid, reason=f"replaced by a newer {key}", episode_id=w.episode_id)
+    for r in retire:
+        successor = by_key.get(r["by"]) if r.get("by") else None
+        for old in store.active_with_key(w.conn, r["key"]):
+            if old != successor and old not in by_key.values():
+                supersession.supersede(w.conn, old, successor, reason=r.get("reason") or "retired",
+                                       episode_id=w.episode_id)
 
 
 def _episode_node(w: _Writer, record: dict[str, Any]) -> str:

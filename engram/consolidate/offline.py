@@ -19,13 +19,15 @@ from typing import Any
 
 from engram.consolidate import offline_episode as oe
 from engram.consolidate import schema
+from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.schema import NAME_MAX
 from engram.graph import decision_text
-from engram.text import clip, clip_tail
+from engram.text import clip, clip_tail, clip_words
 
 MAX_NODES = 40
 MAX_EDGES = 80
-_PRIORITY = "derftlx"  # decision, error, required tech, file, tool, library, finding
+# unfinished, command, gotcha, instruction, decision, error, required tech, file, tool, library, finding
+_PRIORITY = "ucgiderftlx"
 
 
 class OfflineConsolidator:
@@ -58,6 +60,7 @@ class _Graph:
     def __init__(self) -> None:
         self.nodes: list[dict[str, Any]] = []
         self.edges: list[dict[str, Any]] = []
+        self.retire: list[dict[str, Any]] = []
         self._by_name: dict[tuple[str, str], str] = {}
 
     def node(self, prefix: str, name: str, type: str, description: str, **extra: Any) -> str:
@@ -75,13 +78,22 @@ class _Graph:
         if a and b and a != b:
             self.edges.append({"from": a, "to": b, "type": type, "op": "create", "strength": strength})
 
+    def knowledge(self, events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> None:
+        """The knowledge kinds (consolidate/knowledge): commands, gotchas, unfinished work, instructions."""
+        found, self.retire = knowledge_nodes.proposals(events, prior)
+        for p in found:
+            p = dict(p)
+            self.node(p.pop("prefix"), p.pop("name"), p.pop("type"), p.pop("description"), **p)
+
     def trimmed(self) -> dict[str, Any]:
-        """Within the change request's bounds, keeping decisions and errors first."""
+        """Within the change request's bounds, keeping the knowledge kinds, decisions and errors first."""
         rank = {p: i for i, p in enumerate(_PRIORITY)}
         nodes = sorted(self.nodes, key=lambda n: rank[n["key"][0]])[:MAX_NODES]
         keys = {n["key"] for n in nodes}
         edges = [e for e in self.edges if e["from"] in keys and e["to"] in keys][:MAX_EDGES]
-        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges}
+        kept = {(n.get("data") or {}).get("key") for n in nodes}
+        retire = [r for r in self.retire if r["by"] is None or r["by"] in kept]
+        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": retire}
 
 
 def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
@@ -93,14 +105,15 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str,
         s[1] += int(w.get("lines_added") or 0)
         s[2] += int(w.get("lines_removed") or 0)
     ranked = sorted(stats, key=lambda p: (-stats[p][0] - stats[p][1] / 50, stats[p][3]))[: oe.MAX_FILES]
+    roles = oe.file_roles(events)
     out = {}
     for path in sorted(ranked, key=lambda p: stats[p][3]):
-        n, add, rem, first = stats[path]
+        first = stats[path][3]
         created = any(w["path"] == path and w.get("op") == "create" for w in writes)
-        desc = (f"File {path}: {'created' if created else 'modified'} while working on \"{clip(goal, 120)}\""
-                f" ({n} write(s), +{add}/-{rem} lines).")
+        desc = f"{path}: {roles[path]}" if roles.get(path) else (
+            f"{path}: {'created' if created else 'changed'} while working on \"{clip_words(goal, 120)}\".")
         out[path] = g.node("f", _path_name(path), "concept", desc, files=[path], evidence=[first],
-                           data={"kind": "file"})
+                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {})})
     turns: dict[Any, list[str]] = {}
     for w in writes:
         if w["path"] in out and w["path"] not in turns.setdefault(w.get("turn"), []):
@@ -135,8 +148,8 @@ def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
 
 def _error_nodes(g: _Graph, errs: list[dict[str, Any]], files: dict[str, str]) -> None:
     for e in errs:
-        desc = e["text"] + (f" Root cause: {e['root_cause']}." if e["root_cause"] else "") + (
-            f" Resolution: {e['resolution']}." if e["resolution"] else " Unresolved in this episode.")
+        desc = e["text"] + (f". Root cause: {e['root_cause']}" if e["root_cause"] else "") + (
+            f". {e['resolution']}." if e["resolution"] else "; unresolved when the episode ended.")
         key = g.node("e", e["text"], "error", desc, files=e["files"][:20], evidence=e["evidence"])
         for p in e["files"]:
             if e["resolution"]:
@@ -148,6 +161,8 @@ def _error_nodes(g: _Graph, errs: list[dict[str, Any]], files: dict[str, str]) -
 def _finding_nodes(g: _Graph, finds: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
     by_seq = {e.get("seq"): e for e in events}
     for f in finds:
+        if f.get("activity"):  # "lines 1-40 revised 3 times" stays in the episode, not in the graph
+            continue
         paths = [by_seq[s]["path"] for s in f["evidence"] if by_seq.get(s, {}).get("path")]
         g.node("x", decision_text.sentences(f["text"])[0] if decision_text.sentences(f["text"]) else f["text"],
                "finding", f["text"], files=list(dict.fromkeys(paths))[:5], evidence=f["evidence"],
@@ -169,6 +184,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
         "errors": [{k: e[k] for k in ("text", "root_cause", "resolution", "files", "evidence")} for e in errs],
     }  # fmt: skip
     g = _Graph()
+    g.knowledge(events, prior)
     files = _file_nodes(g, events, goal)
     _tool_nodes(g, events, files)
     _decision_nodes(g, decs)
@@ -207,6 +223,7 @@ def discussion(events: list[dict[str, Any]]) -> dict[str, Any]:
 def discussion_request(d: dict[str, Any], events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, Any]:
     """A validated discussion answer (from a model or from `discussion`) as {"episode", "graph"}."""
     g = _Graph()
+    g.knowledge(events, prior)
     decisions = []
     for item, explicit_rule in [(x, False) for x in d["decisions"]] + [(x, True) for x in d["constraints"]]:
         parsed = decision_text.parse(item["text"])

@@ -23,20 +23,26 @@ import re
 import sys
 from typing import Any
 
+from engram.consolidate.knowledge import user_words
 from engram.consolidate.windows import DERIVED
 from engram.graph import decision_text
-from engram.text import clip
+from engram.text import clip, clip_words
 
 MAX_FILES = 15
 MAX_TOOLS = 5
 MAX_LIBS = 5
 MAX_ERRORS = 20
 VERDICT_TYPES = ("test_run", "build")
+# Node.js core modules: importing them is not using a third-party library.
+NODE_BUILTINS = frozenset("""assert async_hooks buffer child_process cluster console crypto dgram dns events fs http
+http2 https inspector module net os path perf_hooks process querystring readline repl stream string_decoder
+timers tls tty url util v8 vm worker_threads zlib __future__""".split())
 
 
 def _first_sentence(text: str, n: int = 200) -> str:
+    """The first sentence that says something ("Alright regarding..." does not), cut at a word."""
     s = decision_text.sentences(text)
-    return clip(s[0] if s else text, n)
+    return clip_words(next((x for x in s if user_words.substantive(x)), s[0] if s else text), n)
 
 
 def _ok_writes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,12 +57,23 @@ def files_modified(events: list[dict[str, Any]]) -> list[str]:
 
 
 def goal(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> str:
-    for source in (events, list(reversed(prior))):
-        for e in source:
-            if e.get("type") == "user_prompt" and str(e.get("prompt") or "").strip():
-                return _first_sentence(e["prompt"])
+    """The first substantive request (cleaned: links named, no "continue" / "yes"), cut at a word."""
+    prompts = [e for e in events if e.get("type") == "user_prompt"]
+    earlier = [e for e in reversed(prior) if e.get("type") == "user_prompt"]
+    for e in prompts + earlier:
+        if user_words.substantive(e.get("prompt")):
+            return _first_sentence(user_words.clean_prompt(e["prompt"]))
+    for e in prompts + earlier:
+        if user_words.clean_prompt(e.get("prompt")):
+            return _first_sentence(user_words.clean_prompt(e["prompt"]))
     files = files_modified(events)
     return "Continue work on " + ", ".join(files[:3]) if files else "Continue the session"
+
+
+def file_roles(events: list[dict[str, Any]]) -> dict[str, str]:
+    """{path: what the file is for}, the latest `role` its reads and writes carried."""
+    return {e["path"]: str(e["role"]) for e in events
+            if e.get("type") in ("file_read", "file_write") and e.get("path") and e.get("role")}
 
 
 def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
@@ -109,12 +126,16 @@ def _verdict_key(ev: dict[str, Any]) -> str | None:
 
 
 def _failure_text(ev: dict[str, Any]) -> str:
+    """The failure's signature: the failing test ids, else the first error line."""
+    from engram.consolidate.knowledge import commandline
+
+    cmd = " && ".join(commandline.normalise(str(ev.get("command") or ""))) or clip(ev.get("command"), 80)
     if ev.get("type") == "test_run":
         names = ev.get("failing_tests") or []
         what = f"{ev.get('failed') or len(names) or 'some'} failing test(s)"
-        return clip(f"{clip(ev.get('command'), 60)}: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
-    summary = ev.get("error_summary") or str(ev.get("output") or "")[-200:]
-    return clip(f"`{clip(ev.get('command'), 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)
+        return clip_words(f"`{clip_words(cmd, 80)}`: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
+    summary = commandline.error_signature(ev.get("error_summary") or ev.get("output") or "", 200)
+    return clip_words(f"`{clip_words(cmd, 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)
 
 
 def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,7 +163,8 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             last_pass[key] = ev["seq"]
             if key in open_:
                 out.append(_error_record(open_.pop(key), ev))
-    out += [_error_record(e, None) for k, e in open_.items() if not k.startswith("command:") or e["repeats"]]
+    # A plain command that kept failing is a gotcha (consolidate/knowledge/commands.py), not an error.
+    out += [_error_record(e, None) for k, e in open_.items() if not k.startswith("command:")]
     return sorted(out, key=lambda e: e["evidence"][0])[:MAX_ERRORS]
 
 
@@ -152,9 +174,9 @@ def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[st
     evidence = [fail["seq"]] + [s for s, _ in err["writes"]][:8] + ([passed["seq"]] if passed else [])
     resolution = ""
     if passed:
-        changed = ", ".join(files[:5]) if files else "no file changes (re-run or environment)"
-        resolution = clip(f"Changed {changed}; `{clip(passed.get('command'), 60)}` passed at seq {passed['seq']}"
-                           + (f" after {err['repeats'] + 1} failing runs" if err["repeats"] else ""), 400)
+        cmd = clip_words(passed.get("command"), 60)
+        resolution = (f"Fixed by changing {', '.join(files[:5])}; `{cmd}` then passed" if files
+                      else f"`{cmd}` passed on a re-run without a file change (flaky, or the environment)")
     cause = list(dict.fromkeys(err["cause"]))
     root = clip(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
     return {"text": _failure_text(fail), "root_cause": root, "resolution": resolution,
@@ -222,7 +244,7 @@ def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"text": clip(f"Lines {ev.get('range')} of {ev.get('path')} were revised "
                                       f"{ev.get('count')} times in this episode", 400),
                         "evidence": [ev["seq"]] + ([ev["ref"]] if ev.get("ref") in by_seq else []),
-                        "confidence": 0.6})
+                        "confidence": 0.6, "activity": True})
     return out[:20]
 
 
@@ -254,7 +276,7 @@ def libraries(events: list[dict[str, Any]]) -> dict[str, list[str]]:
         for m in _IMPORT.finditer(str(ev.get("diff") or "")):
             name = next(g for g in m.groups() if g)
             top = name.split(".")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
-            if top in sys.stdlib_module_names or top == "__future__" or top in local:
+            if top in sys.stdlib_module_names or top in NODE_BUILTINS or top.startswith("node:") or top in local:
                 continue
             out.setdefault(top, [])
             if ev["path"] not in out[top]:

@@ -19,6 +19,10 @@ NODE_TYPES = ("concept", "decision", "finding", "error")
 EDGE_TYPES = ("requires", "interacts_with", "discovered_during", "caused_by", "resolved_by",
               "similar_to", "contradicts", "version_of")
 EPISODE_KEY = "episode"
+# The knowledge kinds a node may carry in data.kind (docs/knowledge.md); "file", "tool",
+# "library" and "technology" are the offline builder's concept kinds.
+KINDS = ("command", "gotcha", "unfinished", "instruction", "file", "tool", "library", "technology")
+KEY_MAX = 200
 
 
 class Invalid(ValueError):
@@ -159,9 +163,29 @@ def _node(seqs: set[int] | None) -> Callable[[Any, str], dict[str, Any]]:
             node["alternatives"] = _strs(5, 200)(o.get("alternatives"), where + ".alternatives")
         if node["type"] == "finding":
             node["confidence"] = _float01(o.get("confidence"), where + ".confidence", 0.5)
-        if isinstance(o.get("data"), dict):  # the offline builder's structured extras
-            node["data"] = o["data"]
+        if isinstance(o.get("data"), dict):  # structured extras: a knowledge kind and its key
+            node["data"] = _data(o["data"], where + ".data")
         return node
+    return check
+
+
+def _data(value: dict[str, Any], where: str) -> dict[str, Any]:
+    data = dict(value)
+    if "kind" in data:
+        _enum(data["kind"], where + ".kind", KINDS)
+    if "key" in data:
+        data["key"] = _str(data["key"], where + ".key", KEY_MAX)
+    return data
+
+
+def _retire(keys: set[str]) -> Callable[[Any, str], dict[str, Any]]:
+    def check(value: Any, where: str) -> dict[str, Any]:
+        o = _obj(value, where)
+        by = _str(o.get("by"), where + ".by", KEY_MAX, required=False) or None
+        if by is not None and by not in keys:
+            raise Invalid(f"{where}.by: {by!r} is not the data.key of a node in graph.nodes")
+        return {"key": _str(o.get("key"), where + ".key", KEY_MAX), "by": by,
+                "reason": _str(o.get("reason"), where + ".reason", TEXT_MAX, required=False)}
     return check
 
 
@@ -190,7 +214,9 @@ def change_request(value: Any, seqs: set[int] | None) -> dict[str, Any]:
     if len(set(keys)) != len(keys):
         raise Invalid("graph.nodes: two nodes share a key")
     edges = _list(o.get("edges"), "graph.edges", 80, _edge(set(keys) | {EPISODE_KEY}))
-    return {"nodes": nodes, "edges": edges}
+    data_keys = {n["data"]["key"] for n in nodes if "key" in n.get("data", {})}
+    retire = _list(o.get("retire"), "graph.retire", 40, _retire(data_keys))
+    return {"nodes": nodes, "edges": edges, "retire": retire}
 
 
 def pass2(value: Any, seqs: set[int] | None) -> dict[str, Any]:

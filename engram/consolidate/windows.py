@@ -132,6 +132,8 @@ _DESCRIBERS = {
     "decision": lambda e: f"decision (explicit, saved by the agent): {clip(e.get('content'), 300)}"
                           + (f" because {clip(e.get('rationale'), 200)}" if e.get("rationale") else "")
                           + (f" files={e.get('files')}" if e.get("files") else ""),
+    "todos": lambda e: "todos (the agent's task list): " + "; ".join(
+        f"[{i.get('status')}] {clip(i.get('text'), 100)}" for i in e.get("items") or [])[:600],
     "tool_call": lambda e: f"tool_call {e.get('tool')} input={clip(e.get('input'), 160)}",
     "learned": lambda e: f"learned (after seq {e.get('ref')}): {clip(e.get('text'), 300)}",
     "turn_complete": lambda e: f"turn_complete tool_calls={e.get('tool_calls')} agent said: "

@@ -192,6 +192,23 @@ def by_file_top(conn, path: str, min_strength: float, limit: int) -> list[dict]:
     return [dict(zip(cols, row)) for row in cur]
 
 
+def of_kind(conn, kind: str, limit: int) -> list[dict]:
+    """Live nodes whose data.kind is `kind` (index nodes_kind), strongest, then newest, first."""
+    cur = conn.execute(
+        f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = ? AND n.status = 'active' "
+        f"AND +n.strength > 0 ORDER BY n.strength DESC, n.updated_at DESC, n.id LIMIT ?", (kind, int(limit)))
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur]
+
+
+def latest_episodes(conn, limit: int) -> list[dict]:
+    """The newest live episode nodes (index nodes_type)."""
+    cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.type = 'episode' AND {LIVE} "
+                       f"ORDER BY n.created_at DESC, n.id LIMIT ?", (int(limit),))
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur]
+
+
 def session_episode_ids(conn, session: str) -> set[str]:
     """Episode ids consolidated from one session (indexed on episodes.session_id)."""
     return {r[0] for r in conn.execute("SELECT id FROM episodes WHERE session_id = ?", (session,))}

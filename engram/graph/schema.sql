@@ -154,3 +154,13 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
     vector    BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
 ) WITHOUT ROWID;
+
+-- @migration m003_knowledge_kinds
+-- The knowledge kinds (docs/knowledge.md) live in nodes.data: `kind` (command, gotcha,
+-- unfinished, instruction, ...), `key` (what a newer node of the same key replaces) and
+-- `alias` (a second key the same item is known by: a pull request by its branch).
+-- SessionStart lists the live nodes of some kinds whatever the entry points; consolidation
+-- finds the live nodes of a key. Both are index lookups, not scans of every node's JSON.
+CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(json_extract(data, '$.kind')) WHERE status = 'active';
+CREATE INDEX IF NOT EXISTS nodes_data_key ON nodes(json_extract(data, '$.key')) WHERE status = 'active';
+CREATE INDEX IF NOT EXISTS nodes_data_alias ON nodes(json_extract(data, '$.alias')) WHERE status = 'active';

@@ -338,6 +338,14 @@ def find_by_name(
     return [_decode(r, NODE_JSON) for r in _rows(conn.execute(q, args))]
 
 
+def active_with_key(conn: Any, key: str) -> list[str]:
+    """Ids of the active nodes whose data.key or data.alias is `key` (indexes nodes_data_key, _alias)."""
+    rows = conn.execute("SELECT id FROM nodes WHERE json_extract(data, '$.key') = ? AND status = 'active' "
+                        "UNION SELECT id FROM nodes WHERE json_extract(data, '$.alias') = ? AND status = 'active'",
+                        (key, key))
+    return sorted(r[0] for r in rows.fetchall())
+
+
 def names_starting(conn: Any, prefix: str, type: str, limit: int = 500) -> list[tuple[str, str, str]]:
     """[(id, name, status)] of nodes of `type` whose name key starts with `prefix` (indexed),
     active before superseded, then strongest first."""

@@ -23,6 +23,10 @@ INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFai
 # Our own MCP tools: saving a decision is a decision event, querying is not captured.
 DECISION_TOOLS = {"mcp__engram__save_decision", "mcp__plugin_engram_engram__save_decision"}
 OWN_QUERY_SUFFIX = "__query_knowledge"
+# The agents' own task lists (docs/harness-contracts.md, "Task lists"): tool -> (list field,
+# text field). Each call carries the whole list with every item's status.
+TODO_TOOLS = {"TodoWrite": ("todos", "content"), "update_plan": ("plan", "step"),
+              "write_todos": ("todos", "description")}
 MAX_CONTEXT_CHARS = 9500  # Claude Code moves >10,000 chars to a file
 
 
@@ -62,6 +66,15 @@ def hunks(patch) -> list[dict] | None:
         out.append({"old_start": nums[0], "old_lines": nums[1], "new_start": nums[2],
                     "new_lines": nums[3], "lines": [_s(x) for x in h["lines"]]})
     return out
+
+
+def todo_call(call: dict, tool: str, tin: dict) -> dict:
+    """A task-list tool call (`TODO_TOOLS`) as a neutral `todos` call: [{text, status}]."""
+    field, text = TODO_TOOLS[tool]
+    raw = tin.get(field) if isinstance(tin.get(field), list) else []
+    items = [{"text": _s(_d(x).get(text)), "status": _s(_d(x).get("status"))} for x in raw]
+    call.update(action="todos", items=[x for x in items if x["text"]])
+    return call
 
 
 def exit_code_of(error: str) -> int | None:
@@ -125,6 +138,8 @@ def tool_call(tool: str, tin: dict, resp, error: str | None) -> list[dict]:
     elif tool in ("Task", "Agent"):
         call.update(action="agent", description=_s(tin.get("description")),
                     subagent_type=_s(tin.get("subagent_type")))
+    elif tool in TODO_TOOLS:
+        todo_call(call, tool, tin)
     elif tool in DECISION_TOOLS:
         files = tin.get("files")
         call.update(action="decision", content=_s(tin.get("decision")) or _s(tin.get("content")),

@@ -96,6 +96,8 @@ def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
         where = _s(tin.get("dir_path")) or _s(tin.get("path"))
         return [dict(base, action="search", pattern=_s(tin.get("pattern")), path=_abs(where, cwd),
                      results_count=None)]
+    if tool in claude_code.TODO_TOOLS:
+        return [claude_code.todo_call(base, tool, tin)]
     if tool == "google_web_search":
         return [dict(base, action="web_search", query=_s(tin.get("query")), results_count=None)]
     if tool == "web_fetch":

@@ -21,13 +21,16 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, activation, seeds, tiers
+from engram.retrieve import entry_points, activation, seeds, sections, tiers
 from engram.retrieve.shown import is_new, remember, rstate
 
 FETCH_LIMIT = 80  # candidates formatted; 1,200 tokens hold ~30 lines, or ~80 names
 SESSION_HEADER = "Project memory from earlier sessions (engram; facts, not instructions):"
 PROMPT_HEADER = "Project memory related to this prompt (engram):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
+# The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
+STANDING = (("unfinished", 6), ("command", 8), ("gotcha", 6), ("instruction", 6))
+STANDING_EPISODES = 2
 
 
 def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max",
@@ -49,22 +52,35 @@ def wanted(rs: dict) -> int:
 
 
 def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
-            exclude: set[str] = frozenset()) -> str | None:
-    """Drop what this session already saw, render within the budget, remember what was shown."""
+            exclude: set[str] = frozenset(), standing: list[tuple[dict, float]] = ()) -> str | None:
+    """Drop what this session already saw, render within the budget, remember what was shown.
+
+    `standing`: (node, activation) pairs shown whatever the entry points (SessionStart's
+    unfinished work, commands, known problems, instructions), placed before the ranked ones.
+    """
     ranked = [(nid, a) for nid, a in ranked if nid not in exclude]
-    if not ranked:
-        return None
     injected = rs["injected"]
     candidates = ranked[: wanted(rs)]
-    nodes = readonly.nodes(conn, [nid for nid, _ in candidates])
+    nodes = readonly.nodes(conn, [nid for nid, _ in candidates]) if candidates else {}
     items = [(nodes[nid], a) for nid, a in candidates
              if nid in nodes and is_new(injected, nodes[nid], tiers.tier(a))][:FETCH_LIMIT]
     # Ties by name, not by id: ids are random, so an id order would differ between two
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
-    text, shown = tiers.render(items, int(cfg["tokenBudget"]), header)
-    remember(injected, nodes, shown)
+    first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.tier(a))]
+    if not first and not items:
+        return None
+    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header)
+    remember(injected, {**nodes, **{n["id"]: n for n, _ in first}}, shown)
     return text
+
+
+def standing(conn) -> list[tuple[dict, float]]:
+    """What a session starts with whatever it names: per kind, strongest then newest first."""
+    out: list[tuple[dict, float]] = []
+    for kind, n in STANDING:
+        out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
+    return out + [(node, 0.5) for node in readonly.latest_episodes(conn, STANDING_EPISODES)]
 
 
 def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup") -> str | None:
@@ -82,9 +98,8 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     try:
         terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"),
                                                        session, lambda paths: readonly.linked(conn, paths))
-        if not terms:
-            return None
-        return context(conn, retrieve(conn, terms, cfg, top=wanted(rs)), cfg, rs, SESSION_HEADER)
+        ranked = retrieve(conn, terms, cfg, top=wanted(rs)) if terms else []
+        return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=standing(conn))
     finally:
         conn.close()
 

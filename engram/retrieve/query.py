@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, keyword, activation, seeds, tiers
+from engram.retrieve import entry_points, keyword, activation, seeds, sections, tiers
 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
@@ -150,5 +150,5 @@ def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str
         if multi:
             node["name"] = f"[{os.path.basename(h['project'])}] {node['name']}"
         items.append((node, h["activation"]))
-    text, _ = tiers.render(items, budget, f"engram memory for {question!r}:", low_prefix="Weaker matches: ")
+    text, _ = sections.render(items, budget, f"engram memory for {question!r}:", low_prefix="Weaker matches: ")
     return text or f"engram has no stored knowledge matching {question!r}."

@@ -15,7 +15,7 @@ many distinct facts as it can. Order is deterministic: activation, then node id.
 from __future__ import annotations
 
 from engram import jsonio
-from engram.text import clip
+from engram.text import clip, clip_words
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -23,6 +23,9 @@ HIGH_CUT, MEDIUM_CUT = 0.7, 0.3
 MAX_DESCRIPTION = 600
 MAX_SUMMARY = 200
 LOW_PREFIX = "Also in memory (details via the query_knowledge tool): "
+# Knowledge kinds whose description is written to be shown whole (consolidate/knowledge).
+STANDING_KINDS = ("unfinished", "command", "gotcha", "instruction")
+SELF_CONTAINED = ("unfinished", "command", "gotcha")  # their description says all the name does
 LABELS = {"decision": "Decision", "error": "Past error", "finding": "Finding", "concept": "Concept",
           "episode": "Earlier session", "pattern": "Recurring pattern"}  # fmt: skip
 
@@ -64,7 +67,15 @@ def files_of(node: dict) -> list[str]:
     return json_strings(node.get("affected_files"))
 
 
+FRAMINGS = ("Decision: ", "Observed pattern: ")
+KIND_LABELS = {"unfinished": "Unfinished", "command": "Command that works", "gotcha": "Known problem",
+               "instruction": "User instruction", "file": "File"}
+
+
 def label(node: dict) -> str:
+    kind = data_of(node).get("kind")
+    if kind in KIND_LABELS:
+        return KIND_LABELS[kind]
     if node.get("type") == "decision" and data_of(node).get("explicit") is False:
         return "Observed pattern (implemented without a stated decision)"
     return LABELS.get(node.get("type") or "", "Note")
@@ -80,64 +91,61 @@ def first_sentence(text: str) -> str:
 
 def _files_suffix(node: dict, n: int) -> str:
     files = files_of(node)
-    if not files:
+    if not files or n <= 0:
         return ""
     more = f" +{len(files) - n}" if len(files) > n else ""
     return f" [files: {', '.join(files[:n])}{more}]"
 
 
+def _loose(text: str) -> str:
+    return " ".join(text.casefold().replace("`", "").rstrip("…").split())
+
+
 def _head_and_body(name: str, text: str) -> tuple[str, str]:
-    """Avoid saying the name twice: a body that starts with the name replaces it."""
-    stem = name[:-1] if name.endswith("…") else name
-    if text and stem and text.startswith(stem):
+    """Say the name once: a body that holds the name (framing aside) replaces it."""
+    stem = _loose(name)
+    if text and stem and stem in _loose(text):
         return "", text
-    return name, ("" if text == name else text)
+    return name, ("" if _loose(text) == stem else text)
 
 
-def line(node: dict, level: int) -> str:
-    """One bullet for a node at a tier (LOW gives just the name)."""
-    name = clip(node.get("name"), 160)
-    if level == LOW:
-        return name
+def _episode_body(node: dict) -> str:
+    """An earlier session as its goal and outcome (its activity counts are not shown)."""
+    goal = str(node.get("description") or "").split(" — ", 1)[0] or str(node.get("name") or "")
+    outcome = data_of(node).get("outcome")
+    day = str(node.get("updated_at") or "")[:10]
+    return clip_words(goal, MAX_SUMMARY - 30) + (f" (outcome: {outcome}" + (f", {day})" if day else ")") if outcome else "")
+
+
+def body(node: dict, level: int) -> str:
+    """What a node says at a tier, cut at a word boundary, without its name when it holds it."""
+    if node.get("type") == "episode":
+        return _episode_body(node)
     desc = " ".join(str(node.get("description") or "").split())
-    if level == FULL:
-        body = desc
+    if level == FULL or data_of(node).get("kind") in STANDING_KINDS:
+        text = desc
         rationale = data_of(node).get("rationale")
         if node.get("type") == "decision" and isinstance(rationale, str) and rationale and rationale not in desc:
-            body = (body + " " if body else "") + "Because: " + rationale
-        limit, n_files = MAX_DESCRIPTION, 3
+            text = (text + " " if text else "") + "Because: " + rationale
+        limit = MAX_DESCRIPTION if level == FULL else MAX_SUMMARY
     else:
-        body = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
-        limit, n_files = MAX_SUMMARY, 2
-    head, body = _head_and_body(name, body)
-    text = " — ".join(p for p in (head, clip(body, limit)) if p)
-    return f"- {label(node)}: {text}" + _files_suffix(node, n_files)
+        text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
+        limit = MAX_SUMMARY
+    kind = data_of(node).get("kind")
+    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(clip(node.get("name"), 160), text)
+    return " — ".join(p for p in (head, clip_words(text, limit)) if p)
 
 
-def render(items: list[tuple[dict, float]], budget: int, header: str,
-           low_prefix: str = LOW_PREFIX) -> tuple[str | None, list[tuple[str, int]]]:
-    """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
-    used = tokens(header) + 1
-    groups: dict[int, list[str]] = {FULL: [], SUMMARY: [], LOW: []}
-    shown: list[tuple[str, int]] = []
-    for node, act in items:
-        # The name alone is the cheapest form: if even that does not fit, skip the node
-        # without building (and JSON-decoding) its longer lines.
-        name = line(node, LOW)
-        if used + tokens(name) + 1 > budget:  # every form holds the name (or a body starting with it)
-            continue
-        low_cost = tokens(name + "; ") + (0 if groups[LOW] else tokens(low_prefix) + 1)
-        for level in range(tier(act), 0, -1):
-            text = name if level == LOW else line(node, level)
-            cost = low_cost if level == LOW else tokens(text) + 1
-            if used + cost <= budget:
-                used += cost
-                groups[level].append(text)
-                shown.append((node["id"], level))
-                break
-    if not shown:
-        return None, []
-    lines = [header] + groups[FULL] + groups[SUMMARY]
-    if groups[LOW]:
-        lines.append(low_prefix + "; ".join(groups[LOW]) + ".")
-    return "\n".join(lines), shown
+def line(node: dict, level: int, labelled: bool = True) -> str:
+    """One bullet for a node at a tier (LOW gives just the name); `labelled` prefixes its kind."""
+    if level == LOW:
+        return clip(node.get("name"), 160)
+    files = 0 if data_of(node).get("kind") in ("file", "command") or node.get("type") == "episode" else (
+        3 if level == FULL else 2)
+    text = body(node, level)
+    prefix = ""
+    if labelled:
+        prefix = f"{label(node)}: "
+        for framing in FRAMINGS:  # "Decision: Decision: …" says it twice
+            text = text[len(framing):] if text.startswith(framing) else text
+    return f"- {prefix}{text}" + _files_suffix(node, files)

@@ -37,7 +37,7 @@ HELLO = {"user_prompt": 1, "file_write": 1, "command": 1, "turn_complete": 2,
 # chat.8664 (JSON-array layout): 30 tool calls = TodoWrite x5 + 19 MCP calls (tool_call: 24)
 # + Write x1 + Edit x5 (file_write: 6) on one file; the 5th edit rewrites lines 3-55, over
 # 4 earlier ranges (one repeated_revision); 2 prompts, 2 Stops.
-CHAT_8664 = {"user_prompt": 2, "tool_call": 24, "file_write": 6, "repeated_revision": 1,
+CHAT_8664 = {"user_prompt": 2, "tool_call": 19, "todos": 5, "file_write": 6, "repeated_revision": 1,
              "turn_complete": 2, "session_start": 1, "session_end": 1}
 
 

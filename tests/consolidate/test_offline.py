@@ -29,7 +29,7 @@ def test_fail_fix_pass_becomes_an_error_with_its_resolution(root):
     assert ep["outcome"] == "success"
     (err,) = ep["errors"]
     assert "tests/test_parser.py::test_empty" in err["text"]
-    assert err["resolution"].startswith("Changed src/parser.py")
+    assert err["resolution"].startswith("Fixed by changing src/parser.py")
     seqs = {e["seq"]: e["type"] for e in s.events()}
     assert [seqs[x] for x in err["evidence"]] == ["test_run", "file_write", "test_run"]
 

@@ -79,7 +79,7 @@ def test_second_session_gets_first_sessions_knowledge_at_start(g, root):
     g.node("Use max 3 retries", type="decision", strength=0.9, files=["src/net/retry.ts"],
            description="Retries are capped at 3.", data={"explicit": True})
     ctx = _context(run_hook("SessionStart", _session_start("s2", root)))
-    assert ctx is not None and "Decision: Use max 3 retries" in ctx
+    assert ctx is not None and "Decisions and instructions:\n- Use max 3 retries" in ctx
 
 
 def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
@@ -87,7 +87,7 @@ def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
     b = g.node("Timeout in fetch", type="error", strength=0.8, description="Server hung for 30 s.")
     g.edge(a, b, 0.9, "caused_by")
     first = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "why does retry.ts time out?")))
-    assert "Concept: retry client" in first and "Past error: Timeout in fetch" in first
+    assert "- retry client — Backoff retries." in first and "Known problems:\n- Timeout in fetch" in first
     assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "again: retry.ts"))) is None
     store.update_node(g.conn, b, description="Server hung for 60 s.")  # changed -> shown again
     third = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "and retry.ts now?")))

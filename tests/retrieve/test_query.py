@@ -26,7 +26,7 @@ def test_query_text(facts, root, capsys):
     assert main(["query", "why does the retry client time out?", "--cwd", root]) == 0
     out = capsys.readouterr().out
     assert out.startswith("engram memory for 'why does the retry client time out?':")
-    assert "Concept: retry client" in out and "Past error: Timeout in fetch" in out
+    assert "- retry client — " in out and "Known problems:\n- Timeout in fetch" in out
     assert "unrelated" not in out
 
 
@@ -77,7 +77,7 @@ def test_mcp_query_knowledge_over_stdio(facts, root):
         ("query_knowledge", {"question": "retry client timeouts", "scope": "current_project"}),
         ("query_knowledge", {"question": "x", "scope": "galaxy"})])
     assert tools == ["query_knowledge", "save_decision"]
-    assert "Concept: retry client" in text and "Past error: Timeout in fetch" in text
+    assert "- retry client — " in text and "Known problems:\n- Timeout in fetch" in text
     assert "scope must be one of" in bad
 
 

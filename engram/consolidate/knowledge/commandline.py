@@ -1,0 +1,211 @@
+"""Shell command lines as knowledge: split, normalised, named by purpose, their error read.
+
+A command line is cut at top-level `&&`, `||`, `;` and newlines (quotes, `$(…)` and
+heredocs kept whole); each part loses its redirections (`2>&1`, `> out.log`), a trailing
+filter pipeline (`| tail -20`, `| grep FAIL`), secret-looking assignments, and is dropped
+when it only moves around (`cd`, `pushd`) or prints (`echo`, `sleep`). `canonical` then
+drops what selects a subset (file arguments, `-k`/`-t` patterns, reporters), so every
+"run one test file" variant counts as a run of the project's test command.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.capture import shellcmd
+from engram.text import clip_words
+
+FILTERS = {"head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "wc", "sort", "uniq", "tee",
+           "cat", "jq", "awk", "sed", "cut", "tr", "column", "fold", "nl", "xargs"}
+NOISE = {"cd", "pushd", "popd", "echo", "printf", "sleep", "true", "false", "clear", "set", "export", "source",
+         "pwd", ":"}
+SELECTORS = {"-k", "-t", "--grep", "-g", "--testNamePattern", "--testPathPattern", "-run", "--run",
+             "--filter", "--reporter", "--tests", "--test"}
+MESSAGE_FLAGS = {"-m", "--message", "--title", "--body", "-b", "-F"}
+SECRET_NAMES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASS")
+LINTERS = {"eslint", "prettier", "ruff", "black", "isort", "flake8", "pylint", "mypy", "pyright", "golangci-lint",
+           "gofmt", "rubocop", "stylelint", "biome", "shellcheck", "pre-commit", "markdownlint", "tsc", "clippy"}
+SETUP = {("npm", "install"), ("npm", "ci"), ("npm", "i"), ("yarn", "install"), ("pnpm", "install"),
+         ("pip", "install"), ("uv", "sync"), ("poetry", "install"), ("bundle", "install"), ("go", "mod"),
+         ("cargo", "fetch"), ("composer", "install")}
+RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("npm", "start"), ("cargo", "run"),
+           ("go", "run"), ("docker", "compose"), ("just",), ("make",), ("task",), ("python", "-m"), ("uv", "run")}
+_ERROR = re.compile(r"error|fatal|failed|failure|blocked|denied|not found|cannot|can't|unknown (?:option|command)|"
+                    r"no such|exception|traceback|refused|timed out|not recogni[sz]ed|did not match|invalid|"
+                    r"conflict|rejected|aborting|would be overwritten", re.I)
+_SOURCE_EXT = re.compile(r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|php|c|h|cc|cpp|cs|swift|scala|"
+                         r"ex|exs|vue|svelte|sh)$")
+
+
+def parts(command: str) -> list[str]:
+    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole."""
+    out, buf, quote, depth, i = [], [], "", 0, 0
+    text = command or ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif text.startswith("$(", i):
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif not depth and (text.startswith("&&", i) or text.startswith("||", i)):
+            out.append("".join(buf))
+            buf, i = [], i + 2
+            continue
+        elif not depth and ch in ";\n":
+            out.append("".join(buf))
+            buf, i = [], i + 1
+            continue
+        buf.append(ch)
+        i += 1
+    out.append("".join(buf))
+    return [p.strip() for p in out if p.strip()]
+
+
+def _pipeline(part: str) -> list[str]:
+    """`a | b | c` -> [a, b, c] at top level (`||` is not a pipe)."""
+    segs, buf, quote = [], [], ""
+    for i, ch in enumerate(part):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "|" and part[i - 1: i] != "|" and part[i + 1: i + 2] != "|":
+            segs.append("".join(buf))
+            buf = []
+            continue
+        buf.append(ch)
+    segs.append("".join(buf))
+    return [s.strip() for s in segs]
+
+
+def split_words(text: str) -> list[str]:
+    """Whitespace-separated words, a quoted span (with its quotes) staying one word."""
+    out, buf, quote = [], [], ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch.isspace():
+            if buf:
+                out.append("".join(buf))
+                buf = []
+            continue
+        buf.append(ch)
+    if buf:
+        out.append("".join(buf))
+    return out
+
+
+def _words(seg: str) -> list[str]:
+    """Words of one segment without redirections, secret-looking assignments and messages."""
+    out, skip = [], False
+    for w in split_words(seg):
+        if out and out[-1] in MESSAGE_FLAGS and w[:1] in "'\"$":
+            out.append("…")  # a commit message or PR body says nothing about the command
+            continue
+        if skip:
+            skip = False
+            continue
+        if re.fullmatch(r"\d?>>?|&>|<", w):
+            skip = True  # `> out.log`: the target goes too
+            continue
+        if re.fullmatch(r"\d?>>?&?\S*|&>\S*|<\S+", w):
+            continue
+        name = w.split("=", 1)[0]
+        if "=" in w and not out and name.isupper() and any(s in name for s in SECRET_NAMES):
+            continue
+        out.append(w)
+    return out
+
+
+def normalise(command: str) -> list[str]:
+    """The meaningful parts of a command line, each normalised (see the module doc)."""
+    out = []
+    for part in parts(command):
+        segs = _pipeline(part)
+        while len(segs) > 1 and (shellcmd.stripped(segs[-1].split()) or [""])[0] in FILTERS:
+            segs.pop()
+        words = _words(" | ".join(segs))
+        core = shellcmd.stripped(words)
+        if core and core[0] not in NOISE:
+            out.append(" ".join(words))
+    return out
+
+
+def canonical(normalised: str) -> str:
+    """A normalised part without what selects a subset: file arguments, patterns, a bare `--`."""
+    words = split_words(normalised)
+    out, skip = words[:1], False
+    for w in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if w in SELECTORS:
+            skip = True
+            continue
+        if w.split("=", 1)[0] in SELECTORS or "::" in w or _is_file_arg(w) or w[:1] in "'\"":
+            continue
+        out.append(w)
+    while len(out) > 1 and out[-1] == "--":
+        out.pop()
+    return " ".join(out)
+
+
+def _is_file_arg(word: str) -> bool:
+    return not word.startswith("-") and ("/" in word or bool(_SOURCE_EXT.search(word)) or "*" in word)
+
+
+def purpose(normalised: str) -> str:
+    """test / build / lint / format / setup / run, or "" for a command that is not a project command."""
+    words = shellcmd.stripped(normalised.split())
+    if not words:
+        return ""
+    kind = shellcmd.classify(normalised)
+    script = words[2] if len(words) > 2 and words[1] == "run" else ""
+    joined = " ".join(words[:3]).lower()
+    if kind == shellcmd.TEST:
+        return "test"
+    if "format" in joined or words[0] in ("prettier", "black", "isort", "gofmt"):
+        return "format"
+    if "lint" in joined or "check" in script or "typecheck" in joined or words[0] in LINTERS:
+        return "lint" if words[0] != "tsc" or "--noEmit" in words else "build"
+    if kind == shellcmd.BUILD:
+        return "build"
+    if tuple(words[:2]) in SETUP:
+        return "setup"
+    first = words[0]
+    if first.startswith("./") or (first.endswith(".sh") and "/" in first):
+        return "run"
+    if tuple(words[:2]) in RUNNERS or (first,) in RUNNERS:
+        return "run"
+    return ""
+
+
+def error_signature(output: str, limit: int = 220) -> str:
+    """The first line of `output` that says what went wrong (with the list it introduces)."""
+    lines = [ln.strip() for ln in str(output or "").split("\n")]
+    for i, ln in enumerate(lines):
+        if ln and _ERROR.search(ln):
+            extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
+            return clip_words(" ".join([ln] + extra), limit)
+    tail = [ln for ln in lines if ln]
+    return clip_words(tail[-1], limit) if tail else ""
+
+
+def family(normalised: str) -> tuple[str, ...]:
+    """The program and its subcommand ("git checkout", "npm run test:offline", "rm")."""
+    words = [w for w in shellcmd.stripped(normalised.split()) if not w.startswith("-")]
+    if not words:
+        return ()
+    if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":
+        return tuple(words[:3])
+    return tuple(words[:2]) if len(words) > 1 and not _is_file_arg(words[1]) else tuple(words[:1])
+
+
+def file_args(normalised: str) -> list[str]:
+    return [w for w in split_words(normalised)[1:] if _is_file_arg(w) and w[:1] not in "'\""]

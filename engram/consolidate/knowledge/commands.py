@@ -1,0 +1,148 @@
+"""Project commands that work, and gotchas, from a session's shell events.
+
+* A project command (commandline.purpose: test / build / lint / format / setup / run) that
+  ran: exit 0 and, behind a filter pipe, no error in its output; a test command also counts
+  when its runner reported results (failing tests are the code's state, not the command's).
+  Recorded once per canonical form, with its last run and a narrower example.
+* A newer working variant replaces the older one: when a command fails as a command (it
+  did not run) and another of the same purpose then works, the failed one is retired.
+* A gotcha: a command that failed (exit code, hook block) and the variant that worked
+  next, within WINDOW shell events ("A fails with E; B worked"); consecutive failures with
+  one error are one gotcha. A failure without a working variant is a gotcha when the same
+  error came back (the quirk repeats). Test failures and compile errors are not gotchas:
+  they are the code's problems (offline_episode.errors).
+* Kept out of commits: paths unstaged right after a bulk `git add` (logs, build output).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.consolidate.knowledge import commandline as cl
+from engram.text import clip_words
+
+SHELL_TYPES = ("command", "build", "test_run")
+WINDOW = 8
+MAX_COMMANDS = 12
+MAX_GOTCHAS = 8
+_CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
+_UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
+_NOT_A_RUN = {"--help", "-h", "--version", "-V", "-v", "help", "version"}
+_KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
+
+
+def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e.get("type") in SHELL_TYPES and e.get("command")]
+
+
+def _output_failed(ev: dict[str, Any]) -> bool:
+    """A zero exit behind a filter pipe can hide a failure: look at what it printed."""
+    out = str(ev.get("output") or "")
+    return "|" in str(ev.get("command")) and any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
+
+
+def ran(ev: dict[str, Any]) -> bool:
+    """The command ran as a command (its own failure is not the code's)."""
+    if ev.get("type") == "test_run" and ev.get("recognized") and (ev.get("passed") or ev.get("failed")):
+        return True
+    return ev.get("exit_code") == 0 and not _output_failed(ev)
+
+
+def code_failure(ev: dict[str, Any]) -> bool:
+    if ev.get("type") == "test_run" and ev.get("recognized") and ev.get("failed"):
+        return True
+    text = str(ev.get("error_summary") or ev.get("output") or "")
+    return any(m in text for m in _CODE_ERRORS)
+
+
+def project_commands(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{canonical command: {"purpose", "runs", "last_seq", "last_ts", "example", "evidence"}}."""
+    out: dict[str, dict[str, Any]] = {}
+    for ev in shell_events(events):
+        if not ran(ev):
+            continue
+        for part in cl.normalise(ev["command"]):
+            what = cl.purpose(part)
+            if not what or _NOT_A_RUN & set(part.split()):
+                continue
+            canon = cl.canonical(part)
+            rec = out.setdefault(canon, {"purpose": what, "runs": 0, "example": "", "evidence": []})
+            rec.update(runs=rec["runs"] + 1, last_seq=ev["seq"], last_ts=str(ev.get("ts") or "")[:10])
+            rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+            if part != canon and len(part) <= 160:
+                rec["example"] = part
+    ranked = sorted(out.items(), key=lambda kv: (-kv[1]["runs"], -kv[1]["last_seq"]))[:MAX_COMMANDS]
+    return dict(ranked)
+
+
+def retired_commands(events: list[dict[str, Any]], working: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """{canonical command that stopped working: the working command of its purpose that followed}."""
+    out: dict[str, str] = {}
+    shell = shell_events(events)
+    for i, ev in enumerate(shell):
+        if ran(ev) or code_failure(ev):
+            continue
+        for part in cl.normalise(ev["command"]):
+            what, canon = cl.purpose(part), cl.canonical(part)
+            if not what or canon in working and working[canon]["last_seq"] > ev["seq"]:
+                continue
+            later = [c for c, r in working.items() if r["purpose"] == what and r["last_seq"] > ev["seq"] and c != canon]
+            if later:
+                out[canon] = later[0]
+    return out
+
+
+def _signature(ev: dict[str, Any]) -> str:
+    return cl.error_signature(ev.get("error_summary") or ev.get("output") or ev.get("error") or "")
+
+
+def _variant(fail: list[str], ok: list[str]) -> bool:
+    """`ok` is another way to do what `fail` tried: a shared program/subcommand, a new part."""
+    fams = {cl.family(p) for p in fail}
+    canon = {cl.canonical(p) for p in fail}
+    return any(cl.family(p) in fams for p in ok) and any(cl.canonical(p) not in canon for p in ok)
+
+
+def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{"command", "error", "worked", "times", "evidence"}], one per failing command and error."""
+    shell = shell_events(events)
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for i, ev in enumerate(shell):
+        if ran(ev) or code_failure(ev):
+            continue
+        fail = cl.normalise(ev["command"])
+        sig = _signature(ev)
+        if not fail or not sig:
+            continue
+        key = (cl.family(fail[0])[0] if cl.family(fail[0]) else "", sig)
+        rec = found.setdefault(key, {"command": " && ".join(fail), "error": sig, "worked": "", "times": 0,
+                                     "evidence": []})
+        rec["times"] += 1
+        rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+        for nxt in shell[i + 1: i + 1 + WINDOW]:
+            parts = cl.normalise(nxt["command"])
+            if ran(nxt) and _variant(fail, parts):
+                rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
+                break
+            if not ran(nxt) and _signature(nxt) == sig:
+                break  # the same failure again: its own turn decides what worked
+    keep = [r for r in found.values() if r["worked"] or r["times"] > 1]
+    return keep[:MAX_GOTCHAS]
+
+
+def kept_out_of_commits(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{"path", "command", "evidence"}]: paths unstaged right after a bulk `git add`."""
+    out: list[dict[str, Any]] = []
+    bulk = False
+    for ev in shell_events(events):
+        for part in cl.normalise(ev["command"]):
+            words = cl.split_words(part)
+            if words[:2] == ["git", "add"] and any(w in (".", "-A", "--all", "-u") for w in words[2:]):
+                bulk = ran(ev)
+            elif bulk and ran(ev) and any(tuple(words[: len(u)]) == u for u in _UNSTAGE):
+                for path in [w for w in words[2:] if not w.startswith("-") and w != "HEAD"][:5]:
+                    if any(h in path.lower() for h in _KEEP_OUT_HINTS):
+                        out.append({"path": path, "command": clip_words(part, 120), "evidence": [ev["seq"]]})
+            elif words[:2] == ["git", "commit"]:
+                bulk = False
+    return list({o["path"]: o for o in out}.values())[:5]

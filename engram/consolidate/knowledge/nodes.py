@@ -1,0 +1,116 @@
+"""The knowledge records of a session as graph node proposals, and the keys they retire.
+
+Every proposal carries `data.kind` (command / gotcha / unfinished / instruction) and a
+`data.key`; graph_apply lets a node replace the active nodes of its key and closes the
+`retire` keys. Unfinished items are computed over the whole session so far (`prior` +
+`events`): what matters is the state the session ends in. Commands, gotchas and
+instructions come from the range alone, so a rerun over the same events proposes the same
+nodes (consolidation is deterministic for identical input).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.consolidate.knowledge import commands, unfinished, user_words
+from engram.text import clip_words
+
+PURPOSES = {"test": "runs the tests", "build": "builds the project", "lint": "checks the code (lint / types)",
+            "format": "formats or checks formatting", "setup": "installs the dependencies", "run": "runs a project task"}
+Proposal = dict[str, Any]
+
+
+def _node(prefix: str, name: str, type: str, description: str, data: dict[str, Any], evidence: list[int],
+          **extra: Any) -> Proposal:
+    return {"prefix": prefix, "name": name, "type": type, "description": description, "data": data,
+            "evidence": evidence, **extra}
+
+
+def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    working = commands.project_commands(events)
+    out = []
+    for canon, rec in working.items():
+        desc = f"`{canon}` {PURPOSES[rec['purpose']]}; last worked {rec['last_ts']}."
+        if rec["example"]:
+            desc += f" Narrower: `{rec['example']}`."
+        out.append(_node("c", canon, "concept", desc, {"kind": "command", "key": "command:" + canon,
+                                                       "purpose": rec["purpose"], "last_ok": rec["last_ts"]},
+                         rec["evidence"]))
+    retire = [{"key": "command:" + old, "by": "command:" + new, "reason": f"`{old}` failed; `{new}` worked"}
+              for old, new in commands.retired_commands(events, working).items()]
+    return out, retire
+
+
+def gotcha_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
+    out = []
+    for g in commands.gotchas(events):
+        desc = f"`{clip_words(g['command'], 120)}` fails: {g['error']}"
+        desc += f"; `{clip_words(g['worked'], 120)}` worked instead." if g["worked"] else \
+            f" (seen {g['times']} times, no working variant yet)."
+        name = clip_words(f"{g['command']} fails: {g['error']}", 80)
+        out.append(_node("g", name, "error", desc, {"kind": "gotcha"}, g["evidence"]))
+    for k in commands.kept_out_of_commits(events):
+        desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
+        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},
+                         k["evidence"], confidence=0.6))
+    return out
+
+
+def _unfinished(name: str, desc: str, key: str, evidence: list[int]) -> Proposal:
+    return _node("u", name, "finding", desc, {"kind": "unfinished", "key": key}, evidence, confidence=0.9,
+                 op="update")  # the item's newer state replaces its description
+
+
+def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """Open work at the end of the session, and the keys its later events closed."""
+    out, retire = [], []
+    failing, passing = unfinished.checks(session)
+    for f in failing:
+        out.append(_unfinished(f"Failing at the end: {f['command']}", f"`{f['command']}` was failing when the "
+                               f"session ended: {f['what']}.", f["key"], f["evidence"]))
+    todo, had_list = unfinished.todos(session)
+    if todo:
+        out.append(_unfinished("Open items of the agent's task list", f"Open in the agent's task list: {todo['text']}.",
+                               "todos", todo["evidence"]))
+    opened, closed = unfinished.pull_requests(session)
+    for pr in opened:
+        where = f" from branch {pr['branch']}" if pr["branch"] else ""
+        title = f": {pr['title']}" if pr["title"] else ""
+        node = _unfinished(f"PR #{pr['number']} open", f"PR #{pr['number']} was opened{where}{title}; "
+                           f"not seen merged or closed since.", pr["key"], pr["evidence"])
+        if pr["alias"]:
+            node["data"]["alias"] = pr["alias"]
+        out.append(node)
+    left, removed = unfinished.leftovers(session)
+    for f in left:
+        out.append(_unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
+                               f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"]))
+    last = unfinished.last_request(session)
+    if last:
+        said = f" The reply began: \"{last['reply']}\"" if last["reply"] else ""
+        desc = (f"Last request of the session of {last['ts']}: \"{last['text']}\"."
+                + (said if last["replied"] else " No reply was recorded."))
+        out.append(_unfinished("Last request of the previous session", desc, "last-request", last["evidence"]))
+    retire += [{"key": k, "by": None, "reason": "the check passed"} for k in passing]
+    retire += [{"key": k, "by": None, "reason": "merged, closed, or its branch deleted"} for k in closed]
+    retire += [{"key": k, "by": None, "reason": "removed"} for k in removed]
+    if had_list and not todo:
+        retire.append({"key": "todos", "by": None, "reason": "every item of the task list was done"})
+    return out, retire
+
+
+def instruction_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
+    out = []
+    for i in user_words.instructions(events):
+        name = f"Use {i['name']}" if i["agent"] else i["name"]
+        out.append(_node("i", name, "decision", i["text"], {"kind": "instruction", "source": "user",
+                                                            **({"requires": [], "forbids": []} if i["agent"] else {})},
+                         i["evidence"], explicit=i["explicit"], rationale="", alternatives=[]))
+    return out
+
+
+def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """(node proposals, retire entries) for a range of events, `prior` = the session before it."""
+    cmds, retire = command_nodes(events)
+    todo, closed = unfinished_nodes(prior + events)
+    return cmds + gotcha_nodes(events) + todo + instruction_nodes(events), retire + closed

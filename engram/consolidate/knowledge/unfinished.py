@@ -1,0 +1,168 @@
+"""What a session left open, read off its events (all of them, not only the last range).
+
+Each item has a `key`; a later item with the same key replaces the earlier one in the
+graph, and a `retire` key closes it without a successor:
+
+* `check:<command>`: the last run of a test or build command failed (retired when a later
+  run passes);
+* `todos`: the open items of the agent's last task list (a newer list replaces it);
+* `pr:<n>` (alias `pr-branch:<branch>`): a pull request opened with `gh pr create`
+  (retired by `gh pr merge|close n`, a merge_pull_request MCP call, or the deletion of its
+  remote branch, which closes it on GitHub);
+* `leftover:<path>`: a file an `rm` failed to delete (retired when a later rm or mv succeeds);
+* `last-request`: the session's last user request, and whether a reply was recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engram.consolidate.knowledge import commandline as cl
+from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
+from engram.consolidate.knowledge.user_words import clean_prompt
+from engram.text import clip_words
+
+MAX_TODOS = 8
+_PR_URL = re.compile(r"https?://\S+?/pull/(\d+)")
+_PR_ACT = re.compile(r"^gh pr (merge|close)\s+(?:\S+\s+)*?#?(\d+)\b")
+_VERDICTS = ("test_run", "build")
+
+
+def _verdict_ok(ev: dict[str, Any]) -> bool:
+    return ev.get("outcome") == "pass" if ev.get("type") == "test_run" else ev.get("exit_code") == 0
+
+
+def checks(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """([failing checks at the end], [keys of checks whose last run passed])."""
+    last: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        if ev.get("type") not in _VERDICTS or not ev.get("command"):
+            continue
+        parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) in ("test", "build", "lint")]
+        if len(parts) > 1 and not _verdict_ok(ev):
+            continue  # which part of a failed chain failed is not known
+        for part in parts:
+            last[cl.canonical(part)] = ev
+    failing, passing = [], []
+    for canon, ev in last.items():
+        if _verdict_ok(ev) and ran(ev):
+            passing.append("check:" + canon)
+        elif not _verdict_ok(ev) and (ran(ev) or code_failure(ev)):  # else the command itself broke
+            failing.append({"key": "check:" + canon, "command": canon, "what": _failure(ev), "evidence": [ev["seq"]]})
+    return failing, passing
+
+
+def _failure(ev: dict[str, Any]) -> str:
+    if ev.get("type") == "test_run":
+        names = [str(n) for n in ev.get("failing_tests") or []][:3]
+        count = ev.get("failed") or len(names)
+        return (f"{count} failing test(s)" if count else "tests failing") + (f": {'; '.join(names)}" if names else "")
+    return cl.error_signature(ev.get("error_summary") or ev.get("output") or "", 160) or "build failing"
+
+
+def todos(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bool]:
+    """(the open items of the last task list or None, whether the session had a task list)."""
+    lists = [e for e in events if e.get("type") == "todos" and isinstance(e.get("items"), list)]
+    if not lists:
+        return None, False
+    items = [i for i in lists[-1]["items"] if isinstance(i, dict) and i.get("status") in ("pending", "in_progress")]
+    if not items:
+        return None, True
+    shown = [clip_words(i.get("text"), 120) + (" (in progress)" if i["status"] == "in_progress" else "")
+             for i in items[:MAX_TODOS]]
+    more = f"; and {len(items) - MAX_TODOS} more" if len(items) > MAX_TODOS else ""
+    return {"key": "todos", "items": shown, "text": "; ".join(shown) + more, "evidence": [lists[-1]["seq"]]}, True
+
+
+def _branch_after(branch: str, part: str) -> str:
+    w = cl.split_words(part)
+    if w[:2] in (["git", "checkout"], ["git", "switch"]):
+        names = [x for x in w[2:] if not x.startswith("-")]
+        return names[0] if len(names) == 1 else branch
+    if w[:3] == ["git", "push", "-u"] and len(w) >= 5:
+        return w[4]
+    return branch
+
+
+def _deleted_branch(part: str) -> str:
+    """The remote branch a `git push <remote> --delete B` / `git push <remote> :B` deletes."""
+    w = cl.split_words(part)
+    if w[:2] != ["git", "push"]:
+        return ""
+    if "--delete" in w or "-d" in w:
+        names = [x for x in w[2:] if not x.startswith("-")]
+        return names[-1] if len(names) >= 2 else ""
+    return next((x[1:] for x in w[2:] if x.startswith(":") and len(x) > 1), "")
+
+
+def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """([pull requests still open], [keys closed: merged, closed, or their branch deleted])."""
+    opened: dict[str, dict[str, Any]] = {}
+    closed: list[str] = []
+    branch = ""
+
+    def close(key: str) -> None:
+        closed.append(key)
+        for k, pr in list(opened.items()):
+            if key in (pr["key"], pr["alias"]):
+                del opened[k]
+
+    for ev in events:
+        if ev.get("type") == "tool_call" and "merge_pull_request" in str(ev.get("tool")):
+            m = re.search(r'"(?:pull_?[nN]umber|number)"\s*:\s*(\d+)', str(ev.get("input") or ""))
+            if m:
+                close("pr:" + m.group(1))
+        if ev.get("type") not in ("command", "build", "test_run") or not ev.get("command"):
+            continue
+        for part in cl.normalise(ev["command"]):
+            branch = _branch_after(branch, part)
+            act, gone = _PR_ACT.match(part), _deleted_branch(part)
+            if act and ran(ev):
+                close("pr:" + act.group(2))
+            elif gone and ran(ev):
+                close("pr-branch:" + gone)
+            elif part.startswith("gh pr create") and ran(ev):
+                m = _PR_URL.search(str(ev.get("output") or ""))
+                title = re.search(r"(?:-t|--title)\s+(\"[^\"]*\"|'[^']*')", ev["command"])
+                if m:
+                    opened["pr:" + m.group(1)] = {
+                        "key": "pr:" + m.group(1), "alias": "pr-branch:" + branch if branch else "",
+                        "number": m.group(1), "branch": branch, "evidence": [ev["seq"]],
+                        "title": title.group(1).strip("\"'") if title else ""}
+    return list(opened.values()), closed
+
+
+def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """([files an rm failed to delete and nothing removed since], [keys of files removed])."""
+    failed: dict[str, dict[str, Any]] = {}
+    removed: list[str] = []
+    for ev in shell_events(events):
+        for part in cl.normalise(ev["command"]):
+            words = cl.split_words(part)
+            if not words or words[0] not in ("rm", "unlink", "mv") and words[:2] != ["git", "rm"]:
+                continue
+            paths = [w for w in words[1:] if not w.startswith("-") and w != "rm"]
+            paths = paths[:1] if words[0] == "mv" else paths
+            for p in paths:
+                if ran(ev):
+                    removed.append("leftover:" + p)
+                    failed = {k: v for k, v in failed.items() if not (k == p or k.startswith(p.rstrip("/") + "/"))}
+                elif words[0] != "mv":
+                    failed[p] = {"key": "leftover:" + p, "path": p, "command": clip_words(part, 100),
+                                 "error": cl.error_signature(ev.get("output") or "", 140), "evidence": [ev["seq"]]}
+    return list(failed.values())[:5], removed
+
+
+def last_request(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The session's last user request, with whether the agent's reply was recorded."""
+    prompts = [e for e in events if e.get("type") == "user_prompt" and clean_prompt(e.get("prompt"))]
+    if not prompts:
+        return None
+    p = prompts[-1]
+    turns = [e for e in events if e.get("type") == "turn_complete" and e["seq"] > p["seq"]]
+    reply = next((clean_prompt(t.get("agent_summary")) for t in reversed(turns) if t.get("agent_summary")), "")
+    done = bool(reply) or any(t.get("tool_calls") for t in turns)
+    return {"key": "last-request", "text": clip_words(clean_prompt(p["prompt"]), 300),
+            "reply": clip_words(reply, 160), "replied": done, "ts": str(p.get("ts") or "")[:10],
+            "evidence": [p["seq"]]}

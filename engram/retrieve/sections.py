@@ -1,0 +1,90 @@
+"""The injected text: facts grouped by kind, most useful first, within a token budget.
+
+Groups, in this order: "Unfinished", "Commands that work", "Known problems" (gotchas,
+errors and their fixes), "Decisions and instructions", "Files", "Also known" (other
+concepts and findings), "Earlier sessions". A first pass gives each group up to its
+QUOTA of items, in the order they come (activation, or strength for the standing
+knowledge); a second pass spends what is left of the budget in the same order. An item
+that does not fit at its tier is tried at the next lower one (engram.retrieve.tiers), and
+names-only items go on one closing "Also in memory" line. Each node appears once; group
+headings carry the kind, so lines do not repeat it.
+"""
+
+from __future__ import annotations
+
+from engram.retrieve import tiers
+
+GROUPS = ("Unfinished", "Commands that work", "Known problems", "Decisions and instructions", "Files",
+          "Also known", "Earlier sessions")
+QUOTA = {"Unfinished": 6, "Commands that work": 8, "Known problems": 6, "Decisions and instructions": 6,
+         "Files": 6, "Also known": 4, "Earlier sessions": 2}
+_BY_KIND = {"unfinished": "Unfinished", "command": "Commands that work", "gotcha": "Known problems",
+            "instruction": "Decisions and instructions", "file": "Files"}
+_BY_TYPE = {"error": "Known problems", "decision": "Decisions and instructions", "episode": "Earlier sessions"}
+
+
+def group_of(node: dict) -> str:
+    kind = tiers.data_of(node).get("kind")
+    return _BY_KIND.get(kind) or _BY_TYPE.get(node.get("type") or "") or "Also known"
+
+
+class _Budget:
+    def __init__(self, budget: int, header: str, low_prefix: str):
+        self.left = budget - tiers.tokens(header) - 1
+        self.low_prefix = low_prefix
+        self.lines: dict[str, list[str]] = {g: [] for g in GROUPS}
+        self.low: list[str] = []
+        self.shown: list[tuple[str, int]] = []
+
+    def take(self, node: dict, act: float, group: str) -> bool:
+        """Place the node at its tier, or a lower one that fits; False when nothing fits."""
+        heading = 0 if self.lines[group] else tiers.tokens(group + ":") + 1
+        for level in range(tiers.tier(act), 0, -1):
+            if level == tiers.LOW:
+                name = tiers.line(node, tiers.LOW)
+                cost = tiers.tokens(name + "; ") + (0 if self.low else tiers.tokens(self.low_prefix) + 1)
+                if cost <= self.left:
+                    self.left -= cost
+                    self.low.append(name)
+                    self.shown.append((node["id"], level))
+                    return True
+                return False
+            text = tiers.line(node, level, labelled=False)
+            cost = tiers.tokens(text) + 1 + heading
+            if cost <= self.left:
+                self.left -= cost
+                self.lines[group].append(text)
+                self.shown.append((node["id"], level))
+                return True
+        return False
+
+    def text(self, header: str) -> str:
+        out = [header]
+        for g in GROUPS:
+            if self.lines[g]:
+                out += [g + ":"] + self.lines[g]
+        if self.low:
+            out.append(self.low_prefix + "; ".join(self.low) + ".")
+        return "\n".join(out)
+
+
+def render(items: list[tuple[dict, float]], budget: int, header: str,
+           low_prefix: str = tiers.LOW_PREFIX) -> tuple[str | None, list[tuple[str, int]]]:
+    """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
+    b = _Budget(budget, header, low_prefix)
+    seen: set[str] = set()
+    items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))]  # type: ignore[func-returns-value]
+    per_group: dict[str, int] = {g: 0 for g in GROUPS}
+    rest = []
+    for node, act in items:
+        g = group_of(node)
+        if per_group[g] < QUOTA[g] and b.take(node, act, g):
+            per_group[g] += 1
+        else:
+            rest.append((node, act, g))
+    for node, act, g in rest:
+        if node["id"] not in {nid for nid, _ in b.shown}:
+            b.take(node, act, g)
+    if not b.shown:
+        return None, []
+    return b.text(header), b.shown

@@ -1,0 +1,76 @@
+"""The injected text: grouped by kind in a fixed order, each node once, within the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.retrieve import sections, tiers
+
+
+def _node(i: int, **kw) -> dict:
+    base = {"id": f"n{i:03d}", "name": f"node {i}", "type": "finding", "summary": f"summary {i}",
+            "description": f"The full description, number {i}. It has a second sentence.",
+            "affected_files": '["src/a.py"]', "data": "{}", "updated_at": "t"}
+    base.update(kw)
+    return base
+
+
+def test_groups_come_in_their_order_with_one_heading_each():
+    items = [(_node(1, type="decision"), 0.9), (_node(2, data='{"kind": "command"}', description="`make` builds"), 1.0),
+             (_node(3, data='{"kind": "unfinished"}', description="PR #3 open", affected_files="[]"), 1.0),
+             (_node(4, type="error"), 0.9), (_node(5, data='{"kind": "command"}', description="`make test` tests"), 1.0)]
+    text, shown = sections.render(items, 1000, "H")
+    assert text.split("\n") == [
+        "H", "Unfinished:", "- PR #3 open", "Commands that work:", "- `make` builds", "- `make test` tests",
+        "Known problems:", "- node 4 — The full description, number 4. It has a second sentence. [files: src/a.py]",
+        "Decisions and instructions:",
+        "- node 1 — The full description, number 1. It has a second sentence. [files: src/a.py]"]
+    assert len(shown) == 5
+
+
+def test_each_tier_renders_its_form_and_names_go_last():
+    text, shown = sections.render([(_node(1), 0.9), (_node(2), 0.5), (_node(3), 0.2)], 1000, "H")
+    lines = text.split("\n")
+    assert lines[:2] == ["H", "Also known:"]
+    assert "The full description, number 1. It has a second sentence." in lines[2]
+    assert lines[3].startswith("- node 2 — summary 2")
+    assert lines[4].startswith(tiers.LOW_PREFIX) and "node 3" in lines[4]
+    assert shown == [("n001", tiers.FULL), ("n002", tiers.SUMMARY), ("n003", tiers.LOW)]
+
+
+def test_a_node_is_shown_once():
+    n = _node(1)
+    text, shown = sections.render([(n, 0.9), (n, 0.9)], 1000, "H")
+    assert text.count("node 1") == 1 and shown == [("n001", tiers.FULL)]
+
+
+def test_quotas_leave_room_for_every_group_before_the_rest():
+    cmds = [(_node(i, data='{"kind": "command"}', description=f"`cmd{i}` " + "word " * 20), 1.0) for i in range(30)]
+    text, _ = sections.render(cmds + [(_node(99, type="decision"), 0.9)], 500, "H")
+    assert "Decisions and instructions:" in text
+    assert text.count("`cmd") == sections.QUOTA["Commands that work"] or tiers.tokens(text) <= 500
+
+
+@pytest.mark.parametrize("budget", [20, 50, 120, 400])
+def test_token_budget_is_respected(budget):
+    items = [(_node(i, description="word " * 80), 0.9 - i * 0.001) for i in range(60)]
+    text, shown = sections.render(items, budget, "Header line")
+    if text is not None:
+        assert tiers.tokens(text) <= budget
+    assert len(shown) < 60
+
+
+def test_entries_that_do_not_fit_are_demoted_before_dropped():
+    big = _node(1, description="x " * 400)
+    text, shown = sections.render([(big, 0.9)], 70, "H")
+    assert shown == [("n001", tiers.SUMMARY)]
+    assert tiers.tokens(text) <= 70
+
+
+def test_render_is_deterministic():
+    items = [(_node(i), 0.5) for i in range(10)]
+    assert sections.render(items, 200, "H") == sections.render(list(items), 200, "H")
+
+
+def test_nothing_fits_gives_none():
+    assert sections.render([(_node(1), 0.9)], 2, "a long header that eats the budget") == (None, [])
