@@ -1,14 +1,18 @@
-"""Calibrate entity resolution's bands per embedding model, and print precision / recall.
+"""Entity resolution's figures, and the calibration of its bands per embedding model.
 
     .venv/bin/python bench/entity_resolution_calibration.py [--provider local|voyage|openai]
 
-Reads the labelled pairs in tests/consolidate/data/concept_pairs.tsv (same / child /
-different), resolves each proposal against its existing name the way the consolidator
-does (normalised-name match first, then cosine similarity of the embeddings), and prints
-precision and recall of each band (merge <-> same, child <-> child, new <-> different)
-for the bands in engram/consolidate/entity_resolution.py, for the spec's (docs/spec.md) fixed 0.95 / 0.80, and
-for the best bands found by a grid search (macro F1). Remote embedders need their key
-(VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
+Two labelled sets (same / child / different): tests/consolidate/data/entity_pairs.tsv, real
+names split into a development half and a held-out half before any tuning (the headline
+figures are the held-out half's; docs/labelled-sets.md), and the older in-sample
+tests/consolidate/data/concept_pairs.tsv, reported for comparison. Each proposal is
+resolved against its existing name the way the consolidator does (the name rules of
+engram/consolidate/names.py first, then the cosine similarity of the embeddings), and
+precision and recall of each band (merge <-> same, child <-> child, new <-> different) are
+printed for the bands in engram/consolidate/entity_resolution.py, for the spec's
+(docs/spec.md) fixed 0.95 / 0.80, and for the best bands a grid search finds on the
+development half only. Remote embedders need their key (VOYAGE_API_KEY / OPENAI_API_KEY);
+without one only the local embedder is measured.
 """
 
 from __future__ import annotations
@@ -26,11 +30,14 @@ from engram.providers.offline import LocalEmbedder  # noqa: E402
 from engram.providers.openai import OpenAIEmbedder  # noqa: E402
 from engram.providers.voyage import VoyageEmbedder  # noqa: E402
 
-PAIRS = Path(__file__).resolve().parents[1] / "tests" / "consolidate" / "data" / "concept_pairs.tsv"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "consolidate" / "data"
+PAIRS = DATA / "concept_pairs.tsv"
+REAL = DATA / "entity_pairs.tsv"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
 
 
 def load_pairs(path: Path = PAIRS) -> list[tuple[str, str, str]]:
+    """The in-sample pairs: proposed, existing, label."""
     out = []
     for line in path.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
@@ -39,8 +46,14 @@ def load_pairs(path: Path = PAIRS) -> list[tuple[str, str, str]]:
     return out
 
 
+def load_real(split: str, path: Path = REAL) -> list[tuple[str, str, str]]:
+    """One half ("dev" or "holdout") of the real-name pairs."""
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return [(a, b, label) for half, _group, a, b, label, _source in rows if half == split]
+
+
 def similarities(embedder, pairs) -> list[float | str]:
-    """The name rule's verdict (merge / child) when it applies, else the embeddings' cosine."""
+    """The name rules' verdict (merge / child / new) when they decide, else the embeddings' cosine."""
     texts = sorted({t for a, b, _ in pairs for t in (a, b)})
     vecs = dict(zip(texts, embedder.embed(texts)))
     out: list[float | str] = []
@@ -98,23 +111,31 @@ def make(provider: str):
     return None
 
 
+def measure(emb) -> None:
+    """Both halves and the in-sample set, under the configured, the spec's and dev's best bands."""
+    sets = {"dev": load_real("dev"), "holdout": load_real("holdout"), "in-sample": load_pairs()}
+    sims = {name: similarities(emb, pairs) for name, pairs in sets.items()}
+    best = best_bands(sets["dev"], sims["dev"])
+    print(f"\n{emb.name} ({emb.model}); best bands on dev: merge > {best[0]:.2f}, child > {best[1]:.2f}")
+    for name, pairs in sets.items():
+        counts = {lab: sum(1 for p in pairs if p[2] == lab) for lab in ("same", "child", "different")}
+        print(f"\n  {name}: {len(pairs)} pairs {counts}")
+        for label, bands in (("configured", er.bands_for(emb.model)), ("spec", er.SPEC_BANDS), ("best on dev", best)):
+            print(table(label, pairs, sims[name], bands))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--provider", action="append", choices=("local", "voyage", "openai"))
     args = ap.parse_args()
-    pairs = load_pairs()
-    counts = {lab: sum(1 for p in pairs if p[2] == lab) for lab in ("same", "child", "different")}
-    print(f"{len(pairs)} labelled pairs from {PAIRS.name}: {counts}")
+    print(f"real-name pairs: {REAL.relative_to(DATA.parents[2])} (headline: holdout); "
+          f"in-sample: {PAIRS.relative_to(DATA.parents[2])}")
     for provider in args.provider or ["local", "voyage", "openai"]:
         emb = make(provider)
         if emb is None:
             print(f"\n{provider}: not measured (no API key in the environment; no network here)")
             continue
-        sims = similarities(emb, pairs)
-        print(f"\n{provider} ({emb.model})")
-        print(table("configured", pairs, sims, er.bands_for(emb.model)))
-        print(table("spec", pairs, sims, er.SPEC_BANDS))
-        print(table("best", pairs, sims, best_bands(pairs, sims)))
+        measure(emb)
     return 0
 
 

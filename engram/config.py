@@ -44,6 +44,9 @@ DEFAULTS: dict = {
     "maxPromptChars": 2000,
     "maxConcurrentWorkers": 2,
     "logMaxBytes": 1_000_000,
+    # {"Canonical": ["alias", ...]}: this project's names for things, added to the curated
+    # table of engram/graph/aliases.txt (entity resolution merges them; retrieval seeds them)
+    "aliases": {},
 }
 
 _NUMBER = (int, float)

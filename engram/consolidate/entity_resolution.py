@@ -2,21 +2,25 @@
 
 Runs between Pass 2 and the graph write, for every proposed node except the episode:
 
-1. names are normalised first (casefold, whitespace, a trailing dotted version such as
-   "3.53.0" or "v1.2", plural -s), and an exact match on the normalised name of a node of
-   the same type is a MERGE without any embedding; names that differ only in a trailing
-   "v2" / "3" are siblings: a CHILD of the existing one;
+1. names first (`engram.consolidate.names`): the existing nodes of the same type whose
+   names could be related to the proposal (same first letters as any of its words, or as
+   any name the curated alias table gives its canonical or the canonicals it is a part
+   of) are compared by rule. A merge wins over a child; a rule's "new" rules that node
+   out of step 2 ("React Native" never merges into "React", however alike they embed);
 2. otherwise name + description (and the name alone) are embedded to find the nearest
    existing nodes of the same type, superseded ones included, and the best cosine
    similarity between the names picks the band (the bands are calibrated on names):
    above `merge` -> MERGE, between `child` and `merge` -> CHILD (a new node with a
-   version_of edge to the match), below `child` -> NEW.
+   version_of edge to the match), below `child` -> NEW;
+3. where a model provider is configured, a similarity in the ambiguous band (from
+   `child - AMBIGUOUS_MARGIN` up to `merge`) is put to the adjudicator instead, and its
+   decision and reason are written to the project log.
 
 The bands depend on the embedding model (a feature-hashing vector and a neural one put
 "the same concept" at very different cosines), so they are looked up per model in
-`BANDS`; the values come from `bench/entity_resolution_calibration.py` over the labelled
-pairs in tests/consolidate/data/concept_pairs.tsv (docs/consolidation.md has the table).
-A model with no calibration gets the spec's (docs/spec.md) 0.95 / 0.80.
+`BANDS`; the values come from `bench/entity_resolution_calibration.py` on the development
+half of the labelled pairs (docs/labelled-sets.md has the method and the figures). A model
+with no calibration gets the spec's (docs/spec.md, "Entity resolution") 0.95 / 0.80.
 
 File concepts (data.kind == "file") resolve by exact path only: two paths that embed
 alike ("src/a/util.py", "src/b/util.py") are still two files.
@@ -24,44 +28,35 @@ alike ("src/a/util.py", "src/b/util.py") are still two files.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Protocol
 
-from engram.graph import embeddings, store
-from engram.text import singular
+from engram.consolidate import names
+from engram.graph import aliases, embeddings, store
 
 SPEC_BANDS = (0.95, 0.80)
 # (merge above, child above), per embedding model; see the module docstring.
 BANDS: dict[str, tuple[float, float]] = {
     "engram-hash-v1": (0.95, 0.53),
 }
+AMBIGUOUS_MARGIN = 0.10
 KNN_K = 20
-_VERSION = re.compile(r"(?:\s+|-)(?:v(?:ersion)?\s*)?\d+(?:\.\d+)+[a-z0-9.+-]*$", re.I)
-_SIBLING = re.compile(r"\s+v?\d+$")
+CANDIDATES_PER_PREFIX = 200
+
+
+class Adjudicator(Protocol):
+    """A model's verdict on one ambiguous pair: (merge | child | new, its reason)."""
+
+    def adjudicate(self, proposed: dict[str, Any], existing: dict[str, Any]) -> tuple[str, str]: ...
 
 
 def bands_for(model: str) -> tuple[float, float]:
     return BANDS.get(model, SPEC_BANDS)
 
 
-def normalise(name: str) -> str:
-    """The identity of a name: "  SQLite 3.53.0 " -> "sqlite", "API v2" stays "api v2".
-
-    Only dotted versions are dropped: "v2" vs "v3" usually names two different things.
-    """
-    key = store.normalise_name(name).strip(" .,:;!?'\"`")
-    key = _VERSION.sub("", key).strip() or key
-    return " ".join(singular(w) for w in key.split(" "))
-
-
-def name_relation(a: str, b: str) -> str | None:
-    """"merge" for one normalised name, "child" for siblings ("API v2" / "API v3"), else None."""
-    ka, kb = normalise(a), normalise(b)
-    if ka == kb:
-        return "merge"
-    fa, fb = _SIBLING.sub("", ka), _SIBLING.sub("", kb)
-    return "child" if fa and fa == fb and (fa != ka or fb != kb) else None
+def name_relation(a: str, b: str, table: aliases.Table | None = None) -> str | None:
+    """merge / child / new when the names alone decide, else None (see engram.consolidate.names)."""
+    return names.relate(a, b, table or aliases.table())[0]
 
 
 def band(similarity: float, bands: tuple[float, float]) -> str:
@@ -69,6 +64,11 @@ def band(similarity: float, bands: tuple[float, float]) -> str:
     if similarity > bands[0]:
         return "merge"
     return "child" if similarity > bands[1] else "new"
+
+
+def ambiguous(similarity: float, bands: tuple[float, float]) -> bool:
+    """Whether a similarity is one the model adjudicates (where the bands are least sure)."""
+    return bands[1] - AMBIGUOUS_MARGIN < similarity <= bands[0]
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -82,38 +82,64 @@ class Resolution:
     action: str  # merge | child | new
     node_id: str | None = None
     similarity: float = 0.0
-    how: str = ""  # exact | normalised | embedding | ""
+    how: str = ""  # exact | normalised | alias | part | version | qualified | embedding | adjudicated | ...
     superseded: bool = False
 
 
 class Resolver:
-    """Resolves proposals against one connection with one embedder."""
+    """Resolves proposals against one connection with one embedder (and optionally a model)."""
 
-    def __init__(self, conn: Any, embedder: Any, bands: tuple[float, float] | None = None):
+    def __init__(self, conn: Any, embedder: Any, bands: tuple[float, float] | None = None, *,
+                 table: aliases.Table | None = None, adjudicator: Adjudicator | None = None,
+                 log: Callable[[str], None] | None = None):
         self.conn = conn
         self.embedder = embedder
         self.merge_above, self.child_above = bands or bands_for(getattr(embedder, "model", ""))
+        self.table = table or aliases.table()
+        self.adjudicator = adjudicator
+        self.log = log or (lambda _msg: None)
         self._index_ready = False
+        self._ruled_out: set[str] = set()
 
     def resolve(self, name: str, type: str, description: str = "", *, exact_only: bool = False) -> Resolution:
-        hit = self.by_name(name, type)
+        self._ruled_out = set()
+        hit = self.by_name(name, type, exact_only=exact_only)
         if hit is not None or exact_only:
             return hit or Resolution("new")
         return self.by_embedding(name, type, description)
 
-    def by_name(self, name: str, type: str) -> Resolution | None:
+    def by_name(self, name: str, type: str, *, exact_only: bool = False) -> Resolution | None:
         exact = store.find_by_name(self.conn, name, type=type, limit=1)
         if exact:
             return Resolution("merge", exact[0]["id"], 1.0, "exact", exact[0]["status"] == "superseded")
-        head = store.normalise_name(name).split(" ")[0][:3]
-        rows = store.names_starting(self.conn, head, type)
-        related = [(name_relation(name, other), nid, status) for nid, other, status in rows]
-        for relation in ("merge", "child"):
-            for rel, nid, status in related:
-                if rel == relation:
-                    return Resolution(rel, nid, 1.0, "normalised" if rel == "merge" else "sibling",
-                                      status == "superseded")
+        if exact_only:
+            return None
+        decided = []
+        for nid, other, status in self._candidates(name, type):
+            action, how = names.relate(name, other, self.table)
+            if action == "new":
+                self._ruled_out.add(nid)
+            elif action:
+                decided.append((action, how, nid, status))
+        for wanted in ("merge", "child"):
+            for action, how, nid, status in decided:
+                if action == wanted:
+                    return Resolution(action, nid, 1.0, how, status == "superseded")
         return None
+
+    def _candidates(self, name: str, type: str) -> list[tuple[str, str, str]]:
+        """Existing nodes whose names start like a word of the proposal or a name of its canonicals."""
+        forms = names.loose(name).split()
+        for canon in [self.table.canonical(name) or self.table.canonical(names.loose(name))]:
+            if canon:
+                forms += self.table.aliases.get(canon, [])
+                forms += [a for p in self.table.parents_of(canon) for a in self.table.aliases.get(p, [])]
+        prefixes = {store.normalise_name(f)[:3] for f in forms if len(f) >= 2}
+        rows: dict[str, tuple[str, str, str]] = {}
+        for prefix in sorted(prefixes):
+            for nid, other, status in store.names_starting(self.conn, prefix, type, CANDIDATES_PER_PREFIX):
+                rows.setdefault(nid, (nid, other, status))
+        return list(rows.values())
 
     def by_embedding(self, name: str, type: str, description: str) -> Resolution:
         """Candidates by knn on name + description (and on the name alone), decided on the names.
@@ -124,16 +150,33 @@ class Resolver:
         self._ensure_index()
         full, bare = self.embedder.embed([embeddings.node_text(name, description), name])
         ids = [nid for vec in (full, bare) for nid, _ in embeddings.knn(self.conn, vec, KNN_K)]
-        nodes = [n for n in store.get_nodes(self.conn, ids).values() if n["type"] == type]
+        nodes = [n for n in store.get_nodes(self.conn, ids).values()
+                 if n["type"] == type and n["id"] not in self._ruled_out]
         if not nodes:
             return Resolution("new")
-        names = self.embedder.embed([n["name"] for n in nodes])
-        scored = sorted(((_cos(bare, v), n) for v, n in zip(names, nodes)), key=lambda x: -x[0])
+        vectors = self.embedder.embed([n["name"] for n in nodes])
+        scored = sorted(((_cos(bare, v), n) for v, n in zip(vectors, nodes)), key=lambda x: -x[0])
         sim, node = scored[0]
-        action = band(sim, (self.merge_above, self.child_above))
+        bands = (self.merge_above, self.child_above)
+        if self.adjudicator is not None and ambiguous(sim, bands):
+            return self._adjudicate({"name": name, "type": type, "description": description}, node, sim, bands)
+        action = band(sim, bands)
         if action == "new":
             return Resolution("new", None, sim, "embedding")
         return Resolution(action, node["id"], sim, "embedding", node["status"] == "superseded")
+
+    def _adjudicate(self, proposed: dict[str, Any], node: dict[str, Any], sim: float,
+                    bands: tuple[float, float]) -> Resolution:
+        """The model decides; a failure falls back to the bands (consolidation never stops for it)."""
+        try:
+            action, reason = self.adjudicator.adjudicate(proposed, node)  # type: ignore[union-attr]
+        except Exception as exc:
+            action, reason = band(sim, bands), f"adjudicator failed ({type(exc).__name__}: {exc}); bands decided"
+        self.log(f"entity resolution: {proposed['name']!r} vs {node['name']!r} (cosine {sim:.2f}): "
+                 f"{action} - {reason}")
+        if action == "new":
+            return Resolution("new", None, sim, "adjudicated")
+        return Resolution(action, node["id"], sim, "adjudicated", node["status"] == "superseded")
 
     def _ensure_index(self) -> None:
         """Bring the vector index up to date before the first lookup (nodes written since)."""

@@ -64,6 +64,7 @@ class Models:
 
     consolidator: Consolidator
     embedder: Any  # .name .model .dim .remote .embed(texts); wrapped in the cache here
+    adjudicator: Any = None  # entity_resolution.Adjudicator for the ambiguous band; None offline
 DISCUSSION_TYPES = ("user_prompt", "turn_complete")
 
 
@@ -226,7 +227,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
         return out
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
-    applied = _write_graph(conn, models.embedder, session, out, record, request, say)
+    applied = _write_graph(conn, _resolver(conn, project, cfg, models), session, out, record, request, say)
     crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
@@ -239,16 +240,25 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     return out
 
 
-def _write_graph(conn: Any, embedder: Any, session: str, out: Outcome, record: dict[str, Any],
+def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models) -> Resolver:
+    """Entity resolution with the project's alias table, the cached embedder and the adjudicator,
+    each adjudication written to the project log with its reason."""
+    from engram.graph import aliases
+    from engram.graph.vectors import cached
+
+    return Resolver(conn, cached(models.embedder, conn), table=aliases.for_config(cfg),
+                    adjudicator=models.adjudicator, log=lambda msg: log(project.log_path, "worker", msg, "INFO"))
+
+
+def _write_graph(conn: Any, resolver: Resolver, session: str, out: Outcome, record: dict[str, Any],
                  request: dict[str, Any], say: Progress) -> bool:
     """Entity resolution, the one transaction, then the vectors of what changed."""
     from engram.graph import embeddings
     from engram.graph.privacy import screen_request
-    from engram.graph.vectors import cached
 
     request, record = screen_request(conn, request, record)  # `engram forget` tombstones
-    embedder = cached(embedder, conn)
-    planned = graph_apply.plan(request, Resolver(conn, embedder))
+    embedder = resolver.embedder
+    planned = graph_apply.plan(request, resolver)
     say(f"{session}: entity resolution: " + ", ".join(
         f"{a} {sum(1 for p in planned if p.res.action == a)}" for a in ("new", "merge", "child")))
     applied = graph_apply.apply(conn, session=session, from_seq=out.from_seq, to_seq=out.to_seq,

@@ -83,8 +83,9 @@ class _Side:
         self.go_imports = False
 
 
-def parse(diff: str, path: str) -> list[Line]:
-    """Every added and removed line of a unified diff, lexed for `path`'s language."""
+def parse(diff: str, path: str, context: bool = False) -> list[Line]:
+    """Every added and removed line of a unified diff, lexed for `path`'s language; with
+    `context`, the unchanged lines too (side " "), in diff order."""
     lang = language(path)
     out: list[Line] = []
     old_no = new_no = 0
@@ -108,7 +109,9 @@ def parse(diff: str, path: str) -> list[Line]:
             old_no += 1
         elif tag == " " or raw == "":
             _lex(" ", 0, text, lang, old)
-            _lex(" ", 0, text, lang, new)
+            kept = _lex(" ", max(new_no, 1), text, lang, new)
+            if context:
+                out.append(kept)
             old_no += 1
             new_no += 1
     return out

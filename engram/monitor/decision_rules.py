@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import tech_terms
+from engram.monitor import practices, tech_terms
+from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
 _NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
 _VERB = (r"(?:use|using|call|calling|add|adding|import|importing|depend on|introduce|bring back|bring in|"
-         r"include|rely on|reintroduce|pull in)")
+         r"include|rely on|reintroduce|pull in|access|accessing|instantiate)")
 _PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
@@ -40,19 +41,21 @@ _FORBID = [
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
+_FROM = re.compile(rf"\b(?:never|not|don'?t|do not|must not)\s+(?:import\s+)?from\s+{_PHRASE}", re.I)
 _RETIRE = re.compile(rf"\b(?:drop|remove|get rid of|phase out|retire|rip out|migrate (?:away )?from|move off)\s+"
                      rf"{_PHRASE}", re.I)
 _OVER = re.compile(rf"\bover\s+{_PHRASE}", re.I)
 _REQUIRE = [
     re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
                rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
-    re.compile(rf"\b(?:hashed|stored|handled|done|written|implemented|built|encoded|serialized|signed|kept)\s+"
-               rf"(?:with|using|via|in|as)\s+{_PHRASE}", re.I),
+    re.compile(rf"\b(?:hashed|stored|handled|done|written|implemented|built|encoded|serialized|signed|kept|validated|"
+               rf"checked|run|managed|formatted|linted)\s+(?:with|using|via|in|as|for|by)\s+{_PHRASE}", re.I),
+    re.compile(rf"\b(?:default to|defaults to|rely on|relies on|we use|uses)\s+{_PHRASE}", re.I),
 ]
 _STOP = {"for", "in", "because", "to", "when", "with", "instead", "rather", "over", "as", "on", "unless",
          "until", "without", "except", "since", "so", "and", "or", "but", "at", "from", "inside", "within",
          "if", "whenever", "anymore", "again", "here", "there", "everywhere", "anywhere", "now", "by", "via",
-         "across", "outside", "only", "into", "of"}
+         "across", "outside", "only", "into", "of", "against", "+"}
 _GENERIC = {"library", "libraries", "module", "modules", "package", "packages", "crate", "crates", "dependency",
             "dependencies", "client", "clients", "driver", "drivers", "call", "calls", "statement", "statements",
             "tag", "tags", "function", "functions", "method", "methods", "code", "output", "sdk", "framework",
@@ -84,7 +87,8 @@ _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 _NUM = r"(\d+(?:[.,_]\d+)?)"
 _UNIT = r"(ms|milliseconds?|millis|s|secs?|seconds?|minutes?|mins?|m|hours?|hrs?|h)?"
 _MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,4}}\s+to|"
-                  rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
+                  rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?",
+                  re.I)
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -101,7 +105,8 @@ SYNONYMS = {
 }
 _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
                  "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
-                 "never", "always", "than", "total", "call", "calls"}
+                 "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
+                 "takes", "accept", "accepts", "carry", "carries"}
 
 # semantic detectors: name -> what in the decision calls for it ----------------------------
 DETECTOR_CUES = {
@@ -131,6 +136,14 @@ DETECTOR_CUES = {
                            re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
+    "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
+                              r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
+                              r"(?:lint|linter|warning)", re.I),
+    "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
+                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?)\b)",
+                                 re.I | re.S),
+    "protected_table": re.compile(r"append-only|read-only|never (?:be )?(?:updated|deleted)|no update queries", re.I),
+    "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
 }
 
 
@@ -173,6 +186,10 @@ class Rules:
     limits: list[Limit] = field(default_factory=list)
     detectors: list[str] = field(default_factory=list)
     about_tests: bool = False
+    scope: Scope = field(default_factory=Scope)
+    required: list[str] = field(default_factory=list)  # identifiers of a required practice
+    shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
+    immutable_migrations: bool = False
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -205,7 +222,16 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
+    r.scope = scope_of(text)
+    r.required = [] if _NEGATIVE_ONLY.search(text) else practices.required_identifiers(
+        text, forbidden | {f for t in r.forbids for f in t.forms})
+    r.shape = practices.shape_of(text) if r.required else None
+    r.immutable_migrations = practices.immutable_migrations(text)
     return r
+
+
+# A decision that only forbids ("never use eval") requires nothing.
+_NEGATIVE_ONLY = re.compile(r"^\s*(?:never|don'?t|do not|no|avoid|must not)\b(?!.*\b(?:must|always|use|keep)\b)", re.I)
 
 
 def _phrases(value: Any) -> list[str]:
@@ -221,7 +247,7 @@ def _negated(clause: str, start: int) -> bool:
 
 
 def _forbids_in(clause: str) -> list[str]:
-    out = [m.group(1) for rx in _FORBID for m in rx.finditer(clause)]
+    out = [m.group(1) for rx in _FORBID + [_FROM] for m in rx.finditer(clause)]
     out += [m.group(1) for m in _RETIRE.finditer(clause) if not _negated(clause, m.start())]
     if re.search(r"\b(?:prefer|prefers|preferred|choose|chose|chosen|pick|picked|select|selected|went with)\b",
                  clause, re.I):
@@ -251,6 +277,7 @@ def _is_conditional(text: str, phrase: str) -> bool:
 
 def _normal(word: str) -> str:
     w = word.strip("`'\"").lower()
+    w = w[:-2] if w.endswith((".*", "/*")) else w  # "bidcvc.models.*": the package
     w = w[:-2] if w.endswith("()") else w
     return w.rstrip("!").rstrip(".")
 
@@ -337,6 +364,11 @@ def limits_in(text: str) -> list[Limit]:
     return out
 
 
+def _noun(word: str) -> str:
+    """The singular of a counted noun: "batches" -> "batch", "retries" -> "retry"."""
+    return word[:-2] if word.endswith(("ches", "shes", "xes", "sses")) else singular(word)
+
+
 def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
     """(what is limited, the stems an identifier must contain to name it).
 
@@ -349,12 +381,17 @@ def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
         if w in _SUBJECT_SKIP:
             break
         after_words.append(w)
-    copula = re.search(r"\b(?:must|should|shall|will|can|may)?\s*(?:be|stay|remain)\s*$|\b(?:is|are)\s*$",
+    participle = re.search(r"\b(?:is|are|be|get|gets)\s+([a-z]+?)(?:ied|ed)\s*$", before.lower())
+    if participle and (not after_words or after_words[0] in ("time", "times")):  # "conflicts are retried at most 3 times": the retries
+        stem = participle.group(1) + ("y" if before.lower().rstrip().endswith("ied") else "")
+        return stem, {stem}
+    copula = re.search(r"\b(?:must|should|shall|will|can|may)?\s*(?:be|stay|remain)\s*$|\b(?:is|are)\s*$|"
+                       r"\b(?:hold|holds|contain|contains|take|takes|accept|accepts|carry|carries)\s*$",
                        before.lower()) is not None
     before_words = [w for w in re.findall(r"[a-z_]+", before.lower()) if w not in _SUBJECT_SKIP]
     if before_words and (copula or has_unit or not after_words):
         words = before_words
-        head = singular(words[-1])
+        head = _noun(words[-1])
         if head in _GENERIC_HEADS and len(words) > 1:
             return f"{words[-2]} {words[-1]}", {singular(words[-2]), head}
         return words[-1], {head}

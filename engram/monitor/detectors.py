@@ -117,6 +117,8 @@ def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if m is None:
             continue
         value = m.group(3).strip()
+        if "$" in value or value.startswith(("/", "~", "./")):
+            continue  # "${NPM_TOKEN:?}", "$HOME/.npmrc": a reference or a path, not a secret
         if any(re.fullmatch(p, value, re.I) for p in _PLACEHOLDERS) or _names_a_field(m.group(1), value):
             continue
         out.append(("indirect", ln, f"puts a literal value in {m.group(1)} instead of reading it from the environment"))
@@ -240,11 +242,138 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if _GLOBAL_STMT.search(ln.code)]
 
 
+# -- suppression comments, sensitive data in logs, protected tables, banned syntax, migrations ----
+
+_SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
+                       r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
+_JUSTIFIED = re.compile(r"justif|explain|reason", re.I)
+
+
+def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
+    before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
+    out = []
+    for ln in _added(lines) + [x for x in lines if x.side == "+" and x.prose]:
+        m = _SUPPRESS.search(ln.text)
+        if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
+            continue
+        rest = ln.text[m.end():]
+        if _JUSTIFIED.search(decision) and re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", rest):
+            continue
+        out.append(("direct", ln, f"adds the suppression `{m.group(0).strip()}` instead of fixing what it hides"))
+    return out
+
+
+SENSITIVE = {
+    "password": ("password", "passwd", "pwd", "passphrase"),
+    "token": ("token", "bearer", "authorization", "jwt"),
+    "key": ("key", "apikey", "secret"),
+    "secret": ("secret", "credential", "password", "token", "apikey", "key"),
+    "session": ("sid", "session", "sessionid", "cookie"),
+    "body": ("body", "payload", "form"),
+}
+_SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "token", "tokens": "token",
+                    "jwt": "token", "bearer": "token", "key": "key", "keys": "key", "secret": "secret",
+                    "secrets": "secret", "credential": "secret", "credentials": "secret", "session": "session",
+                    "bodies": "body", "body": "body", "payload": "body", "payloads": "body"}
+_LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
+                       r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
+_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
+_INTERP = re.compile(r"\$?\{([^{}]+)\}")
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _parts(ident: str) -> set[str]:
+    return {p.lower() for chunk in ident.split("_") for p in _CAMEL_PARTS.findall(chunk)}
+
+
+def sensitive_families(decision: str) -> tuple[str, ...]:
+    found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
+    return tuple(dict.fromkeys(word for f in sorted(found) for word in SENSITIVE[f]))
+
+
+def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """A log or print call whose arguments carry the data the decision keeps out of logs."""
+    words = set(sensitive_families(decision))
+    tainted = set()
+    for ln in lines:
+        if ln.side == "-":
+            continue
+        m = _ASSIGN.search(ln.code if lang not in ("hash", "json") else ln.text)
+        if m and (_parts(m.group(1)) | _parts(m.group(2) + " " + " ".join(ln.strings))) & words:
+            tainted.add(m.group(1))
+    out = []
+    for ln in _added(lines):
+        call = _LOG_CALL.search(ln.code)
+        if call is None:
+            continue
+        args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
+        idents = re.findall(r"[A-Za-z_][\w.]*", args)
+        hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
+                    and not i.isupper()), None)
+        if hit:
+            out.append(("direct", ln, f"writes {hit} to a log"))
+    return out
+
+
+_TABLE_NAME = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]+)\b|\b([a-z]\w*)\s+table\b|\bthe\s+([a-z]\w*)\s+table\b")
+_TABLE_OPS = [
+    (re.compile(r"append-only|never (?:be )?updated|no update|not (?:be )?updated", re.I), ("update",)),
+    (re.compile(r"append-only|never (?:be )?deleted|no delete|not (?:be )?deleted", re.I), ("delete", "truncate")),
+    (re.compile(r"read-only|never (?:write|modify|change) |do not (?:write|modify|change) |must not (?:write|modify)",
+                re.I), ("update", "delete", "insert", "truncate")),
+]
+_SQL_OP = {"update": r"\bupdate\s+{t}\b", "delete": r"\bdelete\s+from\s+{t}\b", "insert": r"\binsert\s+into\s+{t}\b",
+           "truncate": r"\btruncate\s+(?:table\s+)?{t}\b"}
+
+
+def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(table, forbidden SQL operations) a decision protects ("audit_log is append-only")."""
+    ops = tuple(dict.fromkeys(op for rx, o in _TABLE_OPS if rx.search(decision) for op in o))
+    names = [a or b or c for a, b, c in _TABLE_NAME.findall(decision)]
+    return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
+
+
+def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    out = []
+    for table, ops in protected_tables(decision):
+        for ln in _added(lines):
+            text = _sql_text(ln, lang)
+            op = next((o for o in ops if re.search(_SQL_OP[o].format(t=re.escape(table)), text, re.I)), None)
+            if op:
+                out.append(("direct", ln, f"runs {op.upper()} on {table}, which the decision protects"))
+    return out
+
+
+_KEYWORD = re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\s+(?:use\s+|using\s+)?(?:the\s+)?[\"'`]?(\w+)[\"'`]?"
+                      r"\s+keyword", re.I)
+_DEFAULT_EXPORT = re.compile(r"named exports? only|avoid default exports?|no default exports?|never use default exports?",
+                             re.I)
+
+
+def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """Keywords and forms the decision bans: `function`, `as`, `export default`, the `any` type."""
+    rules = [(rf"\b{re.escape(k)}\b", f"uses the {k} keyword") for k in _KEYWORD.findall(decision)]
+    if _DEFAULT_EXPORT.search(decision):
+        rules.append((r"\bexport\s+default\b", "adds a default export"))
+    if re.search(r"\b(?:avoid|never|no|without)\b[^.;]{0,30}\bany\b", decision, re.I) and lang == "js":
+        rules.append((r":\s*any\b|<any>|\bas\s+any\b|\bany\[\]", "types a value as any"))
+    out = []
+    for ln in _added(lines):
+        if ln.imports:
+            continue
+        hit = next((why for rx, why in rules if re.search(rx, ln.code)), None)
+        if hit:
+            out.append(("direct", ln, hit))
+    return out
+
+
 DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
     "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
     "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
     "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
     "select_star": select_star, "go_context": go_context, "raw_sql": raw_sql, "bind_all": bind_all,
     "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
-    "global_state": global_state,
+    "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
+    "protected_table": protected_table, "banned_syntax": banned_syntax,
 }  # fmt: skip

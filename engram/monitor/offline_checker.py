@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engram.monitor import code_lines, decision_rules, tech_terms
+from engram.monitor import code_lines, decision_rules, practices, tech_terms
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -58,12 +58,12 @@ def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
     lang = code_lines.language(path)
     if lang == "doc":
         return no_contradiction()
-    lines = code_lines.parse(diff, path)
+    lines = code_lines.parse(diff, path, context=True)
     test_file = is_test_path(path)
     matches: list[dict[str, Any]] = []
     for node in decisions:
         rules = decision_rules.rules_for(node)
-        if test_file and not rules.about_tests:
+        if (test_file and not rules.about_tests) or not rules.scope.applies(path):
             continue
         matches += _check_one(rules, lines, lang, path)
     if not matches:
@@ -90,8 +90,9 @@ def is_test_path(path: str) -> bool:
             or any(f".{k}." in name for k in ("test", "spec")))
 
 
-def _check_one(rules: Rules, lines: list[Line], lang: str, path: str) -> list[dict[str, Any]]:
+def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> list[dict[str, Any]]:
     out = []
+    lines = [ln for ln in all_lines if ln.side != " "]
     assigned = _assigned_names(lines, lang)
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
@@ -103,7 +104,19 @@ def _check_one(rules: Rules, lines: list[Line], lang: str, path: str) -> list[di
     for limit in rules.limits:
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
-        out += [_match(rules, ln, kind, f"detector:{name}", why) for kind, ln, why in DETECTORS[name](lines, lang, rules.text)]
+        out += [_match(rules, ln, kind, f"detector:{name}", why)
+                for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text)]
+    out += [_match(rules, ln, kind, "practice", why) for kind, ln, why in _practice(rules, all_lines, lang, path)]
+    return out
+
+
+def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, Line, str]]:
+    """What a required practice loses: its identifier removed, left out of a governed line, a migration edited."""
+    out = practices.removed(rules.required, [ln for ln in lines if ln.side != " "], lang)
+    if rules.shape:
+        out += practices.omitted(rules.shape, rules.required, lines)
+    if rules.immutable_migrations:
+        out += practices.migration_edited(lines, path)
     return out
 
 

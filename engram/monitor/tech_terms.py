@@ -1,7 +1,7 @@
 """What the offline contradiction checker knows about technologies: names and roles.
 
 ALIASES maps a canonical name to the spellings code uses for it (package, import,
-module, image names). ROLES groups canonicals that do the same job: a decision that
+module, image names), read from the one curated table of names (engram/graph/aliases.py). ROLES groups canonicals that do the same job: a decision that
 requires SQLite or forbids Redis for a queue is undermined by a diff that brings in
 RabbitMQ, even though it never names either (an *indirect* contradiction).
 
@@ -14,114 +14,31 @@ word like `print` or `requests` must match a whole identifier.
 
 from __future__ import annotations
 
-ALIASES: dict[str, tuple[str, ...]] = {
-    # databases
-    "postgresql": ("postgresql", "postgres", "psycopg", "psycopg2", "asyncpg", "pgx", "lib/pq", "jackc/pgx",
-                   "node-postgres", "pg8000"),
-    "mysql": ("mysql", "mysql2", "pymysql", "mysqldb", "mysqlclient", "go-sql-driver/mysql", "aiomysql"),
-    "mariadb": ("mariadb",),
-    "sqlite": ("sqlite", "sqlite3", "go-sqlite3", "mattn/go-sqlite3", "rusqlite", "better-sqlite3", "aiosqlite"),
-    "mongodb": ("mongodb", "mongo", "pymongo", "mongoose"),
-    "dynamodb": ("dynamodb",),
-    # caches, queues, brokers
-    "redis": ("redis", "ioredis", "go-redis", "aioredis", "redis-py", "valkey"),
-    "memcached": ("memcached", "memcache", "pymemcache", "pylibmc"),
-    "rabbitmq": ("rabbitmq", "pika", "aio-pika", "amqplib", "kombu", "amqp"),
-    "kafka": ("kafka", "kafka-python", "confluent_kafka", "aiokafka", "kafkajs", "sarama"),
-    "celery": ("celery",),
-    "sqs": ("sqs",),
-    "nats": ("nats", "nats-py", "nats.go"),
-    "zeromq": ("zeromq", "zmq", "pyzmq"),
-    # HTTP clients
-    "requests": ("requests",),
-    "httpx": ("httpx",),
-    "aiohttp": ("aiohttp",),
-    "urllib.request": ("urllib.request", "urllib2", "urllib3", "http.client"),  # not urllib.parse: no HTTP
-    "axios": ("axios",),
-    "fetch": ("fetch", "node-fetch", "cross-fetch"),
-    "got": ("got",),
-    "superagent": ("superagent",),
-    "ky": ("ky",),
-    "reqwest": ("reqwest",),
-    "ureq": ("ureq",),
-    # logging and console output
-    "logging": ("logging",),
-    "print": ("print", "pprint.pprint"),
-    "stdout": ("sys.stdout.write", "sys.stderr.write"),
-    "console": ("console.log", "console.error", "console.warn", "console.info", "console.debug", "console"),
-    "loguru": ("loguru",),
-    "structlog": ("structlog",),
-    "pino": ("pino",),
-    "winston": ("winston",),
-    "bunyan": ("bunyan",),
-    "slog": ("slog", "log/slog"),
-    "logrus": ("logrus", "sirupsen/logrus"),
-    "zap": ("go.uber.org/zap",),
-    "zerolog": ("zerolog",),
-    "fmt.print": ("fmt.println", "fmt.printf", "fmt.print"),
-    "println": ("println!", "eprintln!", "println", "eprintln"),
-    "env_logger": ("env_logger",),
-    "system.out": ("system.out.println", "system.err.println"),
-    # serialization
-    "pickle": ("pickle", "cpickle", "dill", "cloudpickle"),
-    "shelve": ("shelve",),
-    "marshal": ("marshal",),
-    "json": ("json", "orjson", "ujson", "simplejson"),
-    "msgpack": ("msgpack",),
-    # concurrency
-    "threading": ("threading", "threads", "thread", "threadpoolexecutor", "concurrent.futures", "_thread"),
-    "multiprocessing": ("multiprocessing", "processpoolexecutor"),
-    "asyncio": ("asyncio",),
-    "trio": ("trio",),
-    "gevent": ("gevent",),
-    # TLS, async runtimes (Rust)
-    "rustls": ("rustls", "rustls-tls", "tokio-rustls"),
-    "openssl": ("openssl", "openssl-sys", "pyopenssl"),
-    "native-tls": ("native-tls", "tokio-native-tls"),
-    "tokio": ("tokio",),
-    "async-std": ("async-std", "async_std"),
-    "smol": ("smol",),
-    # dates
-    "moment": ("moment", "moment.js", "moment-timezone"),
-    "date-fns": ("date-fns",),
-    "dayjs": ("dayjs",),
-    "luxon": ("luxon",),
-    # test frameworks
-    "pytest": ("pytest",),
-    "unittest": ("unittest",),
-    "nose": ("nose", "nose2"),
-    "jest": ("jest",),
-    "mocha": ("mocha",),
-    "vitest": ("vitest",),
-    # API styles, validation, browser storage, keys
-    "graphql": ("graphql", "apollo-server", "@apollo/server", "@apollo/client", "graphql-yoga", "type-graphql",
-                "graphene", "gqlgen"),
-    "zod": ("zod",),
-    "yup": ("yup",),
-    "joi": ("joi",),
-    "ajv": ("ajv",),
-    "io-ts": ("io-ts",),
-    "class-validator": ("class-validator",),
-    "valibot": ("valibot",),
-    "pydantic": ("pydantic",),
-    "marshmallow": ("marshmallow",),
-    "localstorage": ("localstorage",),
-    "sessionstorage": ("sessionstorage",),
-    "indexeddb": ("indexeddb",),
-    "auto-increment": ("auto-increment", "autoincrement", "auto_increment", "serial", "bigserial"),
-    # password hashing
-    "bcrypt": ("bcrypt", "bcryptjs"),
-    "argon2": ("argon2", "argon2-cffi", "argon2id"),
-    "scrypt": ("scrypt",),
-    "pbkdf2": ("pbkdf2", "pbkdf2_hmac"),
-    "md5": ("md5",),
-    "sha1": ("sha1",),
-    "sha256": ("sha256", "sha512", "sha224", "sha384"),
-}
+from engram.graph import aliases
+
+# The canonicals the checker reasons about; their spellings come from the one curated
+# table (engram/graph/aliases.txt): aliases, plus parts such as drivers and client libraries.
+CANONICALS = (
+    "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb",
+    "redis", "valkey", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq",
+    "requests", "httpx", "aiohttp", "urllib.request", "axios", "fetch", "got", "superagent", "ky", "reqwest", "ureq",
+    "logging", "print", "stdout", "console", "loguru", "structlog", "pino", "winston", "bunyan", "slog", "logrus",
+    "zap", "zerolog", "fmt.print", "println", "env_logger", "system.out",
+    "pickle", "shelve", "marshal", "json", "msgpack",
+    "threading", "multiprocessing", "asyncio", "trio", "gevent",
+    "rustls", "openssl", "native-tls", "tokio", "async-std", "smol",
+    "moment", "date-fns", "dayjs", "luxon",
+    "pytest", "unittest", "nose", "jest", "mocha", "vitest",
+    "graphql", "zod", "yup", "joi", "ajv", "io-ts", "class-validator", "valibot", "pydantic", "marshmallow",
+    "localstorage", "sessionstorage", "indexeddb", "auto-increment",
+    "bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256",
+    "prisma", "typeorm", "sequelize", "drizzle orm", "sqlalchemy", "mongoose",
+)  # fmt: skip
+ALIASES: dict[str, tuple[str, ...]] = {c: aliases.table().forms(c) for c in CANONICALS}
 
 ROLES: dict[str, tuple[str, ...]] = {
     "database": ("postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb"),
-    "queue or cache backend": ("redis", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq"),
+    "queue or cache backend": ("redis", "valkey", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq"),
     "HTTP client": ("requests", "httpx", "aiohttp", "urllib.request", "axios", "fetch", "got", "superagent", "ky",
                     "reqwest", "ureq"),
     "logging": ("logging", "print", "stdout", "console", "loguru", "structlog", "pino", "winston", "bunyan",
@@ -136,6 +53,7 @@ ROLES: dict[str, tuple[str, ...]] = {
                            "marshmallow"),
     "browser storage": ("localstorage", "sessionstorage", "indexeddb"),
     "password hashing": ("bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256"),
+    "ORM": ("prisma", "typeorm", "sequelize", "drizzle orm", "sqlalchemy", "mongoose"),
 }
 
 # A role member counts only on a line that also mentions one of these words.
@@ -158,6 +76,8 @@ LANGS: dict[str, tuple[str, ...]] = {
     "sha256": ("python", "js", "go"), "json": ("python",), "zod": ("js",), "yup": ("js",), "joi": ("js",),
     "ajv": ("js",), "io-ts": ("js",), "class-validator": ("js",), "valibot": ("js",), "pydantic": ("python",),
     "marshmallow": ("python",), "localstorage": ("js",), "sessionstorage": ("js",), "indexeddb": ("js",),
+    "prisma": ("js",), "typeorm": ("js",), "sequelize": ("js",), "drizzle orm": ("js",), "mongoose": ("js",),
+    "sqlalchemy": ("python",),
 }  # fmt: skip
 
 # Distinctive names: also matched as a part of a compound identifier (RedisCache, redis_url).
@@ -165,7 +85,8 @@ DISTINCT = frozenset({
     "postgresql", "postgres", "mysql", "mariadb", "sqlite", "sqlite3", "mongodb", "dynamodb", "redis", "ioredis",
     "memcached", "memcache", "rabbitmq", "kafka", "celery", "axios", "logrus", "zerolog", "openssl", "rustls",
     "pickle", "bcrypt", "argon2", "pytest", "unittest", "httpx", "aiohttp", "tokio", "valkey",
-    "graphql", "localstorage", "sessionstorage", "indexeddb", "pydantic", "marshmallow",
+    "graphql", "localstorage", "sessionstorage", "indexeddb", "pydantic", "marshmallow", "prisma", "typeorm",
+    "sequelize", "sqlalchemy", "mongoose",
 })
 
 # Names that are also everyday words or variable names (`requests = []`, `got := f()`):

@@ -108,7 +108,15 @@ def embedder(cfg: dict[str, Any] | None = None, conn: Any = None) -> Any:
 
 
 def consolidation(cfg: dict[str, Any], requested: str | None = None) -> Any:
-    """The consolidator and the embedder a consolidation worker runs with."""
+    """The consolidator and the embedder a consolidation worker runs with, and, when the
+    consolidator is a model's, the adjudicator of entity resolution's ambiguous band (on
+    its discussion model, the cheapest step's)."""
     from engram.consolidate.worker import Models
 
-    return Models(consolidator(cfg, requested), embedder(cfg))
+    chosen = consolidator(cfg, requested)
+    judge = None
+    if getattr(chosen, "client", None) is not None:
+        from engram.consolidate.adjudicate import ModelAdjudicator
+
+        judge = ModelAdjudicator(chosen.client, chosen.models.get("discussion") or chosen.models.get("pass1", ""))
+    return Models(chosen, embedder(cfg), judge)

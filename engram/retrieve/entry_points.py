@@ -6,8 +6,9 @@ natural-language parsing and no `re` (7 ms of import on the hook's hot path):
 * file paths: tokens with a "/" or a known source extension ("src/net/retry.ts",
   "retry.ts", "retry.ts:42");
 * module names: dotted identifiers ("engram.retrieve.activation" -> "engram/retrieve/activation");
-* names: the words and 2-3 word phrases of the text, casefolded, plus a few technology
-  aliases ("postgres" -> "postgresql"), matched against node names.
+* names: the words and 2-3 word phrases of the text, casefolded, plus the canonical name
+  the curated alias table gives a word ("postgres" -> "postgresql", engram/graph/aliases.py),
+  matched against node names.
 
 `Terms` keeps them apart because they are matched differently (see `engram.retrieve.seeds`).
 Everything here is standard library and pure, so it is tested without a database.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from engram.graph import aliases
 from engram.text import STOPWORDS
 
 SOURCE_EXTS = frozenset((
@@ -28,12 +30,6 @@ SOURCE_EXTS = frozenset((
 ))  # fmt: skip
 STRIP = "`'\"()[]{}<>,;!?*"
 SEPARATORS = "-_./"
-TECH_ALIASES = {
-    "postgres": "postgresql", "psql": "postgresql", "pg": "postgresql", "ts": "typescript",
-    "js": "javascript", "k8s": "kubernetes", "py": "python", "sqlite3": "sqlite",
-    "node": "node.js", "nodejs": "node.js", "react.js": "react", "reactjs": "react",
-    "gh": "github", "tf": "terraform", "mongo": "mongodb", "npm": "npm", "pytest": "pytest",
-}  # fmt: skip
 MAX_NAME_TERMS = 1500
 MAX_NGRAM = 3
 
@@ -163,12 +159,13 @@ def name_terms(text: str) -> list[str]:
             seen.add(term)
             out.append(term)
 
+    table = aliases.table()
     for i, w in enumerate(words):
-        if w not in STOPWORDS and (len(w) > 2 or w in TECH_ALIASES or w.isupper()):
+        canonical = table.canon.get(w)
+        if w not in STOPWORDS and (len(w) > 2 or canonical or w.isupper()):
             put(w)
-            alias = TECH_ALIASES.get(w)
-            if alias:
-                put(alias)
+            if canonical and canonical != w:
+                put(canonical)
         for n in range(2, MAX_NGRAM + 1):
             gram = words[i : i + n]
             if len(gram) == n and gram[0] not in STOPWORDS and gram[-1] not in STOPWORDS:

@@ -1,4 +1,5 @@
-"""Entity resolution: merge / child / new, names first, per-model bands, supersession recovery."""
+"""Entity resolution: merge / child / new, names first (rules, the alias table), per-model bands,
+the model's adjudication of the ambiguous band, supersession recovery."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from engram.consolidate import entity_resolution as er
 from engram.consolidate import graph_apply
 from engram.graph import supersession
-from engram.graph import store
+from engram.errors import ConfigError
+from engram.graph import aliases, store
 from engram.providers.offline import LocalEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,34 +23,54 @@ def _resolver(conn):
 
 
 @pytest.mark.parametrize("a, b, expected", [
-    ("SQLite 3.53.0", "SQLite", "merge"),
-    ("  sqlite ", "SQLite", "merge"),
-    ("unit tests", "Unit test", "merge"),
+    ("  sqlite ", "SQLite", "merge"),              # casefold, spaces
+    ("unit tests", "Unit test", "merge"),          # plural
+    ("Node.js", "NodeJS", "merge"),                # punctuation
+    ("k8s", "Kubernetes", "merge"),                # the alias table
+    ("Postgres DB", "PostgreSQL", "merge"),        # a kind word after a known name
+    ("SQLite 3.53.0", "SQLite", "child"),          # a version is a child of the unversioned name
+    ("SQLite 3.45", "SQLite 3.53.0", "child"),     # two versions are siblings, never one node
+    ("Python 3.12", "Python 3.12", "merge"),
     ("API v2", "API v3", "child"),
-    ("Redis", "Redis", "merge"),
-    ("Redis", "React", None),
-])
+    ("tsconfig.json", "TypeScript", "child"),      # a part, sharing no word
+    ("Redis cache", "Redis", "child"),             # a known name plus a qualifier
+    ("React Native", "React", "new"),              # two names of their own
+    ("email validation", "ID validation", "new"),  # siblings
+    ("scenario agent", "oracle", None),            # the embeddings decide
+])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
 
 
-def test_normalise_keeps_what_identifies():
-    assert er.normalise("SQLite 3.53.0") == "sqlite"
-    assert er.normalise("Python v3.11.2") == "python"
-    assert er.normalise("API v2") == "api v2"
-    assert er.normalise("Redis") == "redis"
+def test_project_aliases_extend_the_table():
+    table = aliases.for_config({"aliases": {"Attio": ["attio crm", "our crm"]}})
+    assert er.name_relation("our CRM", "Attio", table) == "merge"
+    assert er.name_relation("our CRM", "Attio") is None
+    with pytest.raises(ConfigError, match="aliases"):
+        aliases.for_config({"aliases": {"Attio": "crm"}})
 
 
 def test_merge_child_new(conn):
     sqlite = store.create_node(conn, name="SQLite", type="concept", description="Embedded SQL database")
     r = _resolver(conn)
-    merge = r.resolve("SQLite 3.53.0", "concept", "Embedded SQL database, version 3.53")
-    assert (merge.action, merge.node_id, merge.how) == ("merge", sqlite, "normalised")
-    child = r.resolve("SQLite migration", "concept", "")
-    assert child.action == "child" and child.node_id == sqlite and child.how == "embedding"
+    assert (r.resolve("sqlite3", "concept").action, r.resolve("sqlite3", "concept").how) == ("merge", "alias")
+    child = r.resolve("SQLite 3.53.0", "concept", "Embedded SQL database, version 3.53")
+    assert (child.action, child.node_id, child.how) == ("child", sqlite, "version")
+    assert r.resolve("SQLite migration", "concept").how == "qualified"
+    k8s = store.create_node(conn, name="Kubernetes", type="concept")
+    assert (r.resolve("K8s", "concept").action, r.resolve("K8s", "concept").node_id) == ("merge", k8s)
+    assert r.resolve("Kubernetes operator", "concept", "Cluster automation").action == "child"
+    assert r.resolve("Terraform", "concept", "Infrastructure as code").action == "new"
+
+
+def test_embedding_band_and_rules_that_rule_a_node_out(conn):
+    store.create_node(conn, name="React", type="concept")
+    r = _resolver(conn)
+    assert r.resolve("React Native", "concept").action == "new"  # names decided: never a merge by cosine
     lo, hi = er.bands_for(LocalEmbedder.model)
-    assert lo >= child.similarity > hi
-    assert r.resolve("Kubernetes operator", "concept", "Cluster automation").action == "new"
+    store.create_node(conn, name="spreading activation", type="concept")
+    hit = r.resolve("spreading-activation model", "concept")
+    assert hit.action in ("child", "new") and hit.how in ("qualified", "embedding")
 
 
 def test_type_must_match(conn):
@@ -74,12 +96,12 @@ def test_calibration_set_and_report():
         import entity_resolution_calibration as cal
     finally:
         sys.path.remove(str(REPO / "bench"))
-    pairs = cal.load_pairs()
-    assert len(pairs) >= 100 and {p[2] for p in pairs} == {"same", "child", "different"}
-    sims = cal.similarities(LocalEmbedder(), pairs)
-    sc = cal.scores(pairs, sims, er.bands_for(LocalEmbedder.model))
-    assert all(p >= 0.85 and r >= 0.85 for p, r, _ in sc.values())
-    assert cal.macro_f1(sc) > cal.macro_f1(cal.scores(pairs, sims, er.SPEC_BANDS))
+    dev, held = cal.load_real("dev"), cal.load_real("holdout")
+    assert len(dev) + len(held) >= 200 and {p[2] for p in dev + held} == {"same", "child", "different"}
+    assert not {(a, b) for a, b, _ in dev} & {(a, b) for a, b, _ in held}
+    for pairs in (dev, held):  # held-out macro F1 >= 0.85 is issue 17's bar
+        sims = cal.similarities(LocalEmbedder(), pairs)
+        assert cal.macro_f1(cal.scores(pairs, sims, er.bands_for(LocalEmbedder.model))) >= 0.85
 
 
 # -- through graph_apply ------------------------------------------------------------------
@@ -102,7 +124,7 @@ def _apply(conn, request, to_seq=10, session="s1"):
 
 def test_apply_merges_and_adds_the_source_episode(conn):
     sqlite = store.create_node(conn, name="SQLite", type="concept", source_episodes=["ep_old"])
-    out = _apply(conn, _request({"key": "n1", "name": "SQLite 3.53.0", "type": "concept"},
+    out = _apply(conn, _request({"key": "n1", "name": "sqlite3", "type": "concept"},
                                 {"key": "n2", "name": "SQLite migration", "type": "concept"}))
     assert out.counts["merged"] == 1 and out.counts["children"] == 1
     node = store.get_node(conn, sqlite)

@@ -184,3 +184,31 @@ def test_cli_names_the_missing_key(root, capsys):
     fix_session(root)
     assert cli.main(["consolidate", "--session", "s1", "--provider", "openai", "--project", str(root)]) == 1
     assert "--provider openai needs OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_the_model_adjudicates_only_the_ambiguous_band_and_its_reason_is_logged(llm, conn):
+    from engram import config
+    from engram.consolidate.entity_resolution import Resolver
+    from engram.graph import store
+    from engram.providers import registry
+
+    models = registry.consolidation(dict(config.DEFAULTS))
+    assert models.adjudicator is not None and models.adjudicator.model == "claude-haiku-4-5"
+    store.create_node(conn, name="Prism", type="concept", description="syntax highlighter")
+    store.create_node(conn, name="Redis", type="concept")
+    logged: list[str] = []
+    llm.script("adjudicate", {"text": '{"decision": "new", "reason": "Prism highlights code; Prisma is an ORM"}'})
+    r = Resolver(conn, models.embedder, (0.99, 0.30), adjudicator=models.adjudicator, log=logged.append)
+    res = r.resolve("Prisma", "concept", "TypeScript ORM")
+    assert (res.action, res.how) == ("new", "adjudicated")
+    assert logged and "'Prisma' vs 'Prism'" in logged[0] and "Prisma is an ORM" in logged[0]
+    assert r.resolve("redis", "concept").how == "exact"  # the names decide: no request
+    assert r.resolve("Valkey", "concept").action == "new"  # both known names of their own: no request
+    assert llm.counts["adjudicate"] == 1 and "<proposed>" in llm.calls[-1]["user"]
+
+
+def test_offline_consolidation_has_no_adjudicator():
+    from engram import config
+    from engram.providers import registry
+
+    assert registry.consolidation(dict(config.DEFAULTS), "offline").adjudicator is None

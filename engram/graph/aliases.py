@@ -1,0 +1,152 @@
+"""One table of technology names: which names are the same thing, and which are parts of which.
+
+`aliases.txt` beside this module is curated by hand, one fact a line ("PostgreSQL = postgres,
+pg", "tsconfig.json < TypeScript"); a project adds its own names in config.json
+(`"aliases": {"Canonical": ["alias", ...]}`). Three readers share it:
+
+* entity resolution (consolidate): "k8s" is Kubernetes (merge), "tsconfig.json" is a part
+  of TypeScript (child), "React Native" is not React (both are names of their own);
+* retrieval's entry points: a prompt saying "postgres" also seeds nodes named PostgreSQL;
+* the offline contradiction checker: the spellings code uses for a thing it names.
+
+Standard library only, no `re`, no `typing` at run time: entry points read it on the
+hook's prompt path (docs/architecture.md, "Process model").
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aliases.txt")
+_EDGE = " \t'\"`,;:?()[]{}"
+
+
+def key(name: object) -> str:
+    """The comparable form of a name: casefolded, single spaces, no surrounding punctuation."""
+    return " ".join(str(name).casefold().split()).strip(_EDGE)
+
+
+def squashed(k: str) -> str:
+    """Letters and digits only ("Node.js" / "NodeJS", "Rabbit MQ" / "RabbitMQ"); "" when too
+    short to tell names apart ("C++" and "C#" would both be "c")."""
+    s = "".join(ch for ch in k if ch.isalnum())
+    return s if len(s) >= 3 else ""
+
+
+class Table:
+    """Canonical names, their aliases, and part-of links between canonicals (all keys casefolded)."""
+
+    def __init__(self) -> None:
+        self.canon: dict[str, str] = {}  # any known name -> its canonical key
+        self.display: dict[str, str] = {}  # canonical key -> the name as the table writes it
+        self.aliases: dict[str, list[str]] = {}  # canonical key -> its names, canonical first
+        self.parents: dict[str, list[str]] = {}  # canonical key -> canonical keys it is a part of
+        self._squashed: dict[str, str] = {}
+
+    def add_same(self, canonical: str, names: list[str]) -> None:
+        """`canonical` and `names` are one thing; a name already known elsewhere keeps its entry."""
+        c = self._ensure(canonical)
+        for name in names:
+            k = key(name)
+            if k and k not in self.canon:
+                self.canon[k] = c
+                self.aliases[c].append(k)
+                self._squashed.setdefault(squashed(k), c)
+
+    def add_part(self, part: str, parent: str) -> None:
+        p, c = self._ensure(part), self._ensure(parent)
+        if p != c and c not in self.parents.setdefault(p, []):
+            self.parents[p].append(c)
+
+    def _ensure(self, name: str) -> str:
+        k = key(name)
+        if k in self.canon:
+            return self.canon[k]
+        self.canon[k] = k
+        self.display[k] = " ".join(str(name).split())
+        self.aliases[k] = [k]
+        self._squashed.setdefault(squashed(k), k)
+        return k
+
+    def canonical(self, name: object) -> str | None:
+        """The canonical key of a name the table knows ("Postgres" -> "postgresql"), else None."""
+        k = key(name)
+        return self.canon.get(k) or (self._squashed.get(squashed(k)) if squashed(k) else None)
+
+    def parents_of(self, name: object) -> list[str]:
+        """Canonical keys the name is a part of, nearest first (two levels: a part of a part)."""
+        c = self.canonical(name)
+        if c is None:
+            return []
+        out = list(self.parents.get(c, []))
+        out += [g for p in list(out) for g in self.parents.get(p, []) if g not in out]
+        return out
+
+    def forms(self, canonical: str) -> tuple[str, ...]:
+        """Every name of a canonical and of its direct parts: what code may spell it as."""
+        c = self.canon.get(key(canonical), key(canonical))
+        parts = [p for p, ps in self.parents.items() if c in ps]
+        names = list(self.aliases.get(c, [c])) + [n for p in parts for n in self.aliases.get(p, [p])]
+        return tuple(dict.fromkeys(names))
+
+    def extended(self, extra: dict) -> "Table":
+        """A copy with a project's names added (config.json "aliases")."""
+        t = Table()
+        t.canon, t.display, t._squashed = dict(self.canon), dict(self.display), dict(self._squashed)
+        t.aliases = {k: list(v) for k, v in self.aliases.items()}
+        t.parents = {k: list(v) for k, v in self.parents.items()}
+        for canonical, names in extra.items():
+            t.add_same(canonical, list(names))
+        return t
+
+
+def parse(text: str) -> Table:
+    """A Table from the file format: `Canonical = a, b` and `part < Parent` lines, # comments."""
+    t = Table()
+    parts = []
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if " = " in line:
+            head, _, rest = line.partition(" = ")
+            t.add_same(head.strip(), [n.strip() for n in rest.split(",") if n.strip()])
+        elif " < " in line:
+            part, _, parent = line.partition(" < ")
+            parts.append((part.strip(), parent.strip()))
+    for part, parent in parts:  # after every `=` line, so a part named by its alias finds its entry
+        t.add_part(part, parent)
+    return t
+
+
+_TABLE: list[Table] = []
+
+
+def table() -> Table:
+    """The curated table (read once per process)."""
+    if not _TABLE:
+        with open(TABLE_PATH, encoding="utf-8") as f:
+            _TABLE.append(parse(f.read()))
+    return _TABLE[0]
+
+
+def for_config(cfg: "dict[str, Any] | None") -> Table:
+    """The curated table plus the project's `aliases` from config.json.
+
+    Raises ConfigError (one line, what to write instead) when the key has the wrong shape.
+    """
+    extra = (cfg or {}).get("aliases") or {}
+    if not extra:
+        return table()
+    if not isinstance(extra, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(n, str) for n in v)
+            for k, v in extra.items()):
+        from engram.errors import ConfigError
+
+        raise ConfigError('config.json: "aliases" must map a name to a list of its other names, '
+                          'e.g. {"PostgreSQL": ["pg", "postgres"]}')
+    return table().extended(extra)
