@@ -5,7 +5,7 @@ worker, beside the model-backed `passes.ModelConsolidator`: `consolidate(events,
 returns the same shape as a validated Pass 2 answer ({"episode", "graph"});
 `discussion(events)` the same shape as the light discussion call.
 What the graph holds (so retrieval can use it): one concept per file written (linked to
-that file), the tools, MCP servers and libraries used, the technologies a decision
+that file, with its role), the MCP servers and libraries used, the technologies a decision
 requires, decision / error / finding nodes linked to their files, and the edges between
 them (resolved_by and caused_by to the files of a fix or a regression, requires from a
 decision or a file to what it needs, interacts_with between files written in one turn).

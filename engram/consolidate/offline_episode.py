@@ -13,8 +13,10 @@ and honest: everything it writes is read off the events, never guessed.
   (the only implicit decisions it records);
 - discoveries: what the agent said after a build or a web search (`learned`), and regions
   revised three or more times;
-- concepts: the files written, the test/build tools and MCP servers used, third-party
-  libraries newly imported in diffs, and whatever a decision requires.
+- concepts: the files written (with what each is for, when its head said it), the MCP
+  servers used, third-party libraries newly imported in diffs, and whatever a decision
+  requires; commands, gotchas, unfinished work and instructions come from
+  consolidate/knowledge.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 from typing import Any
 
 from engram.consolidate.knowledge import user_words
+from engram.consolidate.knowledge.commands import code_failure
 from engram.consolidate.windows import DERIVED
 from engram.graph import decision_text
 from engram.text import clip, clip_words
@@ -163,8 +166,9 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             last_pass[key] = ev["seq"]
             if key in open_:
                 out.append(_error_record(open_.pop(key), ev))
-    # A plain command that kept failing is a gotcha (consolidate/knowledge/commands.py), not an error.
-    out += [_error_record(e, None) for k, e in open_.items() if not k.startswith("command:")]
+    # A build or command that broke as a command (not on the code) is a gotcha
+    # (consolidate/knowledge/commands.py), not an error.
+    out += [_error_record(e, None) for k, e in open_.items() if k.startswith("test:") or code_failure(e["fail"])]
     return sorted(out, key=lambda e: e["evidence"][0])[:MAX_ERRORS]
 
 
@@ -285,21 +289,11 @@ def libraries(events: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def tools(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """{tool concept name: {"description", "evidence"}}: test/build tools and MCP servers."""
+    """{MCP server concept name: {"description", "evidence"}} (test and build commands are
+    `command` knowledge: consolidate/knowledge/commands.py)."""
     out: dict[str, dict[str, Any]] = {}
     for ev in events:
-        t = ev.get("type")
-        if t in VERDICT_TYPES:
-            cmd = " ".join(str(ev.get("command") or "").split())
-            name = (ev.get("framework") if t == "test_run" else None) or (cmd.split(" ")[0] if cmd else "")
-            name = name.rsplit("/", 1)[-1]
-            if name:
-                kind = "Test runner" if t == "test_run" else "Build tool"
-                rec = out.setdefault(name, {"description": "", "evidence": []})
-                rec["evidence"].append(ev["seq"])
-                rec["description"] = clip(f"{kind} used here: `{clip(cmd, 100)}` "
-                                           f"(last run: {'pass' if _passed(ev) else 'fail'})", 600)
-        elif t == "tool_call" and str(ev.get("tool") or "").startswith("mcp__"):
+        if ev.get("type") == "tool_call" and str(ev.get("tool") or "").startswith("mcp__"):
             parts = ev["tool"].split("__")
             server = f"{parts[1]} MCP server" if len(parts) > 2 else ev["tool"]
             rec = out.setdefault(server, {"description": "", "evidence": [], "tools": []})

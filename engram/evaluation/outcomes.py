@@ -11,8 +11,8 @@ segment that is not a `cd`/`export`, without pipes or redirections, at most 4 wo
 `cd app && npm test foo.test.ts 2>&1 | tail` and `npm test foo.test.ts` are one check.
 
 A node is *about* the same keys: its linked files; for an error node, the check that
-failed (its text starts with the command); for a test-runner concept, the command it
-describes. Retrieval is then scored by comparing the keys of what it showed with the
+failed (its text starts with the command); for a test command that works (a `command`
+node whose purpose is test), that command. Retrieval is then scored by comparing the keys of what it showed with the
 keys the session touched afterwards (`engram.evaluation.scoring`).
 """
 
@@ -95,10 +95,9 @@ def node_keys(node: dict[str, Any], files: Iterable[str]) -> set[str]:
         sig = check_sig(_command_in(str(node.get("name") or "")))
         if sig:
             keys |= {f"error:{sig}", f"test:{sig}"}
-    elif data_of(node).get("kind") == "tool" and str(node.get("description") or "").startswith("Test runner"):
-        m = re.search(r"`([^`]+)`", str(node.get("description")))
-        if m and check_sig(m.group(1)):
-            keys.add(f"test:{check_sig(m.group(1))}")
+    elif data_of(node).get("kind") == "command" and data_of(node).get("purpose") == "test":
+        if check_sig(node.get("name")):
+            keys.add(f"test:{check_sig(node.get('name'))}")
     return keys
 
 

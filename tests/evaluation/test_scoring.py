@@ -39,9 +39,9 @@ def test_what_a_node_is_about():
                                                      "test:pytest tests/t.py"}
     cmd = {"type": "error", "name": "`git push origin main` failed (exit 1): rejected"}
     assert outcomes.node_keys(cmd, []) == {"error:git push origin main", "test:git push origin main"}
-    tool = {"type": "concept", "name": "pytest", "data": '{"kind": "tool"}',
-            "description": "Test runner used here: `pytest tests/t.py -q` (last run: pass)"}
-    assert outcomes.node_keys(tool, []) == {"test:pytest tests/t.py -q"}
+    command = {"type": "concept", "name": "pytest tests/t.py -q", "data": '{"kind": "command", "purpose": "test"}',
+               "description": "`pytest tests/t.py -q` runs the tests; last worked 2026-11-30."}
+    assert outcomes.node_keys(command, []) == {"test:pytest tests/t.py -q"}
     assert outcomes.node_keys({"type": "finding", "name": "x"}, []) == set()
 
 

@@ -27,7 +27,7 @@ MAX_COMMANDS = 12
 MAX_GOTCHAS = 8
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
-_NOT_A_RUN = {"--help", "-h", "--version", "-V", "-v", "help", "version"}
+_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
 
 
@@ -97,10 +97,14 @@ def _signature(ev: dict[str, Any]) -> str:
 
 
 def _variant(fail: list[str], ok: list[str]) -> bool:
-    """`ok` is another way to do what `fail` tried: a shared program/subcommand, a new part."""
+    """`ok` is another way to do what `fail` tried: a part new to it, sharing the program and
+    subcommand ("git checkout -f main" after "git checkout main") or the purpose ("make all"
+    after "make build", "npx vitest run" after "npm test")."""
     fams = {cl.family(p) for p in fail}
+    purposes = {cl.purpose(p) for p in fail} - {""}
     canon = {cl.canonical(p) for p in fail}
-    return any(cl.family(p) in fams for p in ok) and any(cl.canonical(p) not in canon for p in ok)
+    related = any(cl.family(p) in fams or cl.purpose(p) in purposes for p in ok)
+    return related and any(cl.canonical(p) not in canon for p in ok)
 
 
 def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

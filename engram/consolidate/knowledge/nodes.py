@@ -86,11 +86,11 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
         out.append(_unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
                                f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"]))
     last = unfinished.last_request(session)
-    if last:
-        said = f" The reply began: \"{last['reply']}\"" if last["reply"] else ""
-        desc = (f"Last request of the session of {last['ts']}: \"{last['text']}\"."
-                + (said if last["replied"] else " No reply was recorded."))
+    if last and not last["replied"]:
+        desc = f"Last request of the session of {last['ts']}, with no reply recorded: \"{last['text']}\"."
         out.append(_unfinished("Last request of the previous session", desc, "last-request", last["evidence"]))
+    elif last:
+        retire.append({"key": "last-request", "by": None, "reason": "the last request was answered"})
     retire += [{"key": k, "by": None, "reason": "the check passed"} for k in passing]
     retire += [{"key": k, "by": None, "reason": "merged, closed, or its branch deleted"} for k in closed]
     retire += [{"key": k, "by": None, "reason": "removed"} for k in removed]

@@ -10,7 +10,8 @@ graph, and a `retire` key closes it without a successor:
   (retired by `gh pr merge|close n`, a merge_pull_request MCP call, or the deletion of its
   remote branch, which closes it on GitHub);
 * `leftover:<path>`: a file an `rm` failed to delete (retired when a later rm or mv succeeds);
-* `last-request`: the session's last user request, and whether a reply was recorded.
+* `last-request`: the session's last user request when no reply to it was recorded (the
+  session ended, or was cut, before the agent answered); an answered one retires it.
 """
 
 from __future__ import annotations
@@ -161,8 +162,6 @@ def last_request(events: list[dict[str, Any]]) -> dict[str, Any] | None:
         return None
     p = prompts[-1]
     turns = [e for e in events if e.get("type") == "turn_complete" and e["seq"] > p["seq"]]
-    reply = next((clean_prompt(t.get("agent_summary")) for t in reversed(turns) if t.get("agent_summary")), "")
-    done = bool(reply) or any(t.get("tool_calls") for t in turns)
-    return {"key": "last-request", "text": clip_words(clean_prompt(p["prompt"]), 300),
-            "reply": clip_words(reply, 160), "replied": done, "ts": str(p.get("ts") or "")[:10],
-            "evidence": [p["seq"]]}
+    done = any(str(t.get("agent_summary") or "").strip() or t.get("tool_calls") for t in turns)
+    return {"key": "last-request", "text": clip_words(clean_prompt(p["prompt"]), 300), "replied": done,
+            "ts": str(p.get("ts") or "")[:10], "evidence": [p["seq"]]}

@@ -1,0 +1,102 @@
+"""Knowledge a next session can act on, end to end through the real hooks (subprocesses).
+
+Session 1: a build command fails and a variant works, a failing test is fixed by an edit,
+the user corrects the agent, and the agent's task list is left half done. After the
+offline consolidation, session 2's SessionStart shows each of them, once, in its group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from testing.consolidation import cfg, consolidate
+from testing.helpers import payload, run_hook
+
+from engram.config import Project
+
+def send(event: str, root, session: str = "s1", **fields) -> str:
+    env = dict(os.environ, ENGRAM_NO_WORKER="1")  # the test consolidates itself, in process
+    proc = run_hook(event, payload(event, session, root, **fields), env=env)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode().strip()
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def bash(root, command: str, output: str, code: int = 0) -> None:
+    if code == 0:
+        send("PostToolUse", root, tool_name="Bash", tool_input={"command": command},
+             tool_response={"stdout": output, "stderr": "", "interrupted": False})
+    else:
+        send("PostToolUseFailure", root, tool_name="Bash", tool_input={"command": command},
+             error=f"Exit code {code}\n{output}")
+
+
+def edit(root, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    path.write_text(path.read_text().replace(old, new))
+    send("PostToolUse", root, tool_name="Edit", tool_input={"file_path": str(path), "old_string": old,
+                                                             "new_string": new},
+         tool_response={"filePath": str(path), "structuredPatch": [
+             {"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1, "lines": ["-" + old, "+" + new]}]})
+
+
+def todos(root, items: list[tuple[str, str]]) -> None:
+    send("PostToolUse", root, tool_name="TodoWrite",
+         tool_input={"todos": [{"content": c, "status": s, "activeForm": c} for c, s in items]},
+         tool_response={"oldTodos": [], "newTodos": []})
+
+
+def session_one(root) -> None:
+    send("SessionStart", root, source="startup")
+    send("UserPromptSubmit", root, prompt="Add a total() helper to src/calc.py and make the build pass.")
+    todos(root, [("Add total() to src/calc.py", "in_progress"), ("Document total() in README.md", "pending"),
+                 ("Read the calc module", "completed")])
+    bash(root, f"cd {root} && make build", "make: *** No rule to make target 'build'.  Stop.", code=2)
+    bash(root, "make all 2>&1 | tail -5", "cc -o calc calc.c")
+    bash(root, "pytest -q", "FAILED tests/test_calc.py::test_total - AssertionError\n1 failed, 3 passed in 0.1s",
+         code=1)
+    edit(root, "src/calc.py", "    return a + b", "    return a + b  # total")
+    bash(root, "pytest -q", "4 passed in 0.1s")
+    send("UserPromptSubmit", root, prompt="Why are you editing tests/test_calc.py? Don't touch the tests, fix the code.")
+    todos(root, [("Add total() to src/calc.py", "in_progress"), ("Document total() in README.md", "pending"),
+                 ("Read the calc module", "completed")])
+    send("Stop", root, stop_hook_active=False, last_assistant_message="I left the tests alone.")
+
+
+def groups(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    current = ""
+    for line in text.split("\n")[1:]:
+        if line.endswith(":") and not line.startswith("- "):
+            current = line[:-1]
+            out[current] = []
+        elif line.startswith("- "):
+            out[current].append(line)
+    return out
+
+
+def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj):
+    session_one(proj)
+    project = Project.from_cwd(str(proj))
+    assert consolidate(project, "s1", cfg(project)).status == "consolidated"
+
+    text = send("SessionStart", proj, session="s2", source="startup")
+    g = groups(text)
+    expected = {
+        "Unfinished": ["Add total() to src/calc.py (in progress)", "Document total() in README.md"],
+        "Commands that work": ["`make all` builds the project", "`pytest -q` runs the tests"],
+        "Known problems": ["`make build` fails: make: *** No rule to make target 'build'. Stop.; `make all` worked",
+                           "`pytest -q`: 1 failing test(s) (tests/test_calc.py::test_total). Fixed by changing "
+                           "src/calc.py; `pytest -q` then passed"],
+        "Decisions and instructions": ["Don't touch the tests, fix the code.",
+                                       "Why are you editing tests/test_calc.py?"],
+    }
+    for group, needles in expected.items():
+        assert group in g, f"no {group!r} group in:\n{text}"
+        body = "\n".join(g[group])
+        for needle in needles:
+            assert needle in body, f"{needle!r} not in {group!r}:\n{text}"
+            assert text.count(needle) == 1, f"{needle!r} shown more than once:\n{text}"
+    assert "Read the calc module" not in text  # a completed task is not unfinished
+    assert "write(s)" not in text and "+1/-1" not in text  # no activity counts
