@@ -59,7 +59,7 @@ def _comment(lines: list[str]) -> str:
         if not opener:
             return ""  # code starts: no leading comment
         text = _clean(s.replace('"""', "").replace("'''", ""))
-        if _useful(text):
+        if _useful(text) and _useful(s):  # the raw line too: "-*- coding -*-" loses its marks when cleaned
             return text
     return ""
 

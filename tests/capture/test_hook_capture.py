@@ -207,3 +207,24 @@ def test_kill_switch(proj, monkeypatch):
     monkeypatch.setenv("ENGRAM_DISABLE", "1")
     send("UserPromptSubmit", proj, prompt="x")
     assert not (project_dir(proj) / "events").exists()
+
+
+def test_todowrite_is_the_agents_task_list_bounded(proj):
+    todos = [{"content": f"step {i}", "status": "pending", "activeForm": f"doing {i}"} for i in range(40)]
+    todos[0]["status"] = "in_progress"
+    send("PostToolUse", proj, tool_name="TodoWrite", tool_input={"todos": todos},
+         tool_response={"oldTodos": [], "newTodos": todos})
+    (ev,) = [e for e in events(proj, "s1") if e["type"] == "todos"]
+    assert len(ev["items"]) == 30 and ev["items"][0] == {"text": "step 0", "status": "in_progress"}
+    assert ev["truncated"] == {"items": 40}
+
+
+def test_a_read_and_a_whole_file_write_carry_the_files_role(proj):
+    read(proj, "src/calc.py")
+    path = proj / "src" / "money.py"
+    content = '"""Money arithmetic in Decimal, never float."""\n\nfrom decimal import Decimal\n'
+    path.write_text(content)
+    send("PostToolUse", proj, tool_name="Write", tool_input={"file_path": str(path), "content": content},
+         tool_response={"type": "create", "filePath": str(path), "structuredPatch": [], "originalFile": None})
+    roles = {e["path"]: e.get("role") for e in events(proj, "s1") if e["type"] in ("file_read", "file_write")}
+    assert roles == {"src/calc.py": "defines add()", "src/money.py": "Money arithmetic in Decimal, never float."}

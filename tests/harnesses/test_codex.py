@@ -122,3 +122,14 @@ def test_patch_grammar_edge_cases():
     hunks = apply_patch.hunks(files[0]["chunks"], ["x", "ctx", "b", "y", "d"])
     assert [(h["old_start"], h["new_start"], h["old_lines"], h["new_lines"]) for h in hunks] == [(2, 2, 2, 2), (5, 5, 1, 1)]
     assert codex.command_text(["bash", "-lc", "pytest -q"]) == "pytest -q"
+
+
+def test_update_plan_is_the_agents_task_list(proj):
+    send("SessionStart", proj, source="startup")
+    send("PostToolUse", proj, tool_name="update_plan", tool_use_id="call_2",
+         tool_input={"explanation": "two steps", "plan": [{"step": "Write the parser", "status": "completed"},
+                                                          {"step": "Add tests", "status": "in_progress"}]},
+         tool_response="Plan updated")
+    (ev,) = [e for e in events(proj, "019d-a1") if e["type"] == "todos"]
+    assert ev["items"] == [{"text": "Write the parser", "status": "completed"},
+                           {"text": "Add tests", "status": "in_progress"}]

@@ -99,3 +99,12 @@ def test_render_json_only_where_gemini_takes_context(event, ok):
 def test_shell_result_parsing():
     assert gemini.shell_result("Output: (empty)\nProcess Group PGID: 5") == (0, "")
     assert gemini.shell_result("Output: a\nb\nError: spawn\nExit Code: 127\nSignal: 0") == (127, "a\nb")
+
+
+def test_write_todos_is_the_agents_task_list(proj):
+    send("SessionStart", proj, source="startup")
+    tool(proj, "write_todos", {"todos": [{"description": "Initialise the project", "status": "completed"},
+                                         {"description": "Add a cache", "status": "cancelled"},
+                                         {"description": "Write the docs", "status": "weird"}]}, llm="ok")
+    (ev,) = [e for e in events(proj, SESSION) if e["type"] == "todos"]
+    assert [i["status"] for i in ev["items"]] == ["completed", "cancelled", "pending"]  # unknown: pending

@@ -1,0 +1,27 @@
+"""What a file is for, from its head: heading, docstring, first comment, package, definitions."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.capture import file_role
+
+
+@pytest.mark.parametrize("path,content,role", [
+    ("README.md", "<!-- badge -->\n# Retry client\n\nRetries.", "Retry client"),
+    ("src/retry.py", '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""HTTP retries with backoff.\n\nMore."""\n',
+     "HTTP retries with backoff."),
+    ("src/a.ts", "// Copyright 2026 ACME\n// SPDX-License-Identifier: MIT\n/**\n * Notes tools for companies\n */\n",
+     "Notes tools for companies"),
+    ("cmd/main.go", "package main\n\nfunc main() {}\n", "package main"),
+    ("src/calc.py", "import os\n\nclass Calc:\n    pass\n\ndef add(a, b):\n    return a + b\n", "defines Calc, add()"),
+    ("src/empty.py", "", ""),
+    ("data.json", '{"a": 1}', ""),
+])
+def test_role(path, content, role):
+    assert file_role.role(path, content) == role
+
+
+def test_a_long_role_is_cut_at_a_word():
+    role = file_role.role("a.py", '"""' + "word " * 100 + '"""')
+    assert len(role) <= file_role.MAX_ROLE and role.endswith("word…")

@@ -1,0 +1,104 @@
+"""Command lines as knowledge: normalised, canonical, by purpose; commands that work; gotchas."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.consolidate.knowledge import commandline as cl
+from engram.consolidate.knowledge import commands
+
+
+@pytest.mark.parametrize("line,parts", [
+    ("cd app && npm run build 2>&1 | tail -5", ["npm run build"]),
+    ('git commit -m "a && b" && git push', ["git commit -m …", "git push"]),
+    ("API_TOKEN=abc123 make deploy > out.log", ["make deploy"]),
+    ("echo start; pytest -q -k retry; sleep 1", ["pytest -q -k retry"]),
+    ("npm run lint && npm test -- --run | grep FAIL", ["npm run lint", "npm test -- --run"]),
+])
+def test_normalise_keeps_the_meaningful_parts(line, parts):
+    assert cl.normalise(line) == parts
+
+
+@pytest.mark.parametrize("part,canon,purpose", [
+    ('npm run test:offline -- test/a.test.ts -t "creates a record"', "npm run test:offline", "test"),
+    ("python -m pytest tests/test_x.py -q -k empty", "python -m pytest -q", "test"),
+    ("npx vitest run src/a.test.ts --reporter=verbose", "npx vitest run", "test"),
+    ("npm run build", "npm run build", "build"),
+    ("npx tsc --noEmit", "npx tsc --noEmit", "lint"),
+    ("npm run check:format", "npm run check:format", "format"),
+    ("ruff check src/", "ruff check", "lint"),
+    ("npm install", "npm install", "setup"),
+    ("./scripts/deploy.sh --dry-run", "./scripts/deploy.sh --dry-run", "run"),
+    ("git status", "git status", ""),
+    ("node scratch.js", "node", ""),
+])
+def test_canonical_form_and_purpose(part, canon, purpose):
+    assert cl.canonical(part) == canon
+    assert cl.purpose(part) == purpose
+
+
+def test_error_signature_takes_the_first_error_line_and_the_list_it_opens():
+    out = ("Already on 'main'\nerror: Your local changes to the following files would be overwritten by checkout:\n"
+           "\tlogs/a.json\n\tlogs/b.json\nPlease commit your changes or stash them.\nAborting")
+    assert cl.error_signature(out).startswith(
+        "error: Your local changes to the following files would be overwritten by checkout: logs/a.json logs/b.json")
+    assert cl.error_signature("all good\nlast line") == "last line"
+
+
+def _shell(seq: int, command: str, code: int = 0, output: str = "", type: str = "command", **kw) -> dict:
+    return {"seq": seq, "type": type, "command": command, "exit_code": code, "output": output,
+            "ts": "2026-11-30T10:00:00Z", **kw}
+
+
+def test_project_commands_that_ran_with_their_narrower_example():
+    events = [_shell(1, "cd app && npm run build 2>&1 | tail -3", type="build"),
+              _shell(2, "npm run test:offline -- test/a.test.ts", type="test_run", recognized=True, passed=3, failed=1,
+                     outcome="fail"),
+              _shell(3, "npm test x.test.ts", 1, "sh: vitest: command not found", type="test_run", recognized=False),
+              _shell(4, "git status"), _shell(5, "npm run build --help", type="build")]
+    found = commands.project_commands(events)
+    assert set(found) == {"npm run build", "npm run test:offline"}  # failing tests: the command still works
+    assert found["npm run test:offline"]["example"] == "npm run test:offline -- test/a.test.ts"
+    assert found["npm run build"]["purpose"] == "build" and found["npm run build"]["last_ts"] == "2026-11-30"
+
+
+def test_a_filtered_zero_exit_with_errors_in_its_output_did_not_work():
+    events = [_shell(1, "npm run build 2>&1 | tail -2", 0, "src/a.ts(3,1): error TS2307: Cannot find module", type="build")]
+    assert commands.project_commands(events) == {}
+
+
+def test_a_command_that_stopped_working_is_retired_by_the_variant_that_works():
+    events = [_shell(1, "npm test a.test.ts", 1, "sh: vitest: command not found", type="test_run", recognized=False),
+              _shell(2, "npx vitest run a.test.ts", type="test_run", recognized=True, passed=2, failed=0)]
+    working = commands.project_commands(events)
+    assert commands.retired_commands(events, working) == {"npm test": "npx vitest run"}
+
+
+def test_a_gotcha_is_a_failure_and_the_variant_that_worked_after_the_last_repeat():
+    blocked = "error: Your local changes to the following files would be overwritten by checkout:\n\tlogs/a.json"
+    events = [_shell(1, "git checkout main", 1, blocked), _shell(2, "git stash"),
+              _shell(3, "git checkout main", 1, blocked), _shell(4, "git checkout -- logs/a.json"),
+              _shell(5, "git checkout main", 1, blocked), _shell(6, "git checkout -f main")]
+    (g,) = commands.gotchas(events)
+    assert g["command"] == "git checkout main" and g["times"] == 3 and g["worked"] == "git checkout -f main"
+    assert "would be overwritten by checkout: logs/a.json" in g["error"]
+
+
+def test_a_repeated_failure_without_a_fix_is_a_gotcha_a_single_one_is_not():
+    hook = "Bash operation blocked by hook:\n- BLOCKED: Dangerous rm command detected"
+    assert commands.gotchas([_shell(1, "rm a.js", 1, hook)]) == []
+    (g,) = commands.gotchas([_shell(1, "rm a.js", 1, hook), _shell(2, "rm -f a.js", 1, hook)])
+    assert g["times"] == 2 and not g["worked"] and "blocked by hook" in g["error"]
+
+
+def test_failing_tests_and_compile_errors_are_the_codes_problems_not_gotchas():
+    events = [_shell(1, "pytest -q", 1, "1 failed", type="test_run", recognized=True, passed=0, failed=1),
+              _shell(2, "make", 2, "src/a.c:3: error: expected ';'\nsrc/a.ts(1,1): error TS1005", type="build"),
+              _shell(3, "pytest -q -x", 0, "2 passed", type="test_run", recognized=True, passed=2, failed=0)]
+    assert commands.gotchas(events) == []
+
+
+def test_paths_unstaged_after_a_bulk_add_are_kept_out_of_commits():
+    events = [_shell(1, "git add -A"), _shell(2, "git restore --staged logs/ src/feature.ts"),
+              _shell(3, 'git commit -m "x"'), _shell(4, "git reset dist/")]
+    assert [k["path"] for k in commands.kept_out_of_commits(events)] == ["logs/"]

@@ -1,0 +1,74 @@
+"""Knowledge nodes across sessions: keys replace and retire, repetition strengthens."""
+
+from __future__ import annotations
+
+from testing.consolidation import Session, cfg, consolidate, make_root, rows
+
+PR_URL = "https://github.com/o/r/pull/{n}\n"
+
+
+def _done(s: Session, sid: str) -> None:
+    s.stop("Done.")
+    assert consolidate(s.project, sid, cfg(s.project)).status == "consolidated"
+
+
+def _live(s: Session, kind: str) -> list[str]:
+    return [n for (n,) in rows(s.project, "SELECT name FROM nodes WHERE status = 'active' AND "
+                                          "json_extract(data, '$.kind') = ? ORDER BY name", kind)]
+
+
+def test_open_work_is_closed_by_a_later_session(tmp_path):
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Fix the notes endpoint and open a PR.")
+    a.command("git checkout -b fix/notes").command('gh pr create -t "Fix notes"', output=PR_URL.format(n=380))
+    a.test(2, 1, ("tests/test_notes.py::test_body",))
+    _done(a, "a")
+    assert _live(a, "unfinished") == ["Failing at the end: pytest -q", "PR #380 open"]
+
+    b = Session(root, "b").start().prompt("Merge the notes PR once the tests pass.")
+    b.write("src/notes.py", "def body(n):\n    return n['content']\n").test(3, 0).command("gh pr merge 380 --squash")
+    _done(b, "b")
+    assert _live(b, "unfinished") == []
+    reasons = rows(b.project, "SELECT name, json_extract(data, '$.history[0].reason') FROM nodes "
+                              "WHERE status = 'superseded' AND json_extract(data, '$.kind') = 'unfinished' ORDER BY name")
+    assert reasons == [("Failing at the end: pytest -q", "the check passed"),
+                       ("PR #380 open", "merged, closed, or its branch deleted")]
+
+
+def test_a_command_that_stopped_working_is_replaced_by_its_working_variant(tmp_path):
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Run the suite for the parser module.")
+    a.command("npm test", 0, "Test Files  3 passed (3)\n      Tests  12 passed (12)")
+    _done(a, "a")
+    b = Session(root, "b").start().prompt("Run the suite again after the upgrade.")
+    b.command("npm test", 127, "sh: vitest: command not found").command(
+        "npx vitest run", 0, "Test Files  3 passed (3)\n      Tests  12 passed (12)")
+    _done(b, "b")
+    assert _live(b, "command") == ["npx vitest run"]
+    (row,) = rows(b.project, "SELECT n.name, s.name FROM nodes n JOIN nodes s ON s.id = n.superseded_by "
+                             "WHERE n.name = 'npm test'")
+    assert row == ("npm test", "npx vitest run")
+
+
+def test_an_instruction_said_again_gets_stronger(tmp_path):
+    root = make_root(tmp_path)
+    for sid in ("a", "b"):
+        s = Session(root, sid).start().prompt("Review the open issues with @agent-triage and list the easy ones.")
+        _done(s, sid)
+    (strength, count), = rows(s.project, "SELECT strength, episode_count FROM nodes WHERE name = 'Use @agent-triage'")
+    assert count >= 1 and strength > 0.35  # past the implicit band it started in
+
+
+def test_consolidation_is_deterministic_for_identical_input(tmp_path):
+    texts = []
+    for home in ("one", "two"):
+        s = Session(make_root(tmp_path / home), "s").start().prompt("Add a cache. Don't use pickle for it.")
+        s.command("make build", 2, "make: *** No rule to make target 'build'.").command("make all")
+        s.write("src/cache.py", '"""An LRU cache for parsed files."""\n').test(1, 1, ("t::x",)).test(2, 0)
+        _done(s, "s")
+        nodes = rows(s.project, "SELECT type, name, description, status, json_extract(data, '$.kind'), "
+                                "json_extract(data, '$.key') FROM nodes WHERE type != 'episode' ORDER BY name")
+        edges = rows(s.project, "SELECT a.name, b.name, e.type, e.strength FROM edges e JOIN nodes a ON a.id = "
+                                "e.from_node JOIN nodes b ON b.id = e.to_node ORDER BY 1, 2, 3")
+        texts.append((nodes, edges))
+    assert texts[0] == texts[1] and len(texts[0][0]) > 5 and len(texts[0][1]) > 5

@@ -1,0 +1,90 @@
+"""What a session left open, and the user's words: read off events, no model."""
+
+from __future__ import annotations
+
+from engram.consolidate.knowledge import unfinished, user_words
+
+
+def _shell(seq: int, command: str, code: int = 0, output: str = "", type: str = "command", **kw) -> dict:
+    return {"seq": seq, "type": type, "command": command, "exit_code": code, "output": output, **kw}
+
+
+def _prompt(seq: int, text: str) -> dict:
+    return {"seq": seq, "type": "user_prompt", "prompt": text, "ts": "2026-11-30T09:00:00Z"}
+
+
+def test_a_check_failing_at_the_end_is_open_one_passing_closes_its_key():
+    events = [_shell(1, "pytest -q", 1, "", type="test_run", recognized=True, passed=2, failed=1, outcome="fail",
+                     failing_tests=["t::a"]),
+              _shell(2, "npm run build", 0, "", type="build"),
+              _shell(3, "npm test a.ts", 1, "sh: vitest: command not found", type="test_run", recognized=False,
+                     outcome="fail")]
+    failing, passing = unfinished.checks(events)
+    assert [(f["key"], f["what"]) for f in failing] == [("check:pytest -q", "1 failing test(s): t::a")]
+    assert passing == ["check:npm run build"]  # `npm test` did not run: a gotcha, not an open check
+
+
+def test_a_failed_chain_says_nothing_about_which_part_failed():
+    events = [_shell(1, "npm run lint && npm run build", 1, "error", type="build")]
+    assert unfinished.checks(events) == ([], [])
+
+
+def test_the_last_task_list_gives_the_open_items():
+    lists = [{"seq": 1, "type": "todos", "items": [{"text": "a", "status": "pending"}]},
+             {"seq": 2, "type": "todos", "items": [{"text": "a", "status": "completed"},
+                                                   {"text": "b", "status": "in_progress"},
+                                                   {"text": "c", "status": "cancelled"}]}]
+    todo, had = unfinished.todos(lists)
+    assert had and todo["text"] == "b (in progress)"
+    done = lists[:1] + [{"seq": 3, "type": "todos", "items": [{"text": "a", "status": "completed"}]}]
+    assert unfinished.todos(done) == (None, True)
+
+
+def test_pull_requests_open_until_merged_closed_or_their_branch_deleted():
+    created = "https://github.com/o/r/pull/{n}\n"
+    events = [_shell(1, "git checkout -b fix/a"), _shell(2, "git push -u origin fix/a"),
+              _shell(3, 'gh pr create -t "Fix A" -b "body"', 0, created.format(n=7)),
+              _shell(4, "git checkout -b fix/b"), _shell(5, 'gh pr create --title "Fix B"', 0, created.format(n=8)),
+              _shell(6, "gh pr merge 8 --squash"),
+              _shell(7, "git checkout -b fix/c"), _shell(8, "gh pr create -t C", 0, created.format(n=9)),
+              _shell(9, "git push origin --delete fix/c")]
+    opened, closed = unfinished.pull_requests(events)
+    assert [(p["number"], p["branch"], p["title"]) for p in opened] == [("7", "fix/a", "Fix A")]
+    assert opened[0]["alias"] == "pr-branch:fix/a"
+    assert closed == ["pr:8", "pr-branch:fix/c"]
+
+
+def test_a_file_whose_rm_failed_stays_until_a_later_rm_or_mv_succeeds():
+    hook = "Bash operation blocked by hook: Dangerous rm command"
+    events = [_shell(1, "rm scratch.js tmp.mjs", 1, hook)]
+    left, _ = unfinished.leftovers(events)
+    assert [f["path"] for f in left] == ["scratch.js", "tmp.mjs"] and "blocked by hook" in left[0]["error"]
+    left, removed = unfinished.leftovers(events + [_shell(2, "mv scratch.js /tmp/")])
+    assert [f["path"] for f in left] == ["tmp.mjs"] and removed == ["leftover:scratch.js"]
+
+
+def test_the_last_request_and_whether_it_was_answered():
+    asked = [_prompt(1, "fix the parser"), {"seq": 2, "type": "turn_complete", "tool_calls": 3, "agent_summary": "Done"},
+             _prompt(3, "now review https://github.com/o/r/pull/12 please")]
+    last = unfinished.last_request(asked)
+    assert last["text"] == "now review PR #12 please" and not last["replied"]
+    answered = asked + [{"seq": 4, "type": "turn_complete", "tool_calls": 0, "agent_summary": "Reviewed."}]
+    assert unfinished.last_request(answered)["replied"]
+
+
+def test_prompts_are_cleaned_and_trivial_ones_are_not_goals():
+    assert user_words.clean_prompt("see https://github.com/o/r/issues/364#c1 │ and https://x.io/a?b") == \
+        "see issue #364 and x.io"
+    assert not user_words.substantive("ok continue")
+    assert not user_words.substantive("yes lets do it")
+    assert user_words.substantive("Add retries to the HTTP client")
+
+
+def test_instructions_in_the_users_words():
+    events = [_prompt(1, "Why are you editing the tests? Never touch the fixtures. Use @agent-reviewer for this."),
+              _prompt(2, "We should use httpx instead of requests.")]
+    found = {i["name"]: i for i in user_words.instructions(events)}
+    assert found["Why are you editing the tests?"]["explicit"] is False
+    assert found["@agent-reviewer"]["agent"] and found["@agent-reviewer"]["text"] == "Use @agent-reviewer for this."
+    assert "Never touch the fixtures." not in found  # a rule-shaped decision: decision_text records it
+    assert not any("httpx" in name for name in found)
