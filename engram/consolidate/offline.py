@@ -193,6 +193,27 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     return {"episode": episode, "graph": g.trimmed()}
 
 
+def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, Any]:
+    """A model's validated answer plus the knowledge read off the events (commands, gotchas,
+    unfinished work, instructions), so both paths produce the same kinds. A proposal whose
+    name the model already used is left to the model's node; the request stays in bounds."""
+    g = _Graph()
+    for n in request["graph"]["nodes"]:
+        g._by_name[(n["type"], " ".join(n["name"].casefold().split()))] = n["key"]
+    g.knowledge(events, prior)
+    taken = {n["key"] for n in request["graph"]["nodes"]}
+    room = max(0, MAX_NODES - len(request["graph"]["nodes"]))
+    ranked = sorted(g.nodes, key=lambda n: _PRIORITY.index(n["key"][0]))[:room]
+    fresh = (k for k in (f"k{i}" for i in range(1, 10 * MAX_NODES)) if k not in taken)
+    extra = [{**n, "key": next(fresh)} for n in ranked]
+    kept = {(n.get("data") or {}).get("key") for n in extra} | {
+        (n.get("data") or {}).get("key") for n in request["graph"]["nodes"]}
+    retire = [r for r in g.retire if r["by"] is None or r["by"] in kept]
+    graph = {**request["graph"], "nodes": request["graph"]["nodes"] + extra,
+             "retire": (request["graph"].get("retire") or []) + retire}
+    return {**request, "graph": schema.change_request(graph, None)}
+
+
 # -- light discussion consolidation ----------------------------------------------------
 
 _TOPIC = re.compile(r"`([^`]{2,60})`|\b([\w./-]+\.[A-Za-z]{1,5})\b|\b([A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]*\d*|[A-Za-z]\w*\d\w*)\b")

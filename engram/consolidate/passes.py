@@ -60,7 +60,7 @@ class ModelConsolidator:
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
              usage: Usage) -> dict[str, Any]:
-        return full(self.client, self.models, new, cfg, usage)
+        return offline.with_knowledge(full(self.client, self.models, new, cfg, usage), new, prior)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
         return discussion(self.client, self.models, new, prior, usage)

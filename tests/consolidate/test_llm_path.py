@@ -212,3 +212,15 @@ def test_offline_consolidation_has_no_adjudicator():
     from engram.providers import registry
 
     assert registry.consolidation(dict(config.DEFAULTS), "offline").adjudicator is None
+
+
+def test_the_model_path_carries_the_same_knowledge_kinds(root, llm):
+    s = fix_session(root)
+    s.command("make build", 2, "make: *** No rule to make target 'build'.").command("make all")
+    s.prompt("Why are you editing the tests?").stop("")
+    _consolidate(s)
+    kinds = dict(rows(s.project, "SELECT json_extract(data, '$.kind'), count(*) FROM nodes WHERE status = 'active' "
+                                 "GROUP BY 1"))
+    assert kinds.get("command", 0) >= 2 and kinds.get("gotcha", 0) >= 1
+    assert kinds.get("instruction", 0) >= 1 and kinds.get("unfinished", 0) >= 1  # the unanswered last request
+    assert "kind" in next(c["system"] for c in llm.calls if c["kind"] == "pass2")  # the prompt asks for the kinds
