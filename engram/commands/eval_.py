@@ -3,8 +3,9 @@
 Replays Claude Code transcripts, project by project and in time order, through the real
 hooks into a temporary ENGRAM_HOME (your own ~/.engram is never touched), consolidates
 after each session, and scores what retrieval supplied to every later session against
-what that session then did. Also runs the supersession check and the sensitivity
-analysis, and writes report.md + report.json (+ plots/*.png with matplotlib) to --out.
+what that session then did; scores the knowledge each labelled later session started with
+(commands, gotchas, unfinished work, instructions) against two baselines at the same
+word budget. Also runs the supersession check and the sensitivity analysis, and writes report.md + report.json (+ plots/*.png with matplotlib) to --out.
 Progress goes to stderr. Without --transcripts: ../shared/fixtures/transcripts next to
 the engram checkout (or $ENGRAM_SHARED/fixtures/transcripts).
 """
@@ -33,6 +34,9 @@ def add_parser(subparsers) -> None:
                    help="payloads also timed as real hook subprocesses (default: %(default)s; 0 = none)")
     p.add_argument("--chains", type=int, default=12, metavar="N",
                    help="decision chains per kind in the supersession check (1-12, default: %(default)s)")
+    p.add_argument("--labels", metavar="FILE", default=None,
+                   help="knowledge labels (JSON, the format of engram/evaluation/knowledge_labels.json; "
+                        "default: the labels shipped for the shared fixtures)")
     p.set_defaults(func=run)
 
 
@@ -62,7 +66,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts += ["--transcripts", *args.transcripts]
     for opt, value, default in (("--provider", args.provider, "offline"), ("--out", args.out, "engram-eval"),
                                 ("--sweep", args.sweep, "default"), ("--max-sessions", args.max_sessions, None),
-                                ("--latency-sample", args.latency_sample, 24), ("--chains", args.chains, 12)):
+                                ("--latency-sample", args.latency_sample, 24), ("--chains", args.chains, 12),
+                                ("--labels", args.labels, None)):
         if value != default:
             parts += [opt, str(value)]
     return " ".join(shlex.quote(p) for p in parts)
@@ -75,12 +80,18 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.chains <= 12:
         raise EngramError(f"--chains {args.chains}: must be between 1 and 12")
+    if args.labels and not os.path.isfile(os.path.expanduser(args.labels)):
+        raise EngramError(f"--labels {args.labels}: no such file (pass a JSON file of knowledge labels)")
     opts = Options(transcript_dirs(args), args.out, args.provider, args.sweep, args.max_sessions,
-                   max(0, args.latency_sample), args.chains, command=command_line(args))
+                   max(0, args.latency_sample), args.chains, command=command_line(args),
+                   labels=os.path.expanduser(args.labels) if args.labels else None)
     data = evaluate(opts, stderr)
     paths = report.write(data, args.out)
     e = data["comparison"]["engram"]
     stderr(f"recall (all) {report.ratio(e['recall_all_revisited'])}, precision {report.ratio(e['precision_all'])}, "
            f"MRR@10 {report.num(e['mrr']['value'])}")
+    for name, k in (data.get("knowledge") or {}).items():
+        held = k["score"]["by_source"]["engram"].get("held-out", {"delivered": 0, "needed": 0})
+        stderr(f"knowledge ({name}): held-out items delivered {held['delivered']}/{held['needed']}")
     print("\n".join(paths))
     return 0

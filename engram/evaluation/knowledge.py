@@ -28,17 +28,29 @@ from engram.history import corpus
 
 Say = Callable[[str], None]
 SOURCES = ("engram", "recency", "bm25")
+KINDS = ("command", "gotcha", "unfinished", "instruction")
 WORD_BUDGET = 800
 _TEXT_FIELDS = ("prompt", "command", "output", "error", "error_summary", "content", "rationale", "agent_summary",
                 "user_summary", "query", "pattern", "url", "path", "text")
 
 
 def load_labels(path: str | None = None) -> dict[str, Any]:
-    """The labels file (`path`, else the one shipped with engram)."""
-    if path:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    return json.loads(resources.files("engram.evaluation").joinpath("knowledge_labels.json").read_text("utf-8"))
+    """The labels file (`path`, else the one shipped with engram); a clear error when malformed."""
+    from engram.errors import EngramError
+
+    try:
+        if path:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        else:
+            data = json.loads(resources.files("engram.evaluation").joinpath("knowledge_labels.json").read_text("utf-8"))
+        for project in data["projects"].values():
+            for label in project["sessions"].values():
+                _ = [(label["split"], n["id"], n["kind"], re.compile(n["pattern"])) for n in label["needs"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error) as exc:
+        raise EngramError(f"knowledge labels {path or '(shipped)'}: not in the labels format "
+                          f"({type(exc).__name__}: {exc}); see engram/evaluation/knowledge_labels.json") from None
+    return data
 
 
 def words(text: str) -> int:
@@ -160,6 +172,11 @@ def score(labels: dict[str, Any], texts: dict[str, dict[str, str]]) -> dict[str,
             "items": rows}
 
 
+def _share(s: dict[str, Any], src: str) -> str:
+    a = s["by_source"][src].get("all", {"delivered": 0, "needed": 0})
+    return f"{a['delivered']}/{a['needed']}"
+
+
 def evaluate(projects: list[corpus.Project], base: str, *, settings: dict[str, Any] | None = None,
              provider: str = "offline", labels_path: str | None = None, budget: int = WORD_BUDGET,
              say: Say = lambda _: None) -> dict[str, Any] | None:
@@ -173,4 +190,7 @@ def evaluate(projects: list[corpus.Project], base: str, *, settings: dict[str, A
         replayed = _replay_project(project, base, settings or {}, provider, say)
         texts = texts_for(replayed, budget)
         results[project.name] = {"score": score(label["sessions"], texts), "texts": texts}
+        say(f"knowledge: {project.name}: engram delivered {_share(results[project.name]['score'], 'engram')}, "
+            f"recency {_share(results[project.name]['score'], 'recency')}, "
+            f"bm25 {_share(results[project.name]['score'], 'bm25')} of the needed items")
     return results or None

@@ -51,7 +51,8 @@ def table(head: list[str], rows: list[list[Any]]) -> str:
 
 
 def render(data: dict[str, Any], images: dict[str, str]) -> str:
-    parts = [_header(data), _comparison(data), _supersession(data["supersession"]), _cost(data),
+    parts = [_header(data), _comparison(data), _knowledge(data.get("knowledge")), _supersession(data["supersession"]),
+             _cost(data),
              _sensitivity(data["sweep"], images), _per_session(data), _definitions()]
     return "\n\n".join(p for p in parts if p) + "\n"
 
@@ -105,6 +106,34 @@ def _comparison(data: dict[str, Any]) -> str:
         "No memory shows nothing, so its recall is 0 by construction; the run checks it.", "",
         "Recall (all channels) by kind of target:", "",
         table(["", "files read or written", "tests run", "errors hit"], kinds)])
+
+
+def _knowledge(k: dict[str, Any] | None) -> str:
+    """Section 1b: the labelled items each source delivered at the start of later sessions."""
+    from engram.evaluation.knowledge import KINDS, SOURCES, WORD_BUDGET
+
+    title = "## 1b. Knowledge: did each later session start with what it needed?"
+    if not k:
+        return (f"{title}\n\nNo labelled project among these transcripts (labels: "
+                "`engram/evaluation/knowledge_labels.json`, or `--labels FILE`).")
+    out = [title, "",
+           "Items an earlier session had learnt and a later one needed (commands, gotchas, unfinished work, the "
+           "user's instructions), labelled by reading the transcripts before the extraction was tuned; an item "
+           "counts when its pattern matches the text the session started with. The baselines get the same "
+           f"budget ({WORD_BUDGET} words): the previous session's prompts and final message (recency), and "
+           "earlier sessions' events ranked by BM25 against the new session's first prompt. Quote the held-out "
+           "half: the dev half is where extraction and rendering were tuned."]
+    for name, r in k.items():
+        s = r["score"]["by_source"]
+        cell = lambda src, key: ratio({"value": s[src][key]["delivered"] / s[src][key]["needed"],  # noqa: E731
+                                       "num": s[src][key]["delivered"], "den": s[src][key]["needed"]}) \
+            if key in s[src] else "–"
+        rows = [[key] + [cell(src, key) for src in SOURCES] for key in ("held-out", "dev", "all") + KINDS]
+        words = r["score"]["words"]
+        rows.append(["words per session (mean / max)"] + [f"{words[src]['mean']} / {words[src]['max']}"
+                                                          for src in SOURCES])
+        out += ["", f"### {name}", "", table(["items delivered"] + list(SOURCES), rows)]
+    return "\n".join(out)
 
 
 def _pct(verdicts: list[dict[str, bool]], key: str = "right") -> str:

@@ -1,4 +1,4 @@
-"""`engram eval` end to end: replay, compare, check supersession, sweep, report.
+"""`engram eval` end to end: replay, compare, score knowledge, check supersession, sweep, report.
 
 One paired replay per project carries the main comparison (engram against BM25,
 recency-only and no memory) and every retrieval point of the sweep, so all of them see
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from engram.config import DEFAULTS
-from engram.evaluation import chains, engine, latency, scoring, sweep, windowing
+from engram.evaluation import chains, engine, knowledge, latency, scoring, sweep, windowing
 from engram.evaluation.recorder import Variant
 from engram.history import corpus
 
@@ -38,6 +38,7 @@ class Options:
     latency_sample: int = 24
     chains: int = len(chains.DOMAINS)
     command: str = ""
+    labels: str | None = None  # knowledge labels (default: the ones shipped with engram)
 
 
 def _replay_all(projects: list[corpus.Project], variants: list[Variant], build: engine.Build, base: str,
@@ -183,6 +184,9 @@ def evaluate(opts: Options, say: Say) -> dict[str, Any]:
         runs = _replay_all(projects, variants, engine.Build(opts.provider), os.path.join(base, "main"), cache, say)
         comparison = {name: measure(runs, name) for name in MAIN}
         _check_no_memory(comparison["none"])
+        say("knowledge: the labelled projects replayed again, SessionStart texts against the baselines")
+        known = knowledge.evaluate(projects, os.path.join(base, "knowledge"), provider=opts.provider,
+                                   labels_path=opts.labels, say=say)
         say("supersession check: decision chains through the hooks, consolidation and retrieval")
         checked = chains.check(os.path.join(base, "chains"), opts.chains, opts.provider, say=say)
         data = {
@@ -191,6 +195,7 @@ def evaluate(opts: Options, say: Say) -> dict[str, Any]:
                         "scored": max(0, len(p.sessions) - 1)} for p in projects],
             "graph": {r.project: r.graph for r in runs},
             "comparison": comparison,
+            "knowledge": known,
             "per_session": {name: [r for run in runs for r in run.rows.get(name, [])] for name in MAIN},
             "latency": _latency(runs, projects, base, opts.latency_sample, say),
             "consolidation": _consolidation(runs),

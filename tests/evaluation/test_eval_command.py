@@ -12,7 +12,7 @@ from testing.helpers import needs_shared
 
 from engram.cli import main
 
-SECTIONS = ("# engram evaluation", "## 1. Does memory help?", "## 2. Supersession", "## 3. Cost",
+SECTIONS = ("# engram evaluation", "## 1. Does memory help?", "## 1b. Knowledge", "## 2. Supersession", "## 3. Cost",
             "## 4. Sensitivity analysis", "## 5. Per session", "## Definitions")
 AXES = ["decayFactor", "activationThreshold", "spreadingRule", "tokenBudget", "bands.merge", "bands.child", "windows"]
 
@@ -25,6 +25,8 @@ def report(tmp_path_factory):
     (root / ".git").mkdir(parents=True)
     shop_history(str(tmp / "transcripts"), str(root))
     out = tmp / "out"
+    labels = tmp / "labels.json"
+    labels.write_text(json.dumps(SHOP_LABELS))
     mp = pytest.MonkeyPatch()  # module scope runs before the per-test autouse fixture: isolate here too
     mp.setenv("ENGRAM_HOME", str(tmp / "home"))
     mp.setenv("HOME", str(tmp / "user-home"))
@@ -34,12 +36,21 @@ def report(tmp_path_factory):
     try:
         env, temps = dict(os.environ), _eval_temps()
         code = main(["eval", "--transcripts", str(tmp / "transcripts"), "--out", str(out), "--sweep", "tiny",
-                     "--latency-sample", "3", "--chains", "3"])
+                     "--latency-sample", "3", "--chains", "3", "--labels", str(labels)])
         assert dict(os.environ) == env and _eval_temps() == temps  # nothing left behind
     finally:
         mp.undo()
     assert code == 0 and not (tmp / "home").exists()  # the run never used the real home
     return json.loads((out / "report.json").read_text()), (out / "report.md").read_text(), tmp
+
+
+SHOP_LABELS = {"format": "engram knowledge labels v1", "method": "written for this synthetic history", "projects": {
+    "shop": {"sessions": {
+        "sess-two": {"split": "dev", "needs": [
+            {"id": "tests", "kind": "command", "pattern": "python -m pytest"},
+            {"id": "decimal", "kind": "instruction", "pattern": "Decimal for money"}]},
+        "sess-three": {"split": "held-out", "needs": [
+            {"id": "tests", "kind": "command", "pattern": "python -m pytest"}]}}}}}
 
 
 def _eval_temps() -> set[str]:
@@ -53,6 +64,29 @@ def test_the_report_has_every_section_and_the_json_its_numbers(report):
     assert set(data) >= {"meta", "corpus", "comparison", "latency", "consolidation", "supersession", "sweep"}
     assert data["corpus"] == [{"project": "shop", "root": data["corpus"][0]["root"], "sessions": 3, "scored": 2}]
     assert data["meta"]["command"].startswith("engram eval --transcripts ")
+
+
+def test_the_knowledge_score_beside_its_baselines(report):
+    data, md, _ = report
+    score = data["knowledge"]["shop"]["score"]
+    engram, recency = score["by_source"]["engram"], score["by_source"]["recency"]
+    assert engram["all"] == {"delivered": 3, "needed": 3} and engram["held-out"]["needed"] == 1
+    assert recency["command"]["delivered"] < engram["command"]["delivered"]
+    assert score["words"]["engram"]["max"] <= 800 and set(score["words"]) == {"engram", "recency", "bm25"}
+    assert "| held-out | 1.00 (1/1) |" in md
+
+
+def test_labels_that_are_missing_or_malformed_are_a_one_line_error(tmp_path, capsys):
+    bad = tmp_path / "labels.json"
+    bad.write_text('{"projects": {"p": {"sessions": {"s": {"split": "dev", "needs": [{"id": "x"}]}}}}}')
+    (tmp_path / "t").mkdir()
+    assert main(["eval", "--transcripts", str(tmp_path / "t"), "--labels", str(tmp_path / "nope.json")]) == 1
+    assert "--labels" in capsys.readouterr().err
+    from engram.errors import EngramError
+    from engram.evaluation import knowledge
+
+    with pytest.raises(EngramError, match="not in the labels format"):
+        knowledge.load_labels(str(bad))
 
 
 def test_no_memory_recalls_nothing_and_engram_retrieves_the_planted_fact(report):
@@ -139,6 +173,10 @@ def test_eval_on_the_shared_fixtures(tmp_path):
     assert comp["none"]["recall_all_revisited"]["num"] == 0
     assert comp["engram"]["recall_all_revisited"]["num"] > 0 and comp["engram"]["mrr"]["questions"] > 0
     assert comp["engram"]["tokens_pre_per_session"] < comp["bm25"]["tokens_pre_per_session"]
+    k = data["knowledge"]["attio-mcp-server"]["score"]
+    held = {src: k["by_source"][src]["held-out"]["delivered"] for src in ("engram", "recency", "bm25")}
+    assert held["engram"] >= 0.6 * k["by_source"]["engram"]["held-out"]["needed"]  # the bar
+    assert held["engram"] > max(held["recency"], held["bm25"]) and k["words"]["engram"]["max"] <= 800
 
 
 def test_eval_with_a_model_provider_counts_tokens_and_rebuilds_per_window(tmp_path, monkeypatch):
