@@ -99,6 +99,11 @@ class Session:
                          tool_input={"file_path": path, "old_string": old, "new_string": new},
                          tool_response={"filePath": path, "originalFile": old, "structuredPatch": patch})
 
+    def todos(self, items: list[tuple[str, str]]) -> str:
+        todos = [{"content": text, "status": status, "activeForm": text} for text, status in items]
+        return self.hook("PostToolUse", tool_name="TodoWrite", tool_input={"todos": todos},
+                         tool_response={"oldTodos": [], "newTodos": todos})
+
     def bash(self, command: str) -> tuple[int, str]:
         # CLAUDECODE=1 is what Claude Code sets in its shell tool's environment
         res = subprocess.run(command, shell=True, cwd=self.demo.project, capture_output=True,
@@ -151,7 +156,10 @@ def first_session(demo: Demo) -> Session:
     s.hook("SessionStart", source="startup")
     s.hook("UserPromptSubmit", prompt="Add multiply() to calc.py with a unit test. Money is Decimal: "
                                       "never use float for money.")
+    s.todos([("Add multiply() with a unit test", "in_progress"), ("Add apply_discount() to calc.py", "pending")])
     s.read("calc.py")
+    code, _ = s.bash("make test")
+    print(f"  tried `make test`: exit {code} (this project has no Makefile)")
     s.write("test_calc.py", TEST_CALC)
     s.write("calc.py", CALC + "\n\ndef multiply(a, n):\n    return float(a) * n\n")
     code, _ = s.bash("python -m unittest test_calc")
@@ -161,6 +169,8 @@ def first_session(demo: Demo) -> Session:
     print(f"  fixed multiply() to stay in Decimal; tests: exit {code}")
     s.bash(f'{demo.engram} decide "Use Decimal for all money arithmetic, never float" '
            f'--rationale "float rounding broke invoice totals" --files calc.py')
+    s.todos([("Add multiply() with a unit test", "completed"), ("Add apply_discount() to calc.py", "pending")])
+    print("  the agent's task list ends with apply_discount() still pending")
     s.hook("Stop", stop_hook_active=False,
            last_assistant_message="Added multiply() in Decimal; tests pass. Recorded the decision "
                                   "to keep money in Decimal.")
@@ -222,9 +232,15 @@ def consolidate(demo: Demo, session: str) -> None:
         nodes = sorted(store.list_nodes(conn), key=lambda n: (-n["strength"], n["name"]))
     finally:
         conn.close()
-    print(f"  knowledge graph: {len(nodes)} nodes")
-    for n in nodes[:8]:
-        print(f"    {n['type']:<9} {n['strength']:.2f}  {n['name'][:70]}")
+    print(f"  knowledge graph: {len(nodes)} nodes; the knowledge kinds (docs/knowledge.md):")
+    kinds = ("unfinished", "command", "gotcha", "instruction", "file")
+    for n in sorted(nodes, key=lambda n: kinds.index(_kind(n)) if _kind(n) in kinds else len(kinds)):
+        if _kind(n) in kinds or n["type"] in ("decision", "error"):
+            print(f"    {_kind(n) or n['type']:<11} {n['strength']:.2f}  {n['name'][:70]}")
+
+
+def _kind(node: dict) -> str:
+    return str((node.get("data") or {}).get("kind") or "")
 
 
 def second_session(demo: Demo) -> None:

@@ -47,7 +47,7 @@ class OfflineConsolidator:
 
 
 def _name(text: str) -> str:
-    return clip(text, NAME_MAX)
+    return clip_words(text, NAME_MAX)
 
 
 def _path_name(path: str) -> str:

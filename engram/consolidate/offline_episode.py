@@ -25,7 +25,7 @@ import re
 import sys
 from typing import Any
 
-from engram.consolidate.knowledge import user_words
+from engram.consolidate.knowledge import commandline, user_words
 from engram.consolidate.knowledge.commands import code_failure
 from engram.consolidate.windows import DERIVED
 from engram.graph import decision_text
@@ -130,8 +130,6 @@ def _verdict_key(ev: dict[str, Any]) -> str | None:
 
 def _failure_text(ev: dict[str, Any]) -> str:
     """The failure's signature: the failing test ids, else the first error line."""
-    from engram.consolidate.knowledge import commandline
-
     cmd = " && ".join(commandline.normalise(str(ev.get("command") or ""))) or clip(ev.get("command"), 80)
     if ev.get("type") == "test_run":
         names = ev.get("failing_tests") or []
@@ -157,6 +155,8 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if key is None:
             continue
         if not _passed(ev):
+            if commandline.cannot_run(ev.get("error_summary") or ev.get("output")) and not ev.get("failed"):
+                continue  # the command could not run: a gotcha (consolidate/knowledge), not the code's error
             if key not in open_:
                 cause = [p for s, p in writes_since if s > last_pass[key]] if key in last_pass else []
                 open_[key] = {"fail": ev, "writes": [], "cause": cause, "repeats": 0}

@@ -63,11 +63,11 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     candidates = ranked[: wanted(rs)]
     nodes = readonly.nodes(conn, [nid for nid, _ in candidates]) if candidates else {}
     items = [(nodes[nid], a) for nid, a in candidates
-             if nid in nodes and is_new(injected, nodes[nid], tiers.tier(a))][:FETCH_LIMIT]
+             if nid in nodes and is_new(injected, nodes[nid], tiers.level(nodes[nid], a))][:FETCH_LIMIT]
     # Ties by name, not by id: ids are random, so an id order would differ between two
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
-    first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.tier(a))]
+    first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.level(n, a))]
     if not first and not items:
         return None
     text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header)

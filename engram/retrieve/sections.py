@@ -39,7 +39,7 @@ class _Budget:
     def take(self, node: dict, act: float, group: str) -> bool:
         """Place the node at its tier, or a lower one that fits; False when nothing fits."""
         heading = 0 if self.lines[group] else tiers.tokens(group + ":") + 1
-        for level in range(tiers.tier(act), 0, -1):
+        for level in range(tiers.level(node, act), 0, -1):
             if level == tiers.LOW:
                 name = tiers.line(node, tiers.LOW)
                 cost = tiers.tokens(name + "; ") + (0 if self.low else tiers.tokens(self.low_prefix) + 1)

@@ -38,6 +38,14 @@ def tier(activation: float) -> int:
     return LOW
 
 
+def level(node: dict, activation: float) -> int:
+    """The tier a node is shown at: an episode or a self-contained kind reads the same at
+    the full and the summary tier, so it never counts as new when activation rises."""
+    if node.get("type") == "episode" or data_of(node).get("kind") in SELF_CONTAINED:
+        return min(tier(activation), SUMMARY)
+    return tier(activation)
+
+
 def tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
@@ -122,16 +130,16 @@ def body(node: dict, level: int) -> str:
     if node.get("type") == "episode":
         return _episode_body(node)
     desc = " ".join(str(node.get("description") or "").split())
-    if level == FULL or data_of(node).get("kind") in STANDING_KINDS:
+    kind = data_of(node).get("kind")
+    if level == FULL or kind in STANDING_KINDS:
         text = desc
         rationale = data_of(node).get("rationale")
         if node.get("type") == "decision" and isinstance(rationale, str) and rationale and rationale not in desc:
             text = (text + " " if text else "") + "Because: " + rationale
-        limit = MAX_DESCRIPTION if level == FULL else MAX_SUMMARY
+        limit = MAX_DESCRIPTION if level == FULL or kind in SELF_CONTAINED else MAX_SUMMARY
     else:
         text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit = MAX_SUMMARY
-    kind = data_of(node).get("kind")
     head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(clip(node.get("name"), 160), text)
     return " — ".join(p for p in (head, clip_words(text, limit)) if p)
 

@@ -197,6 +197,16 @@ def error_signature(output: str, limit: int = 220) -> str:
     return clip_words(tail[-1], limit) if tail else ""
 
 
+_CANNOT_RUN = re.compile(r"command not found|no rule to make target|unknown option|unrecognized option|"
+                         r"missing script|no such file or directory|is not recognized as|not installed|"
+                         r"no module named|permission denied|blocked by hook", re.I)
+
+
+def cannot_run(output: str) -> bool:
+    """The output says the command itself could not run (a missing tool, script or target)."""
+    return bool(_CANNOT_RUN.search(str(output or "")[:4000]))
+
+
 def family(normalised: str) -> tuple[str, ...]:
     """The program and its subcommand ("git checkout", "npm run test:offline", "rm")."""
     words = [w for w in shellcmd.stripped(normalised.split()) if not w.startswith("-")]
