@@ -117,11 +117,16 @@ def test_crash_between_commit_and_episode_file_neither_loses_nor_duplicates(root
 
 
 def test_one_worker_per_session(root):
-    from filelock import FileLock
+    import os
+
+    from engram import workers
 
     s = fix_session(root)
-    with FileLock(trigger.session_lock_path(s.project, "s1")):
+    held = workers.lock(trigger.session_lock_path(s.project, "s1"), 0)
+    try:
         assert _run(s).status == "busy"
+    finally:
+        os.close(held)
     assert _run(s).status == "consolidated"
 
 
