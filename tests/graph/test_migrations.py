@@ -20,11 +20,12 @@ def _names(conn, kind):
 
 def test_fresh_database_has_every_table_index_and_meta(conn):
     assert {"nodes", "edges", "episodes", "node_files", "consolidations", "meta", "tombstones",
-            "embedding_cache", "node_vectors", "embedded", "decay_sessions"} <= _names(conn, "table")
+            "embedding_cache", "node_vectors", "embedded", "decay_sessions", "model_calls"} <= _names(conn, "table")
     assert {"edges_from_node", "edges_to_node", "nodes_type", "nodes_strength",
             "nodes_affected_files", "nodes_name_key", "nodes_superseded"} <= _names(conn, "index")
-    assert migrations.applied(conn) == ["m001_spec_graph", "m002_engram_tables"]
-    assert store.get_meta(conn, "schema_version") == "2"
+    assert migrations.applied(conn) == [name for name, _ in migrations.sections()]
+    assert migrations.applied(conn)[:3] == ["m001_spec_graph", "m002_engram_tables", "m003_model_calls"]
+    assert store.get_meta(conn, "schema_version") == str(len(migrations.sections()))
     assert migrations.pending(conn) == []
 
 
@@ -45,7 +46,7 @@ def test_database_file_is_private(db_path, conn):
 def test_migrate_is_idempotent(conn):
     assert migrations.migrate(conn) == []
     assert migrations.migrate(conn) == []
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(migrations.sections())
 
 
 def test_v1_database_upgrades_with_its_data(db_path):
@@ -61,7 +62,7 @@ def test_v1_database_upgrades_with_its_data(db_path):
     old.close()
 
     conn = connect(db_path)  # the ordinary path migrates
-    assert migrations.applied(conn) == ["m001_spec_graph", "m002_engram_tables"]
+    assert migrations.applied(conn) == [name for name, _ in migrations.sections()]
     node = store.get_node(conn, "n1")
     assert node["name_key"] == "auth module" and node["episode_count"] == 2
     assert node["strength"] == 0.7 and node["summary"] == "" and node["data"] == {}
@@ -96,7 +97,7 @@ def test_concurrent_first_opens_apply_each_migration_once(db_path):
         t.join()
     assert errors == []
     conn = connect(db_path)
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(migrations.sections())
 
 
 def test_split_statements_keeps_trigger_bodies_whole():
