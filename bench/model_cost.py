@@ -136,7 +136,8 @@ def report(r: dict) -> None:
         print(f"\ntokens per contradiction check       {statistics.mean(cs):8,.0f}   {SPEC_CHECK:8,}    "
               f"{statistics.mean(cs) / SPEC_CHECK:.2f}x ({len(cs)} checks, max {max(cs):,}; "
               "thinking tokens not emulated)")
-        print(f"  per session ({len(cs) / max(1, len(ss)):.2f} checks)        {per_session:8,.0f}   {3 * SPEC_CHECK:8,}    "
+        label = f"per session ({len(cs) / max(1, len(ss)):.2f} checks)"
+        print(f"  {label:<35}{per_session:8,.0f}   {3 * SPEC_CHECK:8,}    "
               f"{per_session / (3 * SPEC_CHECK):.2f}x (spec: 2-3 checked writes, ~2,100)")
     else:
         print("\nno write was linked to a decision: no contradiction check ran")

@@ -41,6 +41,7 @@ def since(days_back: int = 0) -> str:
 
 
 def today() -> str:
+    """The local date, for keys that hold for one day (a notice is said once a day)."""
     return time.strftime("%Y-%m-%d")
 
 
@@ -77,12 +78,12 @@ def spent_today(home: str, provider: str, mine: tuple[str, Any] | None = None) -
     return total
 
 
-def exhausted_reason(home: str, provider: str, limit: int) -> str | None:
-    """Why `provider` may not be used today (its budget is spent), or None."""
+def exhausted_reason(home: str, provider: str, cap: int) -> str | None:
+    """Why `provider` may not be used today (its budget of `cap` tokens is spent), or None."""
     spent = spent_today(home, provider)
-    if spent < limit:
+    if spent < cap:
         return None
-    return f"today's token budget for {provider} is spent ({spent:,} of {limit:,} tokens): offline until midnight"
+    return f"today's token budget for {provider} is spent ({spent:,} of {cap:,} tokens): offline until midnight"
 
 
 class Meter:

@@ -51,6 +51,10 @@ def checker(cfg: dict[str, Any], meter: Any = None) -> Any:
 class ClaudeCodeChat(CLIChat):
     name = NAME
     command = COMMAND
+    # The worker is started by a hook Claude Code ran, so it inherits these; with them set,
+    # recent Claude Code refuses to start ("cannot be launched inside another Claude Code
+    # session", docs/harness-cli-providers.md). The child is a separate session, not nested.
+    unset_env = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 
     def invocation(self, system: str, user: str, model: str, cwd: str) -> tuple[list[str], str, dict[str, str]]:
         argv = [COMMAND, "-p", "--output-format", "json", "--system-prompt", system, "--tools", "",

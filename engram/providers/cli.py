@@ -65,6 +65,7 @@ def first_json(text: str) -> Any:
 
 
 def count(value: Any) -> int:
+    """A token count read from a CLI's JSON (anything but a number counts 0)."""
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
@@ -72,6 +73,7 @@ class CLIChat(ChatClient):
     """One headless CLI run per completion; subclasses say how to call it and read it."""
 
     command = ""
+    unset_env: tuple[str, ...] = ()  # variables of the parent harness the child must not inherit
 
     def __init__(self, timeout: float):
         super().__init__(api_key="", base_url=None, timeout=timeout, retries=0)
@@ -91,7 +93,8 @@ class CLIChat(ChatClient):
 
     def run(self, argv: list[str], stdin: str, cwd: str, extra_env: dict[str, str]) -> tuple[int, str, str]:
         """(exit code, stdout, stderr) of the child, killed with its process group at the timeout."""
-        env = {**os.environ, **extra_env, "ENGRAM_DISABLE": "1"}
+        env = {k: v for k, v in os.environ.items() if k not in self.unset_env}
+        env.update(extra_env, ENGRAM_DISABLE="1")
         try:
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     cwd=cwd, env=env, start_new_session=True)

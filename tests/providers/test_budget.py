@@ -3,12 +3,13 @@ scripted server (and the fake CLIs where the provider is a harness CLI)."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 from testing.consolidation import Session, cfg, consolidate, episode_file, fix_session, make_root, rows
 
-from engram import lifecycle, notices
+from engram import notices
 from engram.consolidate import passes, trigger, worker
 from engram.errors import ConfigError
 from engram.providers import budget, registry
@@ -65,11 +66,16 @@ def test_a_backlog_is_consolidated_oldest_first_and_the_budget_stops_the_model_a
 
 
 def test_the_fallback_note_is_delivered_once_at_the_next_session_start(llm, root, tmp_path):
+    from testing.helpers import payload, run_hook
+    from testing.monitor import context
+
     s = fix_session(root)
     consolidate(s.project, "s1", cfg(s.project, dailyTokenBudget=100))  # the first call crosses it
     other = make_root(tmp_path, "other")  # the budget and its note are the user's, not one project's
-    first = lifecycle.session_start(lifecycle.Ctx("next-1", str(other))) or ""
-    second = lifecycle.session_start(lifecycle.Ctx("next-2", str(root))) or ""
+    hooks = [run_hook("SessionStart", payload("SessionStart", sid, where, source="startup"))
+             for sid, where in (("next-1", other), ("next-2", root))]
+    assert all(h.returncode == 0 for h in hooks)
+    first, second = (context(h.stdout) for h in hooks)
     line = [x for x in first.splitlines() if "token budget" in x]
     assert len(line) == 1 and "anthropic" in line[0] and "offline until midnight" in line[0]
     assert "dailyTokenBudget" in line[0] and "token budget" not in second
@@ -147,8 +153,6 @@ def test_prompt_caching_marks_the_system_prompt_and_the_ledger_keeps_cache_token
 
 
 def test_status_shows_todays_and_the_weeks_tokens_and_cost_per_provider(clis, root, capsys, monkeypatch):
-    import json
-
     from engram.cli import main
 
     s = fix_session(root)
@@ -181,3 +185,33 @@ def test_doctor_says_which_provider_why_and_when_the_budget_is_spent(llm, root, 
     out = capsys.readouterr().out
     assert "WARN  model budget" in out and "anthropic:" in out and "spent, offline until midnight" in out
     assert "config.json asks for anthropic, but today's token budget for anthropic is spent" in out
+
+
+def test_every_model_input_is_bounded_whatever_the_session(llm, root):
+    from engram.monitor.model_checker import MAX_DIFF_CHARS, user_prompt
+
+    s = Session(root, "wide").start().prompt("Rewrite every module " + "in detail " * 300)
+    for i in range(40):
+        s.write(f"src/m{i}.py", "".join(f"value_{j} = {'x' * 200}\n" for j in range(60)))
+    s.stop()
+    o = consolidate(s.project, "wide", cfg(s.project, windowSize=200))  # one window of every event
+    assert o.status == "consolidated"
+    (p1,) = [c for c in llm.calls if c["kind"] == "pass1"]
+    last = s.events()[-1]["seq"]
+    assert len(p1["user"]) <= passes.WINDOW_MAX_CHARS + 200 and f"[seq {last}]" in p1["user"]  # all there, clipped
+    many = [{"window": i, "intent": "x", "what_happened": "y" * 1100, "files_modified": [], "decisions": [],
+             "outcome": "progress", "evidence": [i]} for i in range(200)]
+    body = "\n".join(json.dumps(x, ensure_ascii=False) for x in passes.bounded(many, passes.PASS2_MAX_CHARS))
+    assert len(body) <= passes.PASS2_MAX_CHARS
+    prompt = user_prompt(DECISIONS * 20, "a.py", "+" + "z" * 100_000)
+    assert len(prompt) < MAX_DIFF_CHARS + 8 * 600
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "gemini-cli"])
+def test_a_harness_cli_is_held_to_the_same_budget(name, clis, root):
+    s = fix_session(root)
+    o = consolidate(s.project, "s1", cfg(s.project, llmProvider=name, dailyTokenBudget=300))
+    assert o.status == "consolidated" and o.provider == "offline"  # the first call crossed 300: Pass 2 went offline
+    assert [c["task"] for c in clis.calls()] == ["pass1"] and len(_calls(s.project)) == 1
+    (said,) = notices.take(s.project.home)
+    assert name in said and "token budget" in said

@@ -26,9 +26,9 @@ DIFF = "--- a/jobs/queue.py\n+++ b/jobs/queue.py\n@@ -1,1 +1,2 @@\n import json\
 
 def _shape(project) -> dict:
     """What a consolidation made, independent of ids and times."""
-    return {"nodes": sorted(rows(project, "SELECT type, name, status FROM nodes")),
-            "edges": sorted(rows(project, "SELECT e.type, a.name, b.name FROM edges e JOIN nodes a ON a.id = e.from_node"
-                                          " JOIN nodes b ON b.id = e.to_node")),
+    edges = ("SELECT e.type, a.name, b.name FROM edges e JOIN nodes a ON a.id = e.from_node "
+             "JOIN nodes b ON b.id = e.to_node")
+    return {"nodes": sorted(rows(project, "SELECT type, name, status FROM nodes")), "edges": sorted(rows(project, edges)),
             "episodes": rows(project, "SELECT outcome, goal FROM episodes")}
 
 
@@ -39,6 +39,8 @@ def _ledger(project) -> list[tuple]:
 
 @pytest.mark.parametrize("name", CLIS)
 def test_each_cli_consolidates_a_session_into_the_api_providers_shapes(name, clis, root, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDECODE", "1")  # the worker runs under a hook Claude Code started
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
     s = fix_session(root)
     o = consolidate(s.project, "s1", cfg(s.project, llmProvider=name))
     assert o.status == "consolidated" and o.provider == name and o.kind == "full"

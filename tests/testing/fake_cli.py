@@ -84,6 +84,9 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 
 def claude(argv: list[str], mode: str) -> tuple[int, str, dict]:
+    if os.environ.get("CLAUDECODE"):  # recent Claude Code's nesting guard
+        return 2, ("Error: Claude Code cannot be launched inside another Claude Code session.\n"
+                   "To bypass this check, unset the CLAUDECODE environment variable."), {}
     if "-p" not in argv or _flag(argv, "--output-format") != "json" or _flag(argv, "--tools") != "" \
             or _flag(argv, "--system-prompt") is None:
         return 2, "usage: claude -p --output-format json --system-prompt S --tools ''", {}
