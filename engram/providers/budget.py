@@ -29,15 +29,10 @@ from engram.clock import utc_iso
 from engram.errors import LLMError
 
 
-def day_start(days_back: int = 0, now: float | None = None) -> float:
-    """The epoch time of local midnight `days_back` days before today."""
-    lt = time.localtime(time.time() if now is None else now)
-    return time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday - days_back, 0, 0, 0, 0, 0, -1))
-
-
 def since(days_back: int = 0) -> str:
-    """`day_start` as the ledger's UTC ISO text."""
-    return utc_iso(6, day_start(days_back))
+    """Local midnight `days_back` days before today, as the ledger's UTC ISO text."""
+    lt = time.localtime()
+    return utc_iso(6, time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday - days_back, 0, 0, 0, 0, 0, -1)))
 
 
 def today() -> str:
