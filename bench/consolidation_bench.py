@@ -132,7 +132,7 @@ def offline_throughput() -> None:
     n = len(s.events())
     cfg = load_config()[0]
     t = time.perf_counter()
-    o = worker.consolidate_session(s.project, "big", cfg, registry.consolidation(cfg))
+    o = worker.consolidate_session(s.project, "big", cfg, registry.consolidation(cfg, project=s.project))
     dt = time.perf_counter() - t
     print(f"\n2. Offline consolidation of a {n}-event session: {dt * 1000:.0f} ms, {n / dt:,.0f} events/s "
           f"({o.status}; {o.counts})")
@@ -158,7 +158,8 @@ def tokens() -> None:
             with open(s.project.events_path(f"t{size}"), "w") as f:
                 f.write("".join(json.dumps(e) + "\n" for e in events))
             cfg = load_config()[0]
-            o = worker.consolidate_session(s.project, f"t{size}", cfg, registry.consolidation(cfg))
+            o = worker.consolidate_session(s.project, f"t{size}", cfg,
+                                             registry.consolidation(cfg, project=s.project))
             u = o.usage
             windows = sum(1 for c in u["calls"] if c["step"].startswith("pass1["))
             spec = 400 * windows + 2000 + 200 * windows

@@ -115,7 +115,8 @@ def main() -> int:
     from engram import config
     from engram.providers import registry
 
-    checker = registry.checker(config.load_config()[0])
+    here = config.Project.from_cwd(str(REPO)).ensure()  # the API calls go to this checkout's ledger and budget
+    checker = registry.checker(config.load_config()[0], project=here)
     if checker.name == "offline":
         print("api        not run: no ANTHROPIC_API_KEY / OPENAI_API_KEY (or ENGRAM_OFFLINE is set)")
         return 0

@@ -31,9 +31,14 @@ DEFAULTS: dict = {
     "maxContradictionFailures": 3,
     "probeTimeoutMs": 30000,
     # engram's own keys
-    "llmProvider": "anthropic",  # anthropic | openai | offline (used only when its key is set)
+    # auto | anthropic | openai | offline | claude-code | codex | gemini-cli (engram/providers/registry.py)
+    "llmProvider": "auto",
     "discussionModel": "claude-haiku-4-5",
     "openaiModel": "gpt-4.1-mini",
+    "codexModel": "",  # codex exec -m; "" = the Codex CLI's own default model
+    "geminiModel": "",  # gemini -m; "" = the Gemini CLI's own default model
+    "cliTimeoutMs": 180000,  # one headless harness-CLI call (its start-up included)
+    "dailyTokenBudget": 500000,  # per model provider and local day; then offline until midnight
     "fsync": False,  # fsync every JSONL append (slower; survives power loss, not just crashes)
     "tokenBudget": 1200,  # max tokens injected per SessionStart / UserPromptSubmit
     "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)

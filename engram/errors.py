@@ -14,7 +14,9 @@ class UnsafeIdentifier(EngramError):
 
 
 class LLMError(EngramError):
-    """A model call failed for good; `kind` is timeout|rate_limit|server|connection|client|malformed."""
+    """A model call failed for good; `kind` is timeout|rate_limit|server|connection|client|malformed,
+    or budget|auth|unavailable: the model cannot be used now, so the work goes offline
+    (engram/providers/fallback.py)."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)

@@ -91,6 +91,7 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
 
 
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
+    from engram import notices
     from engram.consolidate import trigger as consolidation
     from engram.retrieve import inject
 
@@ -100,7 +101,8 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
         recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, st, str(source or ""))
     consolidation.after(ctx, "session_start")
     notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
-    return _join([notice, recalled])
+    said = _recall(ctx, notices.text, ctx.project.home)  # e.g. the day's model budget is spent, once
+    return _join([said, notice, recalled])
 
 
 def prompt(ctx: Ctx, text: str) -> str | None:

@@ -48,6 +48,20 @@ def clip_tail(text: object, limit: int) -> str:
     return s if len(s) <= limit else ELLIPSIS + s[-(limit - 1):]
 
 
+def fit(lines: list[str], max_chars: int) -> list[str]:
+    """`lines` within `max_chars` in all (a newline each): the longest are clipped first, to
+    one common length, so every line keeps its head and short lines stay whole."""
+    if sum(len(x) + 1 for x in lines) <= max_chars:
+        return lines
+    left, todo = max_chars - len(lines), len(lines)
+    for n in sorted(len(x) for x in lines):
+        if n > left // todo:
+            cap = max(2, left // todo)
+            return [x if len(x) <= cap else clip(x, cap) for x in lines]
+        left, todo = left - n, todo - 1
+    return lines  # pragma: no cover - the sum test above returned already
+
+
 def singular(word: str) -> str:
     """The singular of a plural word, else the word: "tests" -> "test", "entries" -> "entry".
 

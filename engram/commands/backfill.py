@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from engram.commands import add_project_option
+from engram.commands import add_project_option, add_provider_option
 
 LEDGER = "backfill.json"
 
@@ -31,8 +31,7 @@ def add_parser(subparsers) -> None:
                    help="transcripts to import (default: ~/.claude/projects/<this project>)")
     add_project_option(p, "the project, for the default DIR (default: the current directory)")
     p.add_argument("--wait", action="store_true", help="consolidate in the foreground instead of the background")
-    p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
-                   help="consolidation provider (default: config, offline without a key)")
+    add_provider_option(p, "consolidation provider (default: config, offline without a key)")
     p.add_argument("--progress", action="store_true", help="show how far consolidation of imported sessions got")
     p.set_defaults(func=run)
 
@@ -157,7 +156,7 @@ def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Call
         pending = trigger.queued(project) or trigger.pending_sessions(project)
         if wait:
             trigger.enqueue(project, pending)
-            outcomes = worker.drain(project, cfg, registry.consolidation(cfg, provider), progress=say)
+            outcomes = worker.drain(project, cfg, registry.consolidation(cfg, provider, project=project), progress=say)
             say(f"{project.root}: {sum(o.status == 'consolidated' for o in outcomes)} session(s) consolidated")
         elif pending:
             pid = trigger.kick(project, cfg, pending)

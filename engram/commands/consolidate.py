@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from engram.commands import add_project_option
+from engram.commands import add_project_option, add_provider_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -25,8 +25,7 @@ def add_parser(subparsers: Any) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--session", metavar="ID", help="only this session")
     which.add_argument("--all", action="store_true", help="every session that needs consolidation (default)")
-    p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
-                   help="override llmProvider (anthropic/openai need their API key)")
+    add_provider_option(p, "override llmProvider (anthropic/openai need their API key, a harness CLI its login)")
     add_project_option(p)
     p.set_defaults(func=run)
 
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     cfg, warnings = load_config(project.home)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    models = registry.consolidation(cfg, args.provider)  # a missing key is the user's to fix: one line, exit 1
+    models = registry.consolidation(cfg, args.provider, project=project)  # a missing key: one line, exit 1
     sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
     if not sessions:
         print("nothing to consolidate")

@@ -219,7 +219,7 @@ def consolidate(demo: Demo, session: str) -> None:
         from engram.providers import registry
 
         cfg, _ = load_config(demo.home)
-        out = worker.consolidate_session(project, session, cfg, registry.consolidation(cfg))
+        out = worker.consolidate_session(project, session, cfg, registry.consolidation(cfg, project=project))
         print(f"  consolidated in the foreground: {out.status}")
     with open(project.episode_path(session)) as f:
         episode = json.load(f)["episodes"][-1]

@@ -3,8 +3,9 @@
 Each line is OK, WARN or FAIL, and every WARN / FAIL says how to fix it. Checks: the
 interpreter and the one hooks run, the hook registration of each harness (user level,
 and the project's with --project), the data dir's permissions, each database's
-PRAGMA integrity_check, the vector path, model providers and which API keys are set
-(never their values), the consolidation backlog and hook faults of the last 24 hours.
+PRAGMA integrity_check, the vector path, model providers (which one and why) and which API
+keys are set (never their values), today's model tokens against the daily budget, the
+consolidation backlog and hook faults of the last 24 hours.
 Exits 1 when any check FAILs.
 """
 

@@ -1,4 +1,6 @@
-"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors."""
+"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors,
+who consolidates and why, and the model-call ledger: today's and the last 7 days' tokens and
+cost per provider."""
 
 from __future__ import annotations
 
@@ -33,6 +35,29 @@ def _by_type(nodes: dict[str, dict[str, int]]) -> str:
     return ", ".join(parts) or "none"
 
 
+def model_lines(m: dict[str, Any]) -> list[str]:
+    """Who consolidates and why, the daily budget, today's and the last 7 days' model use."""
+    limit = m["daily_token_budget"]
+    budget = f"; budget {limit:,} tokens a day per provider" if m["provider"] != "offline" else ""
+    lines = [f"models       {m['provider']} ({m['why']}){budget}"]
+    if not m["use"]["last_7_days"]:
+        return lines + ["model use    none in the last 7 days"]
+    for window, label in (("today", "today"), ("last_7_days", "last 7 days")):
+        use = m["use"][window]
+        for i, (provider, u) in enumerate(sorted(use.items())):
+            cost = f", ${u['cost_usd']:.4f} reported" if u.get("cost_usd") is not None else ""
+            failed = f" ({u['failed']} failed)" if u.get("failed") else ""
+            share = ""
+            if window == "today":
+                spent = (m["spent_today_all_projects"].get(provider) or {}).get("tokens", 0)
+                share = f", {spent * 100 // max(1, limit)}% of today's budget"
+            head = f"model use    {label:<12}" if i == 0 else " " * 25
+            lines.append(f"{head}{provider}: {u['calls']} calls{failed}, {u['tokens']:,} tokens{share}{cost}")
+        if not use:
+            lines.append(f"model use    {label:<12}none")
+    return lines
+
+
 def format_status(data: dict[str, Any]) -> str:
     emb = data["embedder"]
     lines = [
@@ -41,6 +66,7 @@ def format_status(data: dict[str, Any]) -> str:
         + (f" - {emb['fallback_reason']}" if emb.get("fallback_reason") else ""),
         f"vectors      {data['vector_path']}",
     ]
+    lines += model_lines(data["models"])
     lines += [f"warning      {w}" for w in data.get("config_warnings", [])]
     if not data["projects"]:
         lines.append("no projects yet: engram records a project the first time a hook runs in it")

@@ -13,7 +13,7 @@ import argparse
 import os
 from typing import Any
 
-from engram.commands import add_project_option
+from engram.commands import add_project_option, add_provider_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -26,8 +26,7 @@ def add_parser(subparsers: Any) -> None:
     )
     add_project_option(p, "the project's root or data directory", required=True)
     p.add_argument("--checks", action="store_true", help="run the queued contradiction checks instead")
-    p.add_argument("--provider", choices=("offline", "anthropic", "openai"),
-                   help="override llmProvider (default: config, offline without a key)")
+    add_provider_option(p, "override llmProvider (default: config, offline without a key)")
     p.add_argument("--slot-fd", type=int, help=argparse.SUPPRESS)  # the slot the spawning hook claimed
     p.set_defaults(func=run)
 
@@ -54,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from engram.consolidate.worker import drain
     from engram.providers import registry
 
-    outcomes = drain(project, cfg, registry.consolidation(cfg, args.provider), slot_fd=args.slot_fd)
+    outcomes = drain(project, cfg, registry.consolidation(cfg, args.provider, project=project), slot_fd=args.slot_fd)
     done = sum(1 for o in outcomes if o.status == "consolidated")
     failed = [o.session for o in outcomes if o.status == "failed"]
     log(project.log_path, "worker", f"drained: {done} consolidated, {len(failed)} failed {failed or ''}", "INFO")
@@ -67,5 +66,5 @@ def _checks(project: Any, cfg: dict[str, Any], args: argparse.Namespace) -> int:
 
     if args.provider:
         cfg = {**cfg, "llmProvider": args.provider}
-    drain(project, cfg, registry.checker(cfg), slot_fd=args.slot_fd)
+    drain(project, cfg, registry.checker(cfg, project=project), slot_fd=args.slot_fd)
     return 0

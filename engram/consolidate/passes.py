@@ -19,11 +19,18 @@ from typing import Any, Callable
 
 from engram.consolidate import offline, schema, windows
 from engram.errors import LLMError
+from engram.text import fit
 
 PASS1_MAX_TOKENS = 600
 PASS2_MAX_TOKENS = 4000
 DISCUSSION_MAX_TOKENS = 800
 MAX_PARALLEL = 4
+# Input caps, in characters (~4 per token): a window's event lines whatever `windowSize`
+# says, Pass 2's summaries however long the session, a discussion's lines. Events are
+# already diffs and snippets, never whole files (capture/diffs.py); these bound the rest.
+WINDOW_MAX_CHARS = 12_000  # ~3K tokens
+PASS2_MAX_CHARS = 48_000  # ~12K tokens: the summaries of ~50 windows before any is clipped
+DISCUSSION_MAX_CHARS = 12_000
 Chat = Any  # a provider's chat client (engram.providers.base.ChatClient)
 
 
@@ -41,12 +48,13 @@ class Usage:
     def totals(self) -> dict[str, Any]:
         with self._lock:
             calls = list(self.calls)
-        return {
-            "calls": calls,
-            "requests": sum(c.get("attempts", 1) for c in calls),
-            "input_tokens": sum(c.get("input_tokens", 0) for c in calls),
-            "output_tokens": sum(c.get("output_tokens", 0) for c in calls),
-        }
+        out: dict[str, Any] = {"calls": calls, "requests": sum(c.get("attempts", 1) for c in calls)}
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+            out[key] = sum(c.get(key, 0) for c in calls)
+        costs = [c["cost_usd"] for c in calls if c.get("cost_usd") is not None]
+        if costs:
+            out["cost_usd"] = round(sum(costs), 6)
+        return out
 
 
 class ModelConsolidator:
@@ -121,7 +129,7 @@ def pass1(provider: Chat, model: str, events: list[dict[str, Any]], cfg: dict[st
 
     def one(i: int, win: list[dict[str, Any]]) -> dict[str, Any]:
         seqs = {e["seq"] for e in win}
-        user = f"Window {i + 1} of {len(wins)}.\n<events>\n{windows.render(win, notes)}\n</events>"
+        user = f"Window {i + 1} of {len(wins)}.\n<events>\n{windows.render(win, notes, WINDOW_MAX_CHARS)}\n</events>"
         summary = call_json(provider, system, user, model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
                             step=f"pass1[{i + 1}]", validate=lambda v: schema.window_summary(v, seqs))
         return {"window": i + 1, "seqs": [min(seqs), max(seqs)], **summary}
@@ -131,9 +139,20 @@ def pass1(provider: Chat, model: str, events: list[dict[str, Any]], cfg: dict[st
         return [f.result() for f in futures]
 
 
+def bounded(summaries: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
+    """The summaries, their `what_happened` texts clipped (longest first) until the JSON
+    lines fit in `max_chars`."""
+    over = sum(len(json.dumps(s, ensure_ascii=False)) + 1 for s in summaries) - max_chars
+    if over <= 0:
+        return summaries
+    texts = [str(s.get("what_happened", "")) for s in summaries]
+    clipped = fit(texts, max(len(texts), sum(len(t) + 1 for t in texts) - over))
+    return [{**s, "what_happened": t} for s, t in zip(summaries, clipped)]
+
+
 def pass2(provider: Chat, model: str, summaries: list[dict[str, Any]], seqs: set[int],
           usage: Usage) -> dict[str, Any]:
-    body = "\n".join(windows.defuse(json.dumps(s, ensure_ascii=False)) for s in summaries)
+    body = "\n".join(windows.defuse(json.dumps(s, ensure_ascii=False)) for s in bounded(summaries, PASS2_MAX_CHARS))
     user = f"Valid event seqs: {seq_ranges(list(seqs))}\n<summaries>\n{body}\n</summaries>"
     return call_json(provider, prompt("pass2"), user, model=model, max_tokens=PASS2_MAX_TOKENS, usage=usage,
                      step="pass2", validate=lambda v: schema.pass2(v, seqs))
@@ -151,7 +170,8 @@ def discussion(provider: Chat, models: dict[str, str], events: list[dict[str, An
                prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
     """The light consolidation of a discussion-only range -> {"episode", "graph"}."""
     seqs = {e["seq"] for e in events}
-    user = f"<events>\n{windows.render(e for e in events if e.get('type') not in windows.SKIP)}\n</events>"
+    lines = windows.render((e for e in events if e.get("type") not in windows.SKIP), None, DISCUSSION_MAX_CHARS)
+    user = f"<events>\n{lines}\n</events>"
     d = call_json(provider, prompt("discussion"), user, model=models["discussion"],
                   max_tokens=DISCUSSION_MAX_TOKENS, usage=usage, step="discussion",
                   validate=lambda v: schema.discussion(v, seqs))

@@ -38,9 +38,17 @@ def session_lock_path(project: Any, session: str) -> str:
 
 
 def enqueue(project: Any, sessions: list[str]) -> None:
+    """Queue sessions, each job dated like its event stream's last write: the queue is taken
+    oldest first by that date, so a backlog (a backfill, a week of crashes) is consolidated
+    in the order it happened, however fast the jobs were queued."""
     q = queue(project)
     for s in sessions:
         q.put(s)
+        try:
+            t = os.stat(project.events_path(s)).st_mtime_ns
+            os.utime(q.path(s), ns=(t, t))
+        except OSError:  # no stream (yet): the job keeps its queuing time
+            pass
 
 
 def dequeue(project: Any, session: str) -> None:
@@ -80,13 +88,20 @@ def needs_consolidation(project: Any, session: str) -> bool:
 
 
 def pending_sessions(project: Any, exclude: str | None = None) -> list[str]:
-    """Every session of the project in state NEEDS_CONSOLIDATION (cheap check)."""
+    """Every session of the project in state NEEDS_CONSOLIDATION (cheap check), oldest first
+    (by its stream's last write): a backlog is consolidated in the order it happened, so a
+    later decision supersedes an earlier one and the day's model budget goes to the oldest."""
+    entries = []
     try:
-        names = os.listdir(os.path.join(project.dir, "events"))
+        for e in os.scandir(os.path.join(project.dir, "events")):
+            if e.name.endswith(".jsonl"):
+                try:
+                    entries.append((e.stat().st_mtime_ns, e.name[: -len(".jsonl")]))
+                except FileNotFoundError:  # forgotten meanwhile
+                    continue
     except FileNotFoundError:
         return []
-    sessions = sorted(n[: -len(".jsonl")] for n in names if n.endswith(".jsonl"))
-    return [s for s in sessions if s != exclude and needs_consolidation(project, s)]
+    return [s for _, s in sorted(entries) if s != exclude and needs_consolidation(project, s)]
 
 
 def pending_beyond_markers(project: Any, session: str, last_seq: int, appended_markers: int) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from engram.text import clip, clip_tail
+from engram.text import clip, clip_tail, fit
 
 DERIVED = ("exploration", "expanding_search", "fix_attempt", "progression", "repeated_revision")
 SKIP = ("session_start", "compact")
@@ -142,8 +142,10 @@ _DESCRIBERS = {
 }
 
 
-def render(events: Iterable[dict[str, Any]], notes: dict[int, list[str]] | None = None) -> str:
-    """`[seq N] ...` lines, defused, ready to sit inside an <events> block."""
+def render(events: Iterable[dict[str, Any]], notes: dict[int, list[str]] | None = None,
+           max_chars: int | None = None) -> str:
+    """`[seq N] ...` lines, defused, ready to sit inside an <events> block; with `max_chars`
+    the longest lines are clipped until the whole fits (a model call's input is bounded)."""
     lines = []
     for ev in events:
         line = f"[seq {ev.get('seq')}] {describe(ev)}"
@@ -151,4 +153,4 @@ def render(events: Iterable[dict[str, Any]], notes: dict[int, list[str]] | None 
         if extra:
             line += " (" + "; ".join(extra) + ")"
         lines.append(defuse(line))
-    return "\n".join(lines)
+    return "\n".join(fit(lines, max_chars) if max_chars else lines)

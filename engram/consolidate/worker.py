@@ -225,6 +225,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
         out.usage, out.error = usage.totals(), f"{exc.kind}: {exc}"
         record_fault(project, session, exc.kind, str(exc), out.usage)
         return out
+    out.provider = consolidator.name  # a model that became unusable handed over to offline
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
     applied = _write_graph(conn, _resolver(conn, project, cfg, models), session, out, record, request, say)

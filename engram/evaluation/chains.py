@@ -165,7 +165,7 @@ def _build(chains: list[Chain], cwd: str, provider: str) -> None:
 
     project = config.Project.from_cwd(cwd).ensure()
     cfg, _ = config.load_config()
-    models = registry.consolidation(cfg, provider)
+    models = registry.consolidation(cfg, provider, project=project)
     for step in range(max(len(c.steps) for c in chains)):
         for i, c in enumerate(chains):
             if step < len(c.steps):

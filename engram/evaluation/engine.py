@@ -78,7 +78,7 @@ def _consolidate(project: Any, sid: str, build: Build) -> dict[str, Any]:
     from engram.providers import registry
 
     cfg, _ = config.load_config()
-    models = registry.consolidation(cfg, build.provider)
+    models = registry.consolidation(cfg, build.provider, project=project)
     t0 = time.perf_counter()
     if build.bands:
         with sandbox.patched(entity_resolution, "bands_for", lambda model: build.bands):

@@ -117,7 +117,8 @@ def _replay_project(project: corpus.Project, base: str, settings: dict[str, Any]
     out: dict[str, dict[str, Any]] = {}
     with sandbox.home(home, {**settings, "llmProvider": provider}, offline=provider == "offline"):
         cfg, _ = config.load_config(home)
-        models = registry.consolidation(cfg, provider)
+        proj = config.Project.from_cwd(project.root).ensure()
+        models = registry.consolidation(cfg, provider, project=proj)
         for session in project.sessions:
             payloads = session.payloads(project.root)
             shown: list[str] = []
@@ -127,7 +128,6 @@ def _replay_project(project: corpus.Project, base: str, settings: dict[str, Any]
                     shown.append(_context_of(printed))
 
             replay(payloads, project.root, observe)
-            proj = config.Project.from_cwd(project.root).ensure()
             worker.consolidate_session(proj, session.id, cfg, models)
             out[session.id] = {"engram": shown[0] if shown else "", "payloads": payloads,
                                "events": read_events(proj.events_path(session.id))[0]}

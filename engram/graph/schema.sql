@@ -164,3 +164,24 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(json_extract(data, '$.kind')) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS nodes_data_key ON nodes(json_extract(data, '$.key')) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS nodes_data_alias ON nodes(json_extract(data, '$.alias')) WHERE status = 'active';
+
+-- @migration m003_model_calls
+-- The ledger: one row per model call on any model path (consolidation, contradiction check),
+-- written by engram/providers/budget.py through engram/graph/ledger.py. The daily token
+-- budget and `engram status` read it. `at` is UTC ISO-8601 with microseconds (text sorts in
+-- time order); token columns are the vendor's report normalised: `input_tokens` excludes
+-- cached input, which is `cache_read_tokens` (read) and `cache_write_tokens` (written);
+-- `cost_usd` is the cost the provider reported (NULL when it reports none).
+CREATE TABLE IF NOT EXISTS model_calls (
+    at                 TEXT NOT NULL,
+    provider           TEXT NOT NULL,
+    model              TEXT NOT NULL DEFAULT '',
+    purpose            TEXT NOT NULL DEFAULT '',
+    input_tokens       INTEGER NOT NULL DEFAULT 0,
+    output_tokens      INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd           REAL,
+    ok                 INTEGER NOT NULL DEFAULT 1 CHECK (ok IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS model_calls_provider_at ON model_calls(provider, at);

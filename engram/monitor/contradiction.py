@@ -34,7 +34,8 @@ SEVERITIES = ("none", "low", "medium", "high")
 
 
 class CheckFailed(Exception):
-    """A checker could not give a verdict; `kind` is timeout|rate_limit|server|connection|client|malformed."""
+    """A checker could not give a verdict; `kind` is timeout|rate_limit|server|connection|client|malformed
+    (or one of LLMError's kinds the provider layer turns into an offline verdict)."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)

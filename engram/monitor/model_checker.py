@@ -1,12 +1,14 @@
 """The contradiction check by a model (a provider's chat client: Anthropic's Haiku with
-extended thinking, or OpenAI's model in JSON mode).
+extended thinking, OpenAI's model in JSON mode, or the user's own harness CLI).
 
 The prompt is the spec's (docs/spec.md) question ("Does this change contradict, weaken, or conflict
 with these decisions? Consider indirect contradictions.") in
 `engram/monitor/prompts/contradiction.txt`. The diff and the decisions are untrusted text
 (an agent wrote the one, a conversation produced the other), so they travel as data
 inside `<decisions>` / `<diff>` tags, with any closing tag inside them defused, and the
-prompt tells the model never to follow instructions found there.
+prompt tells the model never to follow instructions found there. Only those travel: the
+write's diff hunks (at most MAX_DIFF_CHARS, never the whole file) and at most MAX_DECISIONS
+decisions of at most MAX_DECISION_CHARS each, so a check's input is bounded (~1.5K tokens).
 
 The answer must be one JSON object matching `SCHEMA` (verdict, severity, decision ids,
 explanation, recommendation); anything else is a `CheckFailed("malformed")`, which
@@ -28,6 +30,7 @@ from engram.monitor.contradiction import NO, SEVERITIES, VERDICTS, CheckFailed, 
 ANSWER_TOKENS = 700
 MAX_DECISIONS = 8
 MAX_DECISION_CHARS = 500
+MAX_DIFF_CHARS = 4000  # the write's diff hunks (never the whole file), ~1K tokens, whatever maxDiffChars says
 SCHEMA = {
     "verdict": VERDICTS,
     "severity": SEVERITIES,
@@ -61,7 +64,7 @@ def user_prompt(decisions: list[dict[str, Any]], path: str, diff: str) -> str:
         why = str(data.get("rationale") or "")[:200]
         rows.append(f"[{d.get('id')}] {text}" + (f" (rationale: {why})" if why and why not in text else ""))
     return (f"<decisions>\n{_defuse(chr(10).join(rows))}\n</decisions>\n\n"
-            f"<diff path=\"{_defuse(path)[:300]}\">\n{_defuse(diff)}\n</diff>")
+            f"<diff path=\"{_defuse(path)[:300]}\">\n{_defuse(diff[:MAX_DIFF_CHARS])}\n</diff>")
 
 
 def parse_verdict(text: str, known_ids: list[str], checker: str) -> Verdict:

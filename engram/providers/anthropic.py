@@ -4,6 +4,13 @@ Anthropic recommends (`embeddingProvider: "anthropic"` means Voyage).
 
 The key comes from ANTHROPIC_API_KEY and the endpoint from ANTHROPIC_BASE_URL (tests point
 it at a local server on 127.0.0.1 that speaks the Messages API).
+
+The system prompt (the fixed instructions and the answer's schema) is marked for prompt
+caching (`cache_control: ephemeral`), so the Pass 1 windows of a session, sent within
+minutes of each other, read it from the cache. Anthropic caches a prefix only from a
+per-model minimum length (1,024 to 4,096 tokens); below it the mark costs nothing and
+caches nothing, and the usage says which happened (cache_creation / cache_read tokens,
+kept in the ledger).
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ def unusable() -> str | None:
     return None if os.environ.get(KEY_ENV) else f"{KEY_ENV} is not set"
 
 
-def client(cfg: dict[str, Any], retries: int = 3) -> AnthropicChat:
-    return AnthropicChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
+def client(cfg: dict[str, Any], retries: int = 3, meter: Any = None) -> AnthropicChat:
+    chat = AnthropicChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
                          timeout=float(cfg.get("probeTimeoutMs", 30000)) / 1000.0, retries=retries)
+    chat.meter = meter
+    return chat
 
 
 def models(cfg: dict[str, Any]) -> dict[str, str]:
@@ -35,18 +44,18 @@ def models(cfg: dict[str, Any]) -> dict[str, str]:
             "discussion": str(cfg["discussionModel"])}
 
 
-def consolidator(cfg: dict[str, Any]) -> Any:
+def consolidator(cfg: dict[str, Any], meter: Any = None) -> Any:
     from engram.consolidate.passes import ModelConsolidator
 
-    return ModelConsolidator(NAME, client(cfg), models(cfg))
+    return ModelConsolidator(NAME, client(cfg, meter=meter), models(cfg))
 
 
-def checker(cfg: dict[str, Any]) -> Any:
+def checker(cfg: dict[str, Any], meter: Any = None) -> Any:
     """One check is one request (no retries): a failure counts towards disabling the checker."""
     from engram.monitor.model_checker import ModelChecker
 
     model = str(cfg["contradictionModel"])
-    return ModelChecker(f"{NAME}:{model}", client(cfg, retries=0), model, thinking=THINKING_BUDGET)
+    return ModelChecker(f"{NAME}:{model}", client(cfg, retries=0, meter=meter), model, thinking=THINKING_BUDGET)
 
 
 def embedder(cfg: dict[str, Any]) -> Any:
@@ -71,11 +80,14 @@ class AnthropicChat(ChatClient):
             max_tokens += thinking
         try:
             msg = self.client().messages.create(
-                model=model, max_tokens=max_tokens, system=system,
+                model=model, max_tokens=max_tokens,
+                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
                 messages=[{"role": "user", "content": user}], **extra)  # fmt: skip
         except anthropic.APIError as exc:
             raise classify_error(anthropic, exc, self.base_url or "api.anthropic.com") from None
         text = "".join(getattr(b, "text", "") for b in msg.content or [] if getattr(b, "type", "") == "text")
         u = msg.usage
         return Reply(text, int(getattr(u, "input_tokens", 0) or 0), int(getattr(u, "output_tokens", 0) or 0),
-                     str(getattr(msg, "model", "") or model))
+                     str(getattr(msg, "model", "") or model),
+                     cache_read_tokens=int(getattr(u, "cache_read_input_tokens", 0) or 0),
+                     cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", 0) or 0))

@@ -3,9 +3,11 @@
 `ChatClient.complete(system, user, model, max_tokens) -> Reply` is a chat model's one
 job; the base class owns what every client needs the same way: a per-request timeout
 (`probeTimeoutMs`), retries with exponential backoff on 429 / 5xx / connection errors
-(never on a timeout: a stalled API would otherwise eat the whole worker), and a usage
-record per call. The SDKs' own retries are switched off so that ours are the only ones
-and the request counts in tests are exact. `BaseEmbedder` does the same for embedding
+(never on a timeout: a stalled API would otherwise eat the whole worker), a usage record
+per call, and the meter: every call is admitted by the day's token budget first and
+written to the ledger after (engram/providers/budget.py), so no model path escapes either.
+The SDKs' own retries are switched off so that ours are the only ones and the request
+counts in tests are exact. `BaseEmbedder` does the same for embedding
 requests, and batches them. SDKs are imported inside the call that uses them
 (docs/architecture.md: only workers pay for them).
 """
@@ -52,10 +54,21 @@ class _Retryable(Exception):
 
 @dataclass
 class Reply:
+    """An answer and what it cost, normalised: `input_tokens` excludes cached input."""
+
     text: str
     input_tokens: int
     output_tokens: int
     model: str
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None  # when the provider reports one (Claude Code does)
+
+
+def estimate_tokens(system: str, user: str, max_output: int) -> int:
+    """A call's size before it is made (characters / 4 in, the output cap out): what the
+    budget holds in reserve while the call is in flight."""
+    return (len(system) + len(user)) // 4 + max_output
 
 
 # -- chat --------------------------------------------------------------------------------
@@ -65,6 +78,7 @@ class ChatClient:
     """Timeout, retries and usage accounting around one `_request`."""
 
     name = "base"
+    meter: Any = None  # engram.providers.budget.Meter: the day's budget and the ledger
 
     def __init__(self, *, api_key: str, base_url: str | None, timeout: float,
                  retries: int = 3, backoff: float | None = None):
@@ -81,7 +95,23 @@ class ChatClient:
                  usage: Any = None, step: str = "", thinking: int = 0) -> Reply:
         """One completion; raises LLMError when it fails for good (the failure is recorded in
         `usage` too: anything with an `add(record)` method). `thinking` is a budget of
-        reasoning tokens for the models that take one (Anthropic's extended thinking)."""
+        reasoning tokens for the models that take one (Anthropic's extended thinking).
+        Raises LLMError("budget") without calling anything when the day's budget is spent."""
+        meter = self.meter
+        ticket = meter.admit(self.name, estimate_tokens(system, user, max_tokens + thinking)) if meter else None
+        reply = spent = None
+        try:
+            reply = spent = self._attempts(system, user, model, max_tokens, usage, step, thinking)
+            return reply
+        except LLMError as exc:
+            spent = getattr(exc, "spent", None)  # what a failed call still cost (a CLI's error result)
+            raise
+        finally:
+            if ticket is not None:
+                meter.settle(ticket, model, step, spent, ok=reply is not None)
+
+    def _attempts(self, system: str, user: str, model: str, max_tokens: int, usage: Any, step: str,
+                  thinking: int) -> Reply:
         start = time.monotonic()
         for attempt in range(self.retries + 1):
             try:
@@ -107,7 +137,10 @@ class ChatClient:
         rec: dict[str, Any] = {"step": step, "model": reply.model if reply else model, "attempts": attempts,
                                "ok": reply is not None, "ms": int((time.monotonic() - start) * 1000)}
         if reply is not None:
-            rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens)
+            rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                       cache_read_tokens=reply.cache_read_tokens, cache_write_tokens=reply.cache_write_tokens)
+            if reply.cost_usd is not None:
+                rec["cost_usd"] = reply.cost_usd
         usage.add(rec)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:

@@ -36,13 +36,13 @@ def unusable() -> str | None:
     return None
 
 
-def consolidator(cfg: dict[str, Any]) -> Any:
+def consolidator(cfg: dict[str, Any], meter: Any = None) -> Any:
     from engram.consolidate.offline import OfflineConsolidator
 
     return OfflineConsolidator()
 
 
-def checker(cfg: dict[str, Any]) -> Any:
+def checker(cfg: dict[str, Any], meter: Any = None) -> Any:
     from engram.monitor.offline_checker import OfflineChecker
 
     return OfflineChecker()

@@ -22,9 +22,11 @@ def unusable() -> str | None:
     return None if os.environ.get(KEY_ENV) else f"{KEY_ENV} is not set"
 
 
-def client(cfg: dict[str, Any], retries: int = 3) -> OpenAIChat:
-    return OpenAIChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
+def client(cfg: dict[str, Any], retries: int = 3, meter: Any = None) -> OpenAIChat:
+    chat = OpenAIChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
                       timeout=float(cfg.get("probeTimeoutMs", 30000)) / 1000.0, retries=retries)
+    chat.meter = meter
+    return chat
 
 
 def models(cfg: dict[str, Any]) -> dict[str, str]:
@@ -32,18 +34,18 @@ def models(cfg: dict[str, Any]) -> dict[str, str]:
     return {"pass1": m, "pass2": m, "discussion": m}
 
 
-def consolidator(cfg: dict[str, Any]) -> Any:
+def consolidator(cfg: dict[str, Any], meter: Any = None) -> Any:
     from engram.consolidate.passes import ModelConsolidator
 
-    return ModelConsolidator(NAME, client(cfg), models(cfg))
+    return ModelConsolidator(NAME, client(cfg, meter=meter), models(cfg))
 
 
-def checker(cfg: dict[str, Any]) -> Any:
+def checker(cfg: dict[str, Any], meter: Any = None) -> Any:
     """One check is one request (no retries): a failure counts towards disabling the checker."""
     from engram.monitor.model_checker import ModelChecker
 
     model = models(cfg)["pass1"]
-    return ModelChecker(f"{NAME}:{model}", client(cfg, retries=0), model)
+    return ModelChecker(f"{NAME}:{model}", client(cfg, retries=0, meter=meter), model)
 
 
 def embedder(cfg: dict[str, Any]) -> OpenAIEmbedder:
@@ -73,8 +75,10 @@ class OpenAIChat(ChatClient):
         choice = resp.choices[0] if resp.choices else None
         text = (choice.message.content or "") if choice else ""
         u = resp.usage
-        return Reply(text, int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(u, "completion_tokens", 0) or 0),
-                     str(getattr(resp, "model", "") or model))
+        prompt = int(getattr(u, "prompt_tokens", 0) or 0)  # cached input included (OpenAI's automatic caching)
+        cached = int(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0)
+        return Reply(text, max(0, prompt - cached), int(getattr(u, "completion_tokens", 0) or 0),
+                     str(getattr(resp, "model", "") or model), cache_read_tokens=cached)
 
 
 class OpenAIEmbedder(BaseEmbedder):

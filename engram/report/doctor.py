@@ -207,12 +207,44 @@ def providers() -> list[Check]:
     except ConfigError as exc:
         return out + [Check(FAIL, "providers", str(exc))]
     name, wanted = provider.NAME, registry.CHAT.get(str(cfg.get("llmProvider")))
-    if name == "offline" and "llmProvider" in explicit and wanted and wanted.KEY_ENV and "ENGRAM_OFFLINE" not in why:
+    if name == "offline" and "llmProvider" in explicit and wanted and wanted.NAME != "offline" \
+            and "ENGRAM_OFFLINE" not in why:
         out.append(Check(WARN, "providers", f"config.json asks for {wanted.NAME}, but {why}: consolidating offline",
-                         f"export {wanted.KEY_ENV}=... in the environment your harness starts from"))
+                         _fix(wanted, why)))
     else:
-        out.append(Check(OK, "providers", f"consolidation: {name} ({why})"))
-    return out + [Check(OK, "keys", keys)] + _embedding(cfg, explicit)
+        out.append(Check(OK, "providers", f"consolidation and write checks: {name} ({why})"))
+    return out + [Check(OK, "keys", keys)] + model_budget(cfg) + _embedding(cfg, explicit)
+
+
+def _fix(wanted: object, why: str) -> str:
+    """How to get the provider config.json asks for."""
+    if "budget" in why:
+        return "wait until midnight, or raise dailyTokenBudget in config.json"
+    key = getattr(wanted, "KEY_ENV", None)
+    if key:
+        return f"export {key}=... in the environment your harness starts from"
+    return f"install {getattr(wanted, 'COMMAND', 'the CLI')} and log in to it, or set llmProvider to auto"
+
+
+def model_budget(cfg: dict) -> list[Check]:
+    """Today's model tokens per provider (every project) against dailyTokenBudget."""
+    from engram.config import all_projects
+    from engram.providers.budget import limit
+    from engram.report.inventory import model_use
+
+    cap = limit(cfg)
+    today = model_use(all_projects())["today"]
+    if not today:
+        return [Check(OK, "model budget", f"no model calls today; {cap:,} tokens a day per provider")]
+    out = []
+    for provider, use in sorted(today.items()):
+        said = f"{provider}: {use['tokens']:,} of {cap:,} tokens today ({use['calls']} calls)"
+        if use["tokens"] >= cap:
+            out.append(Check(WARN, "model budget", said + ": spent, offline until midnight",
+                             "raise dailyTokenBudget in config.json to allow more today"))
+        else:
+            out.append(Check(OK, "model budget", said))
+    return out
 
 
 def _embedding(cfg: dict, explicit: dict) -> list[Check]:

@@ -83,8 +83,48 @@ def _embedding_state(conn: Any) -> dict[str, Any]:
     return state(conn)
 
 
+def model_use(projects: list[Project]) -> dict[str, dict[str, dict[str, Any]]]:
+    """{"today" | "last_7_days": {provider: calls, failed, tokens by kind, tokens, cost_usd}},
+    summed over the projects' ledgers (local days; cost_usd None when no call reported one)."""
+    from engram.graph import ledger
+    from engram.graph.readonly import open_ro
+    from engram.providers.budget import since
+
+    out: dict[str, dict[str, dict[str, Any]]] = {"today": {}, "last_7_days": {}}
+    for p in projects:
+        conn = open_ro(p.db_path)
+        if conn is None:
+            continue
+        try:
+            for window, start in (("today", since(0)), ("last_7_days", since(6))):
+                for provider, row in ledger.totals_since(conn, start).items():
+                    have = out[window].setdefault(provider, {})
+                    for key, value in row.items():  # cost_usd stays None until a call reports one
+                        have[key] = have.get(key) if value is None else (have.get(key) or 0) + value
+        except Exception:  # a corrupt or foreign file: project_status reports it
+            continue
+        finally:
+            conn.close()
+    return out
+
+
+def models(cfg: dict[str, Any], projects: list[Project]) -> dict[str, Any]:
+    """Who consolidates and checks (and why), the daily budget, and the ledger's sums."""
+    from engram.errors import ConfigError
+    from engram.providers import budget, registry
+
+    try:
+        provider, why = registry.choose(cfg)
+        chosen = provider.NAME
+    except ConfigError as exc:
+        chosen, why = "?", str(exc)
+    return {"llmProvider": cfg.get("llmProvider"), "provider": chosen, "why": why,
+            "daily_token_budget": budget.limit(cfg), "use": model_use(projects),
+            "spent_today_all_projects": model_use(all_projects())["today"]}
+
+
 def status(spec: str | None = None) -> dict[str, Any]:
-    """Everything `engram status` prints: home, embedder, vector path, projects."""
+    """Everything `engram status` prints: home, embedder, vector path, models, projects."""
     from engram.config import engram_home, load_config
     from engram.graph.connect import vector_status
     from engram.providers import registry
@@ -92,6 +132,7 @@ def status(spec: str | None = None) -> dict[str, Any]:
     cfg, warnings = load_config()
     embedder = registry.embedder(cfg)
     version, reason = vector_status()
+    projects = select_projects(spec)
     return {
         "home": engram_home(),
         "embedder": {
@@ -101,8 +142,9 @@ def status(spec: str | None = None) -> dict[str, Any]:
             "fallback_reason": getattr(embedder, "fallback_reason", None),
         },
         "vector_path": f"sqlite-vec {version}" if version else f"python-fallback ({reason})",
+        "models": models(cfg, projects),
         "config_warnings": warnings,
-        "projects": [project_status(p) for p in select_projects(spec)],
+        "projects": [project_status(p) for p in projects],
     }
 
 

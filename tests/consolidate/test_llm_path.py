@@ -186,13 +186,13 @@ def test_cli_names_the_missing_key(root, capsys):
     assert "--provider openai needs OPENAI_API_KEY" in capsys.readouterr().err
 
 
-def test_the_model_adjudicates_only_the_ambiguous_band_and_its_reason_is_logged(llm, conn):
+def test_the_model_adjudicates_only_the_ambiguous_band_and_its_reason_is_logged(llm, conn, proj):
     from engram import config
     from engram.consolidate.entity_resolution import Resolver
     from engram.graph import store
     from engram.providers import registry
 
-    models = registry.consolidation(dict(config.DEFAULTS))
+    models = registry.consolidation(dict(config.DEFAULTS), project=config.Project.from_cwd(str(proj)).ensure())
     assert models.adjudicator is not None and models.adjudicator.model == "claude-haiku-4-5"
     store.create_node(conn, name="Prism", type="concept", description="syntax highlighter")
     store.create_node(conn, name="Redis", type="concept")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from testing.consolidation import Session, cfg, consolidate, episode_file, fix_session, rows
 
@@ -119,10 +117,12 @@ def test_crash_between_commit_and_episode_file_neither_loses_nor_duplicates(root
 
 
 def test_one_worker_per_session(root):
+    import os
+
     from engram import workers
 
     s = fix_session(root)
-    held = workers.lock(trigger.session_lock_path(s.project, "s1"))
+    held = workers.lock(trigger.session_lock_path(s.project, "s1"), 0)
     try:
         assert _run(s).status == "busy"
     finally:

@@ -94,7 +94,7 @@ def test_busy_slots_queue_without_spawning(root, monkeypatch):
     finally:
         for fd in fds:
             os.close(fd)
-    outcomes = worker.drain(s.project, _cfg(s), registry.consolidation(_cfg(s)))   # what the running worker does next
+    outcomes = worker.drain(s.project, _cfg(s), registry.consolidation(_cfg(s), project=s.project))   # what the running worker does next
     assert sorted(o.status for o in outcomes) == ["consolidated"] * 3
 
 

@@ -19,7 +19,8 @@ def consolidate(project: Project, session: str, cfg: dict, provider: str | None 
     from engram.consolidate import worker
     from engram.providers import registry
 
-    return worker.consolidate_session(project, session, cfg, registry.consolidation(cfg, provider), **kw)
+    return worker.consolidate_session(project, session, cfg, registry.consolidation(cfg, provider, project=project),
+                                      **kw)
 
 
 def make_root(tmp_path: Path, name: str = "proj") -> Path:

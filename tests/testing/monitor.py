@@ -155,7 +155,7 @@ def run_checks(project) -> int:
     from engram.providers import registry
 
     cfg, _ = load_config(project.home)
-    return worker.drain(project, cfg, registry.checker(cfg))
+    return worker.drain(project, cfg, registry.checker(cfg, project=project))
 
 
 def checker_running(project) -> bool:

@@ -5,12 +5,17 @@ It binds 127.0.0.1 on a random port in daemon threads, so the real `anthropic` a
 srv.url + "/v1"). Each request is classified by the `engram-task:` line that starts
 engram's system prompts (pass1 / pass2 / discussion) and answered from a per-kind script
 when one is queued, else by `auto_reply`: a deterministic answer built from the request
-itself (it reads the `[seq N]` event lines and the window summaries), valid by engram's
-schema, so a whole consolidation runs without scripting every call.
+itself (it reads the `[seq N]` event lines and the window summaries; a check is answered
+NO_CONTRADICTION), valid by engram's schema, so a whole consolidation runs without
+scripting every call.
 
 Script actions: {"status": 429|500, "retry_after": s}, {"stall": seconds | None} (None:
 until the server closes; for timeout and kill -9 tests), {"text": raw answer}.
 Usage is reported as characters / 4, so token figures track the real prompt sizes.
+Anthropic's prompt caching is emulated as documented: a system prompt marked with
+`cache_control` is written to the cache on first use and read from it afterwards
+(`cache_creation_input_tokens` / `cache_read_input_tokens`), but only from the model's
+minimum cacheable length (`CACHE_MIN`); shorter prefixes are billed as plain input.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 KINDS = ("pass1", "pass2", "discussion")
+# Anthropic's minimum cacheable prompt length, in tokens (docs/harness-cli-providers.md, "Prompt caching").
+CACHE_MIN = {"claude-opus-4-6": 4096, "claude-opus-4-5": 4096, "claude-haiku-4-5": 4096, "claude-sonnet-4-6": 2048}
+CACHE_MIN_DEFAULT = 1024
 _SEQ_LINE = re.compile(r"^\[seq (\d+)\] (\w+):?(.*)$", re.M)
 
 
@@ -81,7 +89,7 @@ def _pass2(user: str) -> dict[str, Any]:
               "description": f"Source file {f}", "files": [f]} for i, f in enumerate(files[:10])]
     nodes.append({"key": "d1", "op": "create", "name": "Use pytest for tests", "type": "decision",
                   "description": "The agent ran pytest", "explicit": False, "rationale": "it was already set up",
-                  "alternatives": ["unittest"], "evidence": first_ev[:1]})
+                  "alternatives": ["unittest"], "evidence": first_ev[:1], "files": files[:2]})
     edges = [{"from": n["key"], "to": "episode", "type": "discovered_during"} for n in nodes]
     return {"episode": {
         "goal": sums[0]["intent"] if sums else "Unknown",
@@ -102,8 +110,13 @@ def _discussion(user: str) -> dict[str, Any]:
             "decisions": [], "constraints": []}
 
 
+def _contradiction(user: str) -> dict[str, Any]:
+    return {"verdict": "NO_CONTRADICTION", "severity": "none", "decision_ids": [],
+            "explanation": "The change is consistent with the decisions.", "recommendation": ""}
+
+
 def auto_reply(kind: str, user: str) -> str:
-    build = {"pass1": _pass1, "pass2": _pass2, "discussion": _discussion}.get(kind)
+    build = {"pass1": _pass1, "pass2": _pass2, "discussion": _discussion, "contradiction": _contradiction}.get(kind)
     return json.dumps(build(user) if build else {"error": f"unknown task {kind}"})
 
 
@@ -155,18 +168,38 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(api, action["status"], action.get("retry_after"))
         text = action.get("text") if "text" in action else auto_reply(kind, user)
         usage = ((len(system) + len(user)) // 4, max(1, len(text) // 4))
-        self._send(200, self._answer(api, body.get("model") or "model", text, usage))
+        self._send(200, self._answer(api, body, system, text, usage))
 
-    def _answer(self, api: str, model: str, text: str, usage: tuple[int, int]) -> dict[str, Any]:
+    def _answer(self, api: str, body: dict[str, Any], system: str, text: str,
+                usage: tuple[int, int]) -> dict[str, Any]:
+        model = body.get("model") or "model"
         if api == "anthropic":
             return {"id": "msg_local", "type": "message", "role": "assistant", "model": model,
                     "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                    "stop_sequence": None, "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+                    "stop_sequence": None, "usage": self._cached(body, model, system, usage)}
         return {"id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()), "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                              "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
                           "total_tokens": sum(usage)}}
+
+    def _cached(self, body: dict[str, Any], model: str, system: str, usage: tuple[int, int]) -> dict[str, int]:
+        """Messages API usage, with the marked system prompt written to or read from the cache."""
+        out = {"input_tokens": usage[0], "output_tokens": usage[1], "cache_creation_input_tokens": 0,
+               "cache_read_input_tokens": 0}
+        blocks = body.get("system") if isinstance(body.get("system"), list) else []
+        prefix = len(system) // 4
+        if not any(isinstance(b, dict) and b.get("cache_control") for b in blocks):
+            return out
+        if prefix < CACHE_MIN.get(model, CACHE_MIN_DEFAULT):
+            return out
+        srv = self.server.owner
+        with srv.lock:
+            hit = (model, system) in srv.cache
+            srv.cache.add((model, system))
+        out["input_tokens"] -= prefix
+        out["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = prefix
+        return out
 
     def _error(self, api: str, status: int, retry_after: float | None) -> None:
         kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
@@ -196,6 +229,7 @@ class LLMServer:
         self.calls: list[dict[str, Any]] = []
         self.counts: Counter = Counter()
         self.scripts: dict[str, list[dict[str, Any]]] = {}
+        self.cache: set[tuple[str, str]] = set()  # (model, system prompt) written to the prompt cache
         self.closing = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
