@@ -45,7 +45,7 @@ class Table:
         self.display: dict[str, str] = {}  # canonical key -> the name as the table writes it
         self.aliases: dict[str, list[str]] = {}  # canonical key -> its names, canonical first
         self.parents: dict[str, list[str]] = {}  # canonical key -> canonical keys it is a part of
-        self._squashed: dict[str, str] = {}
+        self._squashed: dict[str, str] | None = None  # built on first use: the prompt hook never needs it
 
     def add_same(self, canonical: str, names: list[str]) -> None:
         """`canonical` and `names` are one thing; a name already known elsewhere keeps its entry."""
@@ -55,7 +55,7 @@ class Table:
             if k and k not in self.canon:
                 self.canon[k] = c
                 self.aliases[c].append(k)
-                self._squashed.setdefault(squashed(k), c)
+                self._squashed = None
 
     def add_part(self, part: str, parent: str) -> None:
         p, c = self._ensure(part), self._ensure(parent)
@@ -69,13 +69,20 @@ class Table:
         self.canon[k] = k
         self.display[k] = " ".join(str(name).split())
         self.aliases[k] = [k]
-        self._squashed.setdefault(squashed(k), k)
+        self._squashed = None
         return k
 
     def canonical(self, name: object) -> str | None:
         """The canonical key of a name the table knows ("Postgres" -> "postgresql"), else None."""
         k = key(name)
-        return self.canon.get(k) or (self._squashed.get(squashed(k)) if squashed(k) else None)
+        if k in self.canon:
+            return self.canon[k]
+        if self._squashed is None:  # first name wins, in the order the table was written
+            self._squashed = {}
+            for known, c in self.canon.items():
+                if squashed(known):
+                    self._squashed.setdefault(squashed(known), c)
+        return self._squashed.get(squashed(k)) if squashed(k) else None
 
     def parents_of(self, name: object) -> list[str]:
         """Canonical keys the name is a part of, nearest first (two levels: a part of a part)."""
@@ -96,7 +103,7 @@ class Table:
     def extended(self, extra: dict) -> "Table":
         """A copy with a project's names added (config.json "aliases")."""
         t = Table()
-        t.canon, t.display, t._squashed = dict(self.canon), dict(self.display), dict(self._squashed)
+        t.canon, t.display = dict(self.canon), dict(self.display)
         t.aliases = {k: list(v) for k, v in self.aliases.items()}
         t.parents = {k: list(v) for k, v in self.parents.items()}
         for canonical, names in extra.items():
