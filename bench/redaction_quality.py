@@ -117,9 +117,10 @@ def scan_ordinary(texts: list[str], show: bool) -> tuple[int, int, float]:
             if n:
                 found += n
                 if show:
-                    for a, b in zip(chunk.split("\n"), out.split("\n")):
-                        if a != b:
-                            print(f"    FP  {a.strip()[:150]}")
+                    at = out.find(redact.MASK)
+                    while at >= 0:
+                        print("    FP  " + " ".join(out[max(0, at - 70) : at + 50].split()))
+                        at = out.find(redact.MASK, at + 1)
     return lines, found, spent
 
 

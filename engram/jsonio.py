@@ -14,13 +14,19 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     _json = None
 
 
+def _int(digits: str):
+    """An integer, or None past 4,000 digits: converting a huge one costs quadratic time (and
+    Python refuses past 4,300), which a payload must not be able to buy."""
+    return int(digits) if len(digits) <= 4000 else None
+
+
 class _ScanContext:
     # The attributes `_json.make_scanner` reads from a `json.JSONDecoder`.
     strict = False
     object_hook = None
     object_pairs_hook = None
     parse_float = float
-    parse_int = int
+    parse_int = staticmethod(_int)
     parse_constant = {
         "NaN": float("nan"),
         "Infinity": float("inf"),

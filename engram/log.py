@@ -10,18 +10,20 @@ import os
 import sys
 
 from engram.clock import utc_iso
-from engram.redact import redact
+from engram.redact import clip_then_redact
 
 MAX_BYTES = 1_000_000
+MAX_MESSAGE = 2000
 
 
 def log(path: str | None, component: str, message: str, level: str = "ERROR") -> None:
     """Append one line; never raises (a hook must not fail because logging did).
 
-    The message is redacted: a fault's text can quote the payload (a session id, a path).
+    The message is cut, then redacted: a fault's text can quote the payload (a session id,
+    a path), and a huge one must not cost the hook a long scan.
     """
     try:
-        message = redact(str(message))
+        message = clip_then_redact(str(message), MAX_MESSAGE)[0]
     except Exception:
         message = "(unprintable message)"
     line = "%s %d %s %s %s\n" % (
@@ -29,7 +31,7 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
         os.getpid(),
         component,
         level,
-        " ".join(str(message).split())[:2000],
+        " ".join(str(message).split())[:MAX_MESSAGE + 8],
     )
     if path is None:
         try:

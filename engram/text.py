@@ -6,6 +6,7 @@ Standard library only and import-free (no `re`): the hook's retrieval path uses 
 from __future__ import annotations
 
 ELLIPSIS = "…"
+MASK = "[REDACTED]"  # what engram.redact writes in place of a secret
 # Words that name nothing a project's memory could be about: function words, chat
 # politeness, and the verbs every request uses ("add", "fix", "check").
 STOPWORDS = frozenset("""

@@ -35,6 +35,7 @@ from engram.redact import is_env_file, redact, redact_env_file
 
 RECENT_READS = 5
 MAX_RANGES_PER_FILE = 30
+MAX_SCAN = 262144  # a command or output is looked at up to this many characters (bounded work)
 
 
 def rel_path(path: str, root: str) -> str:
@@ -95,9 +96,9 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         elif kind == shellcmd.BUILD:
             ev["type"] = "build"
             if ev["exit_code"] != 0:
-                ev["error_summary"] = bounded(_error_lines(str(output)), 800, "error_summary", cut)
+                ev["error_summary"] = bounded(_error_lines(str(output)[-MAX_SCAN:]), 800, "error_summary", cut)
         elif kind == shellcmd.DECISION:
-            args = shellcmd.decision_args(command) or {"content": command, "rationale": "", "files": []}
+            args = shellcmd.decision_args(command[:MAX_SCAN]) or {"content": command, "rationale": "", "files": []}
             return _decision(ev, args, root, cut)
         elif kind == shellcmd.READ:
             ev["type"] = "file_read"
