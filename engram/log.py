@@ -10,6 +10,7 @@ import os
 import sys
 
 from engram.clock import utc_iso
+from engram.fsio import open_append
 from engram.redact import clip_then_redact
 
 MAX_BYTES = 1_000_000
@@ -46,7 +47,7 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_append(path)  # a FIFO in the log's place raises; it never blocks
         try:
             os.write(fd, line.encode("utf-8", "replace"))
         finally:

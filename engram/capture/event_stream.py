@@ -13,6 +13,7 @@ import os
 
 from engram import jsonio
 from engram.clock import utc_iso
+from engram.fsio import open_append
 from engram.redact import clip_then_redact
 
 
@@ -42,7 +43,7 @@ def append(events_path: str, state: dict, session: str, events: list[dict], fsyn
         ev.update(stamped)
         lines.append(jsonio.dumps(ev))
     data = ("\n".join(lines) + "\n").encode("utf-8", "replace")
-    fd = os.open(events_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_append(events_path)  # a FIFO or a device in its place: NotRegular, never a hang
     try:
         if state.get("size"):
             # A writer killed mid-line leaves no newline: start on a fresh line so the

@@ -151,12 +151,7 @@ def consolidation_notice(project: Any) -> str | None:
         return None
     from engram import jsonio
 
-    last: dict[str, Any] = {}
-    try:
-        with open(os.path.join(fdir, names[-1]), "rb") as f:
-            last = jsonio.loads(f.read().decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        pass
+    last = jsonio.read_object(os.path.join(fdir, names[-1]))
     what = f"{last.get('kind', 'error')}: {str(last.get('message', ''))[:160]}" if last else "see the log"
     return (f"engram: consolidation failed for {len(names)} session(s) (last: {what}). "
             f"They stay queued and are retried; details in {project.log_path}")

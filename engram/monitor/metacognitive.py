@@ -209,12 +209,7 @@ def record_session(project_dir: str, session: str, st: dict) -> None:
 
 
 def _sessions(project_dir: str) -> dict:
-    try:
-        with open(os.path.join(project_dir, SESSIONS_FILE), "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return jsonio.read_object(os.path.join(project_dir, SESSIONS_FILE))
 
 
 # -- flags -----------------------------------------------------------------------------------------

@@ -114,7 +114,7 @@ def linked_decisions(project_dir: str, db_path: str, path: str, threshold: float
 
     sig = readonly.signature(db_path)  # taken BEFORE the query: a racing consolidation only makes the entry stale
     cache_path = os.path.join(project_dir, CACHE)
-    cache = _read(cache_path)
+    cache = jsonio.read_object(cache_path)
     paths = cache.get("paths")
     if cache.get("sig") != sig or cache.get("threshold") != threshold or not isinstance(paths, dict) \
             or len(paths) >= MAX_CACHED_PATHS:
@@ -124,15 +124,6 @@ def linked_decisions(project_dir: str, db_path: str, path: str, threshold: float
         ids = cache["paths"][path] = readonly.decisions_linked(db_path, path, threshold)
         write_atomic(cache_path, jsonio.dumps(cache).encode(), durable=False)
     return ids
-
-
-def _read(path: str) -> dict:
-    try:
-        with open(path, "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
 
 
 def request_check(project, session: str, st: dict, ev: dict, cfg: dict) -> bool:

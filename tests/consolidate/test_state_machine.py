@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from testing.consolidation import Session, cfg, consolidate, episode_file, fix_session, rows
 
@@ -117,11 +119,14 @@ def test_crash_between_commit_and_episode_file_neither_loses_nor_duplicates(root
 
 
 def test_one_worker_per_session(root):
-    from filelock import FileLock
+    from engram import workers
 
     s = fix_session(root)
-    with FileLock(trigger.session_lock_path(s.project, "s1")):
+    fd = workers.lock(trigger.session_lock_path(s.project, "s1"))
+    try:
         assert _run(s).status == "busy"
+    finally:
+        os.close(fd)
     assert _run(s).status == "consolidated"
 
 
