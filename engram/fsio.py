@@ -39,6 +39,14 @@ def inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip("/") + "/")
 
 
+def regular_or_missing(path: str) -> bool:
+    """Whether `path` is absent or a regular file (not a symlink, FIFO, device or directory)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
 def _open_checked(path: str, flags: int) -> int:
     """A descriptor of a regular file; raises NotRegular (closing it) for anything else."""
     try:

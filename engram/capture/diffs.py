@@ -102,11 +102,11 @@ def summarize(path: str, hunks: list[dict], max_chars: int) -> dict:
     return out
 
 
-def snippet(abs_path: str | None, hunks: list[dict], ranges: list) -> dict | None:
+def snippet(abs_path: str | None, root: str, hunks: list[dict], ranges: list) -> dict | None:
     """5-10 lines of the first changed region as it stands after the write.
 
-    Read from the file on disk when possible (it has just been written); otherwise
-    rebuilt from the hunk's new-side lines.
+    Read from the file on disk when possible (it has just been written; a regular file
+    inside the project `root` only); otherwise rebuilt from the hunk's new-side lines.
     """
     if not ranges:
         return None
@@ -115,7 +115,7 @@ def snippet(abs_path: str | None, hunks: list[dict], ranges: list) -> dict | Non
     if abs_path:
         from engram.fsio import read_regular
 
-        data = read_regular(abs_path, MAX_READ_BYTES + 1)  # never a FIFO or a device
+        data = read_regular(abs_path, MAX_READ_BYTES + 1, within=root)  # never a FIFO, a device, a link out
         if data is not None and len(data) <= MAX_READ_BYTES and b"\x00" not in data[:8192]:
             text = data.decode("utf-8", "replace")
     if text is not None:

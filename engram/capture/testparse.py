@@ -10,7 +10,7 @@ with plain string operations; `re` is imported (~4 ms) only for the other runner
 each runner's patterns are compiled only once its marker text is present. Work is
 bounded: the output's last MAX_SCAN characters are parsed (the summaries are at the end),
 no line longer than MAX_LINE is kept, and every pattern is anchored at a line start with
-no run that could rescan a line (`[ \t]`, never `\s`, which crosses lines).
+no run that could rescan a line (spaces and tabs, never a whitespace class, which crosses lines).
 """
 
 from __future__ import annotations

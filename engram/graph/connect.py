@@ -108,6 +108,10 @@ def connect(path: str, *, vectors: bool = True, migrate: bool = True) -> Any:
     Raises the driver's OperationalError (catch `db_errors()`) when the file cannot be opened.
     """
     if path != ":memory:":
+        from engram.errors import EngramError
+        from engram.graph.readonly import check_files
+
+        check_files(path, EngramError)
         parent = os.path.dirname(os.path.abspath(path))
         os.makedirs(parent, mode=0o700, exist_ok=True)
         if not os.path.exists(path):
