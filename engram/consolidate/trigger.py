@@ -151,7 +151,10 @@ def consolidation_notice(project: Any) -> str | None:
         return None
     from engram import jsonio
 
+    from engram.text import inert
+
     last = jsonio.read_object(os.path.join(fdir, names[-1]))
-    what = f"{last.get('kind', 'error')}: {str(last.get('message', ''))[:160]}" if last else "see the log"
+    # the message can quote a model's answer or an event: shown inert
+    what = inert(f"{last.get('kind', 'error')}: {last.get('message', '')}", 160) if last else "see the log"
     return (f"engram: consolidation failed for {len(names)} session(s) (last: {what}). "
             f"They stay queued and are retried; details in {project.log_path}")

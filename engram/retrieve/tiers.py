@@ -15,7 +15,7 @@ many distinct facts as it can. Order is deterministic: activation, then node id.
 from __future__ import annotations
 
 from engram import jsonio
-from engram.text import clip
+from engram.text import inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -95,8 +95,12 @@ def _head_and_body(name: str, text: str) -> tuple[str, str]:
 
 
 def line(node: dict, level: int) -> str:
-    """One bullet for a node at a tier (LOW gives just the name)."""
-    name = clip(node.get("name"), 160)
+    """One bullet for a node at a tier (LOW gives just the name).
+
+    Injection point: every field is tool-derived text, shown through `inert` (markup and
+    fences neutralised, newlines escaped, clipped), so none can close the block it is in.
+    """
+    name = inert(node.get("name"), 160)
     if level == LOW:
         return name
     desc = " ".join(str(node.get("description") or "").split())
@@ -109,9 +113,10 @@ def line(node: dict, level: int) -> str:
     else:
         body = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit, n_files = MAX_SUMMARY, 2
-    head, body = _head_and_body(name, body)
-    text = " — ".join(p for p in (head, clip(body, limit)) if p)
-    return f"- {label(node)}: {text}" + _files_suffix(node, n_files)
+    head, body = _head_and_body(name, inert(body, limit))
+    text = " — ".join(p for p in (head, body) if p)
+    files = _files_suffix(node, n_files)
+    return f"- {label(node)}: {text}" + (" " + inert(files, 400) if files else "")
 
 
 def render(items: list[tuple[dict, float]], budget: int, header: str,
