@@ -54,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     models = registry.consolidation(cfg, args.provider)  # a missing key is the user's to fix: one line, exit 1
-    sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
+    if args.session:
+        sessions = [safe_name(args.session)]
+    else:  # every session with new events, and every one a lost or replaced engram.db no longer holds
+        pending = trigger.pending_sessions(project)
+        sessions = pending + [s for s in trigger.lost_in_graph(project) if s not in pending]
     if not sessions:
         print("nothing to consolidate")
         return 0

@@ -251,6 +251,20 @@ def stats(conn) -> dict:
             "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0]}
 
 
+def applied_by_session(conn) -> dict[str, int]:
+    """{session: the highest event seq the graph holds for it} (the `consolidations` records)."""
+    return dict(conn.execute("SELECT session_id, max(to_seq) FROM consolidations GROUP BY session_id").fetchall())
+
+
+REQUIRED_TABLES = ("nodes", "edges", "episodes", "consolidations", "node_files", "meta", "tombstones")
+
+
+def missing_tables(conn) -> list[str]:
+    """The tables engram needs that the file lacks (an empty or foreign SQLite file lacks all)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return [t for t in REQUIRED_TABLES if t not in have]
+
+
 def integrity(path: str) -> str:
     """SQLite's own check of the file: "ok", or its first problems."""
     conn = open_ro(path)

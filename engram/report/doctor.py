@@ -187,23 +187,49 @@ def _integrity(path: str) -> str:
     return integrity(path)
 
 
+def _database(p) -> Check | None:
+    """One project's database: readable, engram's schema, holding what its episode files claim."""
+    from engram.consolidate.trigger import lost_in_graph
+    from engram.graph import readonly
+
+    if not os.access(p.dir, os.W_OK):  # read-only is not damage: no advice to move a healthy file
+        return Check(WARN, "database", f"{p.dir} is read-only ({p.root}): hooks capture nothing and the graph is "
+                     "not updated; the database was not checked", f"chmod u+w {p.dir}  # or fix the mount")
+    try:
+        result = _integrity(p.db_path) if os.path.exists(p.db_path) else "ok"
+        result = result if result == "ok" else f"integrity_check says {result}"
+        if result == "ok" and os.path.exists(p.db_path):
+            conn = readonly.open_ro(p.db_path)
+            try:
+                missing = readonly.missing_tables(conn)
+            finally:
+                conn.close()
+            if missing:
+                result = f"not an engram database: tables {', '.join(missing)} are missing"
+    except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
+        result = f"integrity_check says cannot open: {exc}"
+    if result != "ok":
+        return Check(FAIL, "database", f"{p.db_path} ({p.root}): {result[:200]}",
+                     f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/damaged/  # events/ stay: the next "
+                     "SessionStart (or `engram consolidate --all`) rebuilds the graph from them")
+    lost = lost_in_graph(p)
+    if lost:
+        return Check(FAIL, "database", f"{p.db_path} ({p.root}) is missing, empty or replaced: {len(lost)} "
+                     f"consolidated session(s) are not in it (e.g. {lost[0]})",
+                     f"engram consolidate --all --project {p.root}  # rebuilds them from the event streams")
+    return None
+
+
 def databases() -> list[Check]:
     from engram.config import all_projects
 
-    projects = [p for p in all_projects() if os.path.exists(p.db_path)]
-    bad = []
-    for p in projects:
-        try:
-            result = _integrity(p.db_path)
-        except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
-            result = f"cannot open: {exc}"
-        if result != "ok":
-            bad.append(Check(FAIL, "database", f"{p.db_path} ({p.root}): integrity_check says {result[:200]}",
-                             f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/episodes {p.dir}/damaged/"
-                             "  # events/ stay; the next SessionStart rebuilds the graph from them"))
-    if not projects:
+    projects = [p for p in all_projects() if os.path.exists(p.db_path) or os.path.isdir(os.path.join(p.dir, "episodes"))]
+    bad = [c for c in (_database(p) for p in projects) if c is not None]
+    with_db = [p for p in projects if os.path.exists(p.db_path)]
+    if not projects or (not with_db and not bad):
         return [Check(OK, "database", "no project database yet (created at the first consolidation)")]
-    return bad or [Check(OK, "database", f"{len(projects)} project database(s) pass PRAGMA integrity_check")]
+    return bad or [Check(OK, "database", f"{len(with_db)} project database(s) pass PRAGMA integrity_check, "
+                         "hold engram's tables and every consolidated session")]
 
 
 def vectors() -> list[Check]:
