@@ -80,3 +80,26 @@ def _write(path: str, root: str, text: str) -> bool:
     write_atomic(path, new.encode("utf-8"), mode=mode, durable=False)
     os.chmod(path, mode)
     return True
+
+
+def drop_lines(root: str, mentions, dry_run: bool = False) -> int:
+    """Remove the lines of the engram section that `mentions(line)` (`engram forget`); the
+    rest of the file is left alone. Returns how many lines were (or would be) removed."""
+    from engram.fsio import read_regular, write_atomic
+
+    path = os.path.join(root, REL_PATH)
+    raw = read_regular(path, MAX_BYTES, within=root, follow=False)
+    if raw is None:
+        return 0
+    text = raw.decode("utf-8", "replace")
+    start = text.find(BEGIN)
+    end = text.find(END, start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:
+        return 0
+    body = text[start + len(BEGIN) : end].split("\n")
+    keep = [ln for ln in body if not mentions(ln)]
+    if len(keep) == len(body) or dry_run:
+        return len(body) - len(keep)
+    new = text[: start + len(BEGIN)] + "\n".join(keep) + text[end:]
+    write_atomic(path, new.encode("utf-8"), mode=os.stat(path).st_mode & 0o777, durable=False)
+    return len(body) - len(keep)
