@@ -15,6 +15,8 @@ regular file, and read up to a byte limit:
 * `open_append`: the descriptor of a regular file to append to (created 0600).
 * `write_atomic`: readers see the old content or the new, never a mix (temp file + rename);
   a failed write leaves no temp file behind.
+* `private_dir`: a directory made 0700 with every parent it creates (os.makedirs gives the
+  parents the default mode: `backups/` and export folders were 0755).
 
 Standard library only: the hook imports this.
 """
@@ -101,6 +103,23 @@ def open_append(path: str) -> int:
     """A descriptor for appending to a regular file (created 0600); NotRegular otherwise."""
     return _open_checked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW
                          | getattr(os, "O_CLOEXEC", 0))
+
+
+def private_dir(path: str) -> str:
+    """Create `path` and any missing parent, each 0700; return `path`."""
+    missing, p = [], os.path.abspath(path)
+    while not os.path.isdir(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+    return path
 
 
 def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:

@@ -10,7 +10,7 @@ import os
 import sys
 
 from engram.clock import utc_iso
-from engram.fsio import open_append
+from engram.fsio import open_append, private_dir
 from engram.redact import clip_then_redact
 
 MAX_BYTES = 1_000_000
@@ -41,7 +41,7 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
             pass
         return
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        private_dir(os.path.dirname(path))
         try:
             if os.stat(path).st_size > MAX_BYTES:
                 os.replace(path, path + ".1")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from engram import jsonio
-from engram.fsio import read_regular, write_atomic
+from engram.fsio import private_dir, read_regular, write_atomic
 
 HEAD_BYTES = 512
 MAX_BYTES = 256 * 1024 * 1024
@@ -84,5 +84,5 @@ def write(path: str, session: str, mark: Mark, episodes: list[dict[str, Any]]) -
     """Replace the file atomically, mark first."""
     rec = {"mark": {"consolidated_to": mark.consolidated_to, "events_size": mark.events_size},
            "session": session, "episodes": episodes}
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    private_dir(os.path.dirname(path))
     write_atomic(path, jsonio.dumps(rec).encode())

@@ -34,7 +34,7 @@ from engram.consolidate import episode_file, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.offline_episode import files_modified
-from engram.fsio import write_atomic
+from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
 from engram.errors import LLMError
@@ -151,7 +151,7 @@ def _fault_path(project: Any, session: str) -> str:
 
 
 def record_fault(project: Any, session: str, kind: str, message: str, usage: dict[str, Any]) -> None:
-    os.makedirs(os.path.join(project.dir, trigger.FAULTS), mode=0o700, exist_ok=True)
+    private_dir(os.path.join(project.dir, trigger.FAULTS))
     body = {"at": store.now(), "session": session, "kind": kind, "message": message, "usage": usage}
     write_atomic(_fault_path(project, session), jsonio.dumps(body).encode(), durable=False)
     log(project.log_path, "worker", f"session={session} consolidation failed ({kind}): {message}")
@@ -180,7 +180,10 @@ def consolidate_session(project: Any, session: str, cfg: dict[str, Any], models:
     except Exception as exc:
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
-        record_fault(project, session, "internal", f"{type(exc).__name__}: {exc}", {})
+        try:  # on a full disk the fault record cannot be written either: the outcome still says why
+            record_fault(project, session, "internal", f"{type(exc).__name__}: {exc}", {})
+        except OSError:
+            pass
         log(project.log_path, "worker", traceback.format_exc())
         return Outcome(session, "failed", error=f"{type(exc).__name__}: {exc}")
     finally:

@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from engram import jsonio
 from engram.errors import EngramError
-from engram.fsio import write_atomic
+from engram.fsio import private_dir, write_atomic
 from engram.graph import export_files
 
 FORMAT = "engram-export"
@@ -122,10 +122,10 @@ def export_project(project: Any, out_dir: str) -> dict[str, int]:
 
     if os.path.exists(out_dir) and os.listdir(out_dir):
         raise EngramError(f"{out_dir} exists and is not empty; choose a new directory")
-    os.makedirs(out_dir, mode=0o700, exist_ok=True)
-    os.chmod(out_dir, 0o700)  # an export holds every session: private like ENGRAM_HOME
+    private_dir(out_dir)  # an export holds every session: private like ENGRAM_HOME
+    os.chmod(out_dir, 0o700)
     for sub in ("events", "episodes"):
-        os.makedirs(os.path.join(out_dir, sub), mode=0o700, exist_ok=True)
+        private_dir(os.path.join(out_dir, sub))
     counts = {"sessions": 0, "episode_files": 0}
     for sub, suffix, key in (("events", ".jsonl", "sessions"), ("episodes", ".episode.json", "episode_files")):
         src = os.path.join(project.dir, sub)
@@ -238,7 +238,7 @@ def _stage_files(project: Any, export: export_files.Export) -> list[tuple[str, s
     staged: list[tuple[str, str, str]] = []
     try:
         for sub, files in export.files.items():
-            os.makedirs(os.path.join(project.dir, sub), mode=0o700, exist_ok=True)
+            private_dir(os.path.join(project.dir, sub))
             for name, data in files.items():
                 dest = os.path.join(project.dir, sub, name)
                 if os.path.lexists(dest):

@@ -104,7 +104,7 @@ def open_db(db_path: str):
         return None
     from engram.graph.connect import connect
 
-    return connect(db_path, vectors=True, migrate=False)
+    return connect(db_path, vectors=True, migrate=False, readonly=True)
 
 
 def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | None = None,
