@@ -29,10 +29,10 @@ _TOKEN_ANCHORS = ("AKIA", "ASIA", "sk-", "k_live_", "k_test_", "whsec_", "ghp_",
 _KEYWORDS = ("passw", "pwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "api key",
              "access_key", "accesskey", "access-key", "access key", "private_key", "privatekey", "private-key",
              "private key", "credential", "auth", "_pass", "-pass", ".pass", "pass=", "pass:", 'pass"', "pass'",
-             "pass ", "pw ", "pw:", "pw=", "key=", "key:", 'key"', "key'", "key ", "session", "sid=", "cookie",
+             "pw ", "pw:", "pw=", "key=", "key:", 'key"', "key'", "key ", "sessionid", "sid=", "cookie",
              "signature", "sig=", "hmac", "salt")
 _COMMAND_ANCHORS = ("mysql", "mariadb", "sshpass", "redis-cli", " login ", "htpasswd", "lftp", "pass:", "-u ",
-                    "--user", "--password", "--token", "--secret", "--api-key")
+                    "--user", "--pass", "--token", "--secret", "--api-key")
 _OTHER_ANCHORS = ("://", "bearer", "basic ", "authorization", "hooks.slack.com", "/api/webhooks/",
                   "webhook.office.com", "$1$", "$2", "$5$", "$6$", "$y$", "$apr1$", "$argon2")
 

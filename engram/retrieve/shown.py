@@ -45,10 +45,11 @@ def remember(injected: dict, nodes: dict[str, dict], shown: list[tuple[str, int]
 
 
 def snapshot(st: dict) -> dict:
-    """A copy of what retrieval reads and writes in `st`, to work on without the session lock."""
+    """A copy of what retrieval reads and writes in `st` (its corner, the files written, the
+    last seq and turn), to work on without the session lock."""
     rs = rstate(st)
     return {KEY: {**rs, "injected": dict(rs["injected"])}, "written": list(st.get("written") or []),
-            "_before": dict(rs["injected"])}
+            "seq": st.get("seq", 0), "turn": st.get("turn", 0), "_before": dict(rs["injected"])}
 
 
 def merge(st: dict, view: dict) -> None:
