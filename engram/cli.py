@@ -48,9 +48,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full disk, a read-only home, a permission: the user's to fix, in one line
+        if os.environ.get("ENGRAM_RAISE_ERRORS"):
+            raise
+        print(f"Error: {os_error(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
+        from engram.graph.connect import db_errors
+
+        if isinstance(exc, db_errors()):
+            print(f"Error: the database: {exc}; if it is locked, a worker or another engram command holds it (try "
+                  "again in a moment); otherwise `engram doctor` checks it", file=sys.stderr)
+            return 1
         import traceback
 
         from engram.config import engram_home
@@ -61,6 +72,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", file=sys.stderr)
         print(f"Check the log at {path}", file=sys.stderr)
         return 3
+
+
+def os_error(exc: OSError) -> str:
+    """One line for an OSError: what failed, on which file, and what to do."""
+    import errno
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    hint = {errno.ENOSPC: "free some disk space and run it again",
+            errno.EDQUOT: "free some disk space and run it again",
+            errno.EFBIG: "the file hit a size limit; free space or raise the limit",
+            errno.EROFS: "the file system is read-only; run engram where ENGRAM_HOME is writable",
+            errno.EACCES: "you cannot write there; fix its permissions (`engram doctor` checks them)",
+            errno.EPERM: "you cannot write there; fix its permissions (`engram doctor` checks them)"}.get(exc.errno or 0,
+                                                                                                   "see `engram doctor`")
+    return f"{exc.strerror or exc}{where}; {hint}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,7 +12,7 @@ import os
 
 from engram import jsonio
 from engram.errors import ConfigError, UnsafeIdentifier
-from engram.fsio import write_atomic
+from engram.fsio import NotRegular, read_file, write_atomic
 from engram.hashing import sha256_hex
 
 # The spec's config block, verbatim, then engram's own keys.
@@ -55,6 +55,7 @@ DEFAULTS: dict = {
 }
 
 _NUMBER = (int, float)
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 def engram_home() -> str:
@@ -66,12 +67,16 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
     path = os.path.join(home or engram_home(), "config.json")
     cfg = dict(DEFAULTS)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_file(path, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return cfg, []
+    except NotRegular:
+        raise ConfigError(f"{path} is not a regular file (a FIFO, a device or a symlink); "
+                          "replace it with a JSON file or delete it") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror}); fix its permissions") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES} bytes; it holds a few settings, fix or delete it")
     try:
         user = jsonio.loads(raw.decode("utf-8", "replace"))
     except ValueError as exc:
@@ -152,8 +157,8 @@ class Project:
     @classmethod
     def from_dir(cls, project_dir: str) -> "Project":
         """Open an existing project directory by reading its project.json."""
-        with open(os.path.join(project_dir, "project.json"), "rb") as f:
-            meta = jsonio.loads(f.read().decode("utf-8", "replace"))
+        meta = jsonio.loads(read_file(os.path.join(project_dir, "project.json"), MAX_CONFIG_BYTES).decode(
+            "utf-8", "replace"))
         home = os.path.dirname(os.path.dirname(os.path.abspath(project_dir)))
         return cls(meta["root"], home)
 

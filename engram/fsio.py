@@ -1,34 +1,78 @@
-"""Files, safely: bounded reads that never block, and atomic replacement.
+"""Files, safely: bounded reads that never block, appends and atomic replacement.
 
-`read_regular`: a payload can name any path (a transcript, a file the agent wrote). `open()` on a FIFO
-blocks until a writer appears and `read()` on /dev/zero never ends, so a hook that
-trusted such a path would hang the agent. Here the file is opened non-blocking, refused
-unless it is a regular file, and read up to a byte limit.
+A payload can name any path (a transcript, a file the agent wrote), a project can commit a
+symlink where engram expects a plan file, and anything under ENGRAM_HOME can be replaced
+by something that is not a file. `open()` on a FIFO blocks until a writer appears,
+`read()` on /dev/zero never ends, and a symlink can point out of the project. So every
+file engram reads or appends to is opened non-blocking, checked with `fstat` to be a
+regular file, and read up to a byte limit:
 
-`write_atomic`: readers see the old content or the new, never a mix (temp file + rename).
+* `read_file`: engram's own files (config, state, episode, events, jobs): a symlink is
+  refused (O_NOFOLLOW), a special file raises `NotRegular`, a missing one
+  FileNotFoundError. `read_regular` is the same, None for anything but a readable file.
+* `read_regular(..., within=root)`: a file named by the project or a payload, read only
+  when its real path is inside `root` (the project), never following a link out of it.
+* `open_append`: the descriptor of a regular file to append to (created 0600).
+* `write_atomic`: readers see the old content or the new, never a mix (temp file + rename);
+  a failed write leaves no temp file behind.
+* `private_dir`: a directory made 0700 with every parent it creates (os.makedirs gives the
+  parents the default mode: `backups/` and export folders were 0755).
+
 Standard library only: the hook imports this.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def read_regular(path: str, limit: int, *, tail: bool = False) -> bytes | None:
-    """Up to `limit` bytes of a regular file (its last `limit` bytes with `tail`); None otherwise."""
+class NotRegular(OSError):
+    """A path that is a FIFO, a device, a directory or a symlink where a file was expected."""
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether `path` resolves (symlinks followed) to `root` or below it."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip("/") + "/")
+
+
+def regular_or_missing(path: str) -> bool:
+    """Whether `path` is absent or a regular file (not a symlink, FIFO, device or directory)."""
     try:
-        fd = os.open(path, _FLAGS)
-    except (OSError, ValueError, TypeError):
-        return None
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _open_checked(path: str, flags: int) -> int:
+    """A descriptor of a regular file; raises NotRegular (closing it) for anything else."""
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        if tail and info.st_size > limit:
-            os.lseek(fd, info.st_size - limit, os.SEEK_SET)
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+            raise NotRegular(errno.ELOOP, "a symlink, not a file", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(errno.EINVAL, "not a regular file", path)
+    return fd
+
+
+def read_file(path: str, limit: int, *, tail: bool = False, follow: bool = False) -> bytes:
+    """Up to `limit` bytes of a regular file (its last `limit` with `tail`).
+
+    Raises FileNotFoundError, NotRegular (a FIFO, a device, a directory; a symlink unless
+    `follow`), or another OSError."""
+    fd = _open_checked(path, _FLAGS | (0 if follow else _NOFOLLOW))
+    try:
+        size = os.fstat(fd).st_size
+        if tail and size > limit:
+            os.lseek(fd, size - limit, os.SEEK_SET)
         chunks, left = [], limit
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -37,25 +81,68 @@ def read_regular(path: str, limit: int, *, tail: bool = False) -> bytes | None:
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
-    except OSError:
-        return None
     finally:
         os.close(fd)
+
+
+def read_regular(path: str, limit: int, *, tail: bool = False, within: str | None = None,
+                 follow: bool = True) -> bytes | None:
+    """Up to `limit` bytes of a regular file; None for anything else (missing, special, a
+    symlink without `follow`, outside `within`, unreadable)."""
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        if within is not None and not inside(path, within):
+            return None
+        return read_file(path, limit, tail=tail, follow=follow)
+    except (OSError, ValueError):
+        return None
+
+
+def open_append(path: str) -> int:
+    """A descriptor for appending to a regular file (created 0600); NotRegular otherwise."""
+    return _open_checked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW
+                         | getattr(os, "O_CLOEXEC", 0))
+
+
+def private_dir(path: str) -> str:
+    """Create `path` and any missing parent, each 0700; return `path`."""
+    missing, p = [], os.path.abspath(path)
+    while not os.path.isdir(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+    return path
 
 
 def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Write a file so that readers see the old or the new content, never a mix.
 
-    `durable=False` skips the fsync, for small state the next run can rebuild.
+    `durable=False` skips the fsync, for small state the next run can rebuild. On any
+    failure (a full disk) the temp file is removed and the error raised.
     """
     tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, mode)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -14,13 +14,19 @@ except ImportError:  # pragma: no cover - CPython always ships _json
     _json = None
 
 
+def _int(digits: str):
+    """An integer, or None past 4,000 digits: converting a huge one costs quadratic time (and
+    Python refuses past 4,300), which a payload must not be able to buy."""
+    return int(digits) if len(digits) <= 4000 else None
+
+
 class _ScanContext:
     # The attributes `_json.make_scanner` reads from a `json.JSONDecoder`.
     strict = False
     object_hook = None
     object_pairs_hook = None
     parse_float = float
-    parse_int = int
+    parse_int = staticmethod(_int)
     parse_constant = {
         "NaN": float("nan"),
         "Infinity": float("inf"),
@@ -30,6 +36,7 @@ class _ScanContext:
 
 
 _WS = " \t\n\r"
+MAX_JSONL_BYTES = 1 << 31
 
 if _json is not None:
     _scan = _json.make_scanner(_ScanContext())
@@ -75,16 +82,33 @@ def dumps(obj, sort_keys: bool = False) -> str:
     return "".join(enc(obj, 0))
 
 
+def read_object(path: str, limit: int = 16 * 1024 * 1024) -> dict:
+    """The JSON object in one of engram's small files; {} when it is missing, not a regular
+    file (a FIFO must not hang the reader), larger than `limit`, or not a JSON object."""
+    from engram.fsio import read_regular
+
+    data = read_regular(path, limit + 1, follow=False)
+    if data is None or len(data) > limit:
+        return {}
+    try:
+        obj = loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
 def read_jsonl(path: str) -> tuple[list, int, int]:
     """(objects on the file's complete lines, lines that are not one, bytes of complete lines).
 
     A line is complete when a newline ends it: a last line without one is a writer
     killed mid-append (or still appending), so it is counted as unreadable, never parsed,
-    and the byte count stops before it. A missing file is ([], 0, 0).
+    and the byte count stops before it. A missing file is ([], 0, 0); anything but a
+    regular file raises engram.fsio.NotRegular (a FIFO in its place must not hang a reader).
     """
+    from engram.fsio import read_file
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_file(path, MAX_JSONL_BYTES)
     except FileNotFoundError:
         return [], 0, 0
     end = data.rfind(b"\n") + 1

@@ -93,12 +93,16 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
     from engram import notices
     from engram.consolidate import trigger as consolidation
-    from engram.retrieve import inject
+    from engram.retrieve import inject, shown
 
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
                          "harness": ctx.harness, "cwd": ctx.cwd}])
-        recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, st, str(source or ""))
+        view = shown.snapshot(st)
+    # The database is read without the session lock (docs/architecture.md, "Process model").
+    recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, view, str(source or ""))
+    with ctx.locked() as st:
+        shown.merge(st, view)
     consolidation.after(ctx, "session_start")
     notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
     said = _recall(ctx, notices.text, ctx.project.home)  # e.g. the day's model budget is spent, once
@@ -107,62 +111,100 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
 
 def prompt(ctx: Ctx, text: str) -> str | None:
     from engram.monitor import trigger as monitoring
-    from engram.retrieve import inject
+    from engram.retrieve import inject, shown
 
+    cut: dict = {}
+    body = event_stream.bounded(text, ctx.cfg["maxPromptChars"], "prompt", cut)  # redacted before the lock
+    ev = {"type": "user_prompt", "prompt": body}
+    if cut:
+        ev["truncated"] = cut
     with ctx.locked() as st:
         st["turn"] += 1
         st["turn_tool_calls"] = 0
         st["turn_events"] = []
-        cut: dict = {}
-        body = event_stream.bounded(text, ctx.cfg["maxPromptChars"], "prompt", cut)
         st["last_prompt"] = body[:USER_SUMMARY_CHARS]
-        ev = {"type": "user_prompt", "prompt": body}
-        if cut:
-            ev["truncated"] = cut
         ctx.append(st, [ev])
         pending = _monitor(ctx, monitoring.before_prompt, st) + _pop_pending(st)
-        recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
+        view = shown.snapshot(st)
+    recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd)
+    with ctx.locked() as st:
+        shown.merge(st, view)
     return _join(pending + [recalled])
 
 
 def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
-    """Capture one tool call (or several, e.g. a multi-file patch) and its derived events."""
+    """Capture one tool call (or several, e.g. a multi-file patch) and its derived events.
+
+    Classification (redaction, reading the written file) happens before the session lock
+    is taken and the database reads (the write check, the first-read note) after it is
+    released: the lock is held only for the state and the append, so the session's other
+    hooks (parallel tool calls) never wait on a slow field or a locked database.
+    """
     from engram.capture import classify
     from engram.monitor import trigger as monitoring
 
     root = ctx.project.root
+    direct = []
+    for call in calls:
+        call.setdefault("cwd", ctx.cwd)
+        direct.append(classify.classify(call, root, ctx.cfg))
     with ctx.locked() as st:
-        batch: list[dict] = []
-        first_reads: list[str] = []
-        for call in calls:
-            call.setdefault("cwd", ctx.cwd)
-            ev = classify.classify(call, root, ctx.cfg)
-            seq = st["seq"] + len(batch) + 1
-            if ev["type"] == "file_read":
-                if ev.get("ok") and ev.get("path") and ev["path"] not in st["seen"]:
-                    first_reads.append(ev["path"])  # decided before for_read marks it seen
-                derived = classify.for_read(ev, st)
-            elif ev["type"] == "file_write":
-                derived = classify.for_write(ev, st, seq)
-            else:
-                derived = []
-            if ev["type"] == "test_run":
-                st["last_test"] = {"seq": seq, "ok": ev["outcome"] == "pass"}
-            if ev["type"] in ("build", "research"):
-                st["turn_events"].append(seq)
-            for d in derived:
-                d["ref"] = seq
-            batch.append(ev)
-            batch.extend(derived)
+        batch, first_reads = _derive(st, direct)
         st["turn_tool_calls"] += len(calls)
         ctx.append(st, batch)
         pending = _monitor(ctx, monitoring.after_tool_calls, st, batch) + _pop_pending(st)
-        if first_reads and os.path.exists(ctx.project.db_path):
-            from engram.retrieve import involuntary  # only when there is a graph to read
-
-            for path in first_reads:
-                pending.append(_recall(ctx, involuntary.annotate, ctx.project.db_path, path, ctx.cfg, st))
+        checks_off = monitoring.checks_off(st)
+        view = _snapshot_for_notes(ctx, st, first_reads)
+    monitoring.queue_checks(ctx, checks_off, batch)
+    if view is not None:
+        pending += _first_read_notes(ctx, view, first_reads)
     return _join(pending)
+
+
+def _derive(st: dict, direct: list[dict]) -> tuple[list[dict], list[str]]:
+    """(the direct events with their derived ones, paths read for the first time)."""
+    from engram.capture import classify
+
+    batch: list[dict] = []
+    first_reads: list[str] = []
+    for ev in direct:
+        seq = st["seq"] + len(batch) + 1
+        if ev["type"] == "file_read":
+            if ev.get("ok") and ev.get("path") and ev["path"] not in st["seen"]:
+                first_reads.append(ev["path"])  # decided before for_read marks it seen
+            derived = classify.for_read(ev, st)
+        elif ev["type"] == "file_write":
+            derived = classify.for_write(ev, st, seq)
+        else:
+            derived = []
+        if ev["type"] == "test_run":
+            st["last_test"] = {"seq": seq, "ok": ev["outcome"] == "pass"}
+        if ev["type"] in ("build", "research"):
+            st["turn_events"].append(seq)
+        for d in derived:
+            d["ref"] = seq
+        batch.append(ev)
+        batch.extend(derived)
+    return batch, first_reads
+
+
+def _snapshot_for_notes(ctx: Ctx, st: dict, first_reads: list[str]) -> dict | None:
+    if not first_reads or not os.path.exists(ctx.project.db_path):
+        return None
+    from engram.retrieve import shown  # only when there is a graph to read
+
+    return shown.snapshot(st)
+
+
+def _first_read_notes(ctx: Ctx, view: dict, paths: list[str]) -> list[str | None]:
+    """What the graph knows about files read for the first time (read without the lock)."""
+    from engram.retrieve import involuntary, shown
+
+    notes = [_recall(ctx, involuntary.annotate, ctx.project.db_path, path, ctx.cfg, view) for path in paths]
+    if any(notes):
+        with ctx.locked() as st:
+            shown.merge(st, view)
+    return notes
 
 
 def _consolidate(ctx: Ctx, event: str) -> None:
@@ -176,9 +218,9 @@ def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = Fal
     """Close the turn: `learned` records for its builds/research, then `turn_complete`."""
     if not isinstance(last_message, str) or not last_message:
         last_message = _last_assistant_text(ctx.transcript_path) or ""
+    cut: dict = {}
+    agent = event_stream.bounded(last_message, AGENT_SUMMARY_CHARS, "agent_summary", cut)  # before the lock
     with ctx.locked() as st:
-        cut: dict = {}
-        agent = event_stream.bounded(last_message, AGENT_SUMMARY_CHARS, "agent_summary", cut)
         events = [{"type": "learned", "ref": ref, "text": agent} for ref in st["turn_events"] if agent]
         tc = {"type": "turn_complete", "user_summary": st["last_prompt"], "agent_summary": agent,
               "tool_calls": st["turn_tool_calls"], "continuation": bool(stop_hook_active)}

@@ -10,18 +10,21 @@ import os
 import sys
 
 from engram.clock import utc_iso
-from engram.redact import redact
+from engram.fsio import open_append, private_dir
+from engram.redact import clip_then_redact
 
 MAX_BYTES = 1_000_000
+MAX_MESSAGE = 2000
 
 
 def log(path: str | None, component: str, message: str, level: str = "ERROR") -> None:
     """Append one line; never raises (a hook must not fail because logging did).
 
-    The message is redacted: a fault's text can quote the payload (a session id, a path).
+    The message is cut, then redacted: a fault's text can quote the payload (a session id,
+    a path), and a huge one must not cost the hook a long scan.
     """
     try:
-        message = redact(str(message))
+        message = clip_then_redact(str(message), MAX_MESSAGE)[0]
     except Exception:
         message = "(unprintable message)"
     line = "%s %d %s %s %s\n" % (
@@ -29,7 +32,7 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
         os.getpid(),
         component,
         level,
-        " ".join(str(message).split())[:2000],
+        " ".join(str(message).split())[:MAX_MESSAGE + 8],
     )
     if path is None:
         try:
@@ -38,13 +41,13 @@ def log(path: str | None, component: str, message: str, level: str = "ERROR") ->
             pass
         return
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        private_dir(os.path.dirname(path))
         try:
             if os.stat(path).st_size > MAX_BYTES:
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_append(path)  # a FIFO in the log's place raises; it never blocks
         try:
             os.write(fd, line.encode("utf-8", "replace"))
         finally:

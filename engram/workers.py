@@ -48,8 +48,9 @@ def disabled() -> bool:
 
 
 def _mkdir(path: str) -> str:
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    return path
+    from engram.fsio import private_dir
+
+    return private_dir(path)
 
 
 class Queue:

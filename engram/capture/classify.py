@@ -29,12 +29,14 @@ import os
 
 from engram import jsonio
 from engram.capture import shellcmd
+from engram.fsio import inside, read_regular
 from engram.capture.event_stream import bounded
 from engram.hashing import sha256_hex
 from engram.redact import is_env_file, redact, redact_env_file
 
 RECENT_READS = 5
 MAX_RANGES_PER_FILE = 30
+MAX_SCAN = 262144  # a command or output is looked at up to this many characters (bounded work)
 
 
 def rel_path(path: str, root: str) -> str:
@@ -96,9 +98,9 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         elif kind == shellcmd.BUILD:
             ev["type"] = "build"
             if ev["exit_code"] != 0:
-                ev["error_summary"] = bounded(_error_lines(str(output)), 800, "error_summary", cut)
+                ev["error_summary"] = bounded(_error_lines(str(output)[-MAX_SCAN:]), 800, "error_summary", cut)
         elif kind == shellcmd.DECISION:
-            args = shellcmd.decision_args(command) or {"content": command, "rationale": "", "files": []}
+            args = shellcmd.decision_args(command[:MAX_SCAN]) or {"content": command, "rationale": "", "files": []}
             return _decision(ev, args, root, cut)
         elif kind == shellcmd.READ:
             ev["type"] = "file_read"
@@ -186,14 +188,17 @@ def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None
     ev["path"] = path
     ev["op"] = call.get("op") or "update"
     abs_path = raw_path if os.path.isabs(raw_path) else os.path.join(call.get("cwd") or root, raw_path)
+    # Only a file inside the project is ever read (an Edit of /etc/shadow or ~/.aws/credentials
+    # keeps the agent's diff, never lines of the file), and never through a FIFO or a device.
+    mine = abs_path if raw_path and inside(abs_path, root) else None
     hunks = call.get("hunks")
     if not hunks and call.get("edits"):
-        hunks = diffs.hunks_from_edits(call["edits"], _read_text(abs_path))
+        hunks = diffs.hunks_from_edits(call["edits"], _read_text(mine, root))
     elif not hunks and isinstance(call.get("content"), str):
         hunks = diffs.hunks_from_content(call.get("old_content"), call["content"])
     hunks = hunks or []
     summary = diffs.summarize(path, hunks, cfg["maxDiffChars"])
-    snip = diffs.snippet(abs_path if ev["ok"] else None, hunks, summary["ranges"])
+    snip = diffs.snippet(mine if ev["ok"] else None, root, hunks, summary["ranges"]) if mine else None
     scrub = redact_env_file if is_env_file(path) else redact
     summary["diff"] = scrub(summary["diff"])
     if summary.pop("truncated", None):
@@ -206,11 +211,10 @@ def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None
         _add_role(ev, call["content"])
 
 
-def _read_text(path: str) -> str | None:
+def _read_text(path: str | None, root: str) -> str | None:
     from engram.capture import diffs
-    from engram.fsio import read_regular
 
-    data = read_regular(path, diffs.MAX_READ_BYTES)  # never a FIFO or a device
+    data = read_regular(path, diffs.MAX_READ_BYTES, within=root) if path else None
     return None if data is None else data.decode("utf-8", "replace")
 
 

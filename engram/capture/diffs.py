@@ -12,6 +12,7 @@ from __future__ import annotations
 SNIPPET_MIN, SNIPPET_MAX = 5, 10
 MAX_LINE = 240
 MAX_READ_BYTES = 2_000_000
+MAX_DIFF_CELLS = 4_000_000  # difflib is quadratic: beyond old x new lines, a whole-file rewrite
 
 
 def hunk(old_start: int, old_lines: int, new_start: int, new_lines: int, lines: list[str]) -> dict:
@@ -42,11 +43,13 @@ def hunks_from_content(old_text: str | None, new_text: str) -> list[dict]:
         new_l.pop()
     if not old_text:
         return [hunk(0, 0, 1, len(new_l), ["+" + x for x in new_l])]
-    import difflib  # only for whole-file rewrites of existing files (rare on the hot path)
-
     old_l = old_text.split("\n")
     if old_text.endswith("\n"):
         old_l.pop()
+    if len(old_l) * len(new_l) > MAX_DIFF_CELLS:  # bounded work: old removed, new added
+        return [hunk(1, len(old_l), 1, len(new_l), ["-" + x for x in old_l] + ["+" + x for x in new_l])]
+    import difflib  # only for whole-file rewrites of existing files (rare on the hot path)
+
     out = []
     for group in difflib.SequenceMatcher(None, old_l, new_l, autojunk=False).get_grouped_opcodes(3):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
@@ -63,15 +66,20 @@ def hunks_from_content(old_text: str | None, new_text: str) -> list[dict]:
 def summarize(path: str, hunks: list[dict], max_chars: int) -> dict:
     """Diff text, counts and changed ranges; the diff is cut at max_chars and says so."""
     parts = [f"--- a/{path}\n+++ b/{path}\n"]
+    size = len(parts[0])
     added = removed = 0
     ranges = []
     for h in hunks:
         parts.append(f"@@ -{h['old_start']},{h['old_lines']} +{h['new_start']},{h['new_lines']} @@\n")
+        size += len(parts[-1])
         first = last = None
         line_no = h["new_start"]
         for ln in h["lines"]:
             tag = ln[:1]
-            parts.append(ln[: MAX_LINE * 2] + "\n")
+            line = min(len(ln), MAX_LINE * 2) + 1
+            if size <= max_chars:  # past the cut only the counts and ranges are still needed
+                parts.append(ln[: MAX_LINE * 2] + "\n")
+            size += line
             if tag == "+":
                 added += 1
                 first = line_no if first is None else first
@@ -88,17 +96,17 @@ def summarize(path: str, hunks: list[dict], max_chars: int) -> dict:
     diff = "".join(parts)
     out = {"diff": diff, "lines_added": added, "lines_removed": removed,
            "lines_changed": max(added, removed), "ranges": ranges[:50]}
-    if len(diff) > max_chars:
+    if size > max_chars:
         out["diff"] = diff[:max_chars]
-        out["truncated"] = {"diff": len(diff)}
+        out["truncated"] = {"diff": size}
     return out
 
 
-def snippet(abs_path: str | None, hunks: list[dict], ranges: list) -> dict | None:
+def snippet(abs_path: str | None, root: str, hunks: list[dict], ranges: list) -> dict | None:
     """5-10 lines of the first changed region as it stands after the write.
 
-    Read from the file on disk when possible (it has just been written); otherwise
-    rebuilt from the hunk's new-side lines.
+    Read from the file on disk when possible (it has just been written; a regular file
+    inside the project `root` only); otherwise rebuilt from the hunk's new-side lines.
     """
     if not ranges:
         return None
@@ -107,7 +115,7 @@ def snippet(abs_path: str | None, hunks: list[dict], ranges: list) -> dict | Non
     if abs_path:
         from engram.fsio import read_regular
 
-        data = read_regular(abs_path, MAX_READ_BYTES + 1)  # never a FIFO or a device
+        data = read_regular(abs_path, MAX_READ_BYTES + 1, within=root)  # never a FIFO, a device, a link out
         if data is not None and len(data) <= MAX_READ_BYTES and b"\x00" not in data[:8192]:
             text = data.decode("utf-8", "replace")
     if text is not None:

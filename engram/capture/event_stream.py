@@ -2,7 +2,8 @@
 
 Appends are one `os.write` on an O_APPEND descriptor (stamped with seq, ts, session and
 turn under the session lock, capture/session_state.py), never rewritten; readers skip a
-torn line. Every text field goes through `bounded`: redacted, then cut. The JSONL is a
+torn line. Every text field goes through `bounded`: cut, then redacted (bounded work: a
+megabyte of output costs what its kept head and tail cost). The JSONL is a
 public interface: the README documents every type and field. Standard library only.
 """
 
@@ -12,19 +13,18 @@ import os
 
 from engram import jsonio
 from engram.clock import utc_iso
-from engram.redact import redact
+from engram.fsio import open_append
+from engram.redact import clip_then_redact
 
 
 def bounded(text, limit: int, field: str, cut: dict) -> str:
-    """A text field as it goes into the stream: redacted, then at most `limit` characters
-    (head and tail kept), the original length recorded in `cut` when it was shortened."""
+    """A text field as it goes into the stream: at most `limit` characters (head and tail
+    kept), redacted, the original length recorded in `cut` when it was shortened."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    text = redact(text)
-    if len(text) > limit:
-        cut[field] = len(text)
-        half = limit // 2
-        return text[:half] + "\n[...]\n" + text[-(limit - half) :]
+    text, original = clip_then_redact(text, limit)
+    if original:
+        cut[field] = original
     return text
 
 
@@ -43,7 +43,7 @@ def append(events_path: str, state: dict, session: str, events: list[dict], fsyn
         ev.update(stamped)
         lines.append(jsonio.dumps(ev))
     data = ("\n".join(lines) + "\n").encode("utf-8", "replace")
-    fd = os.open(events_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = open_append(events_path)  # a FIFO or a device in its place: NotRegular, never a hang
     try:
         if state.get("size"):
             # A writer killed mid-line leaves no newline: start on a fresh line so the

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 
 from engram import jsonio
-from engram.fsio import write_atomic
+from engram.fsio import NotRegular, read_file, read_regular, write_atomic
 
 TAIL_BYTES = 65536
 MAX_SEEN = 5000
+MAX_STATE_BYTES = 8 * 1024 * 1024
 
 TYPE_CHECKING = False  # `typing` costs every hook ~9 ms: the schema is for readers and type checkers
 if TYPE_CHECKING:
@@ -58,13 +60,8 @@ def _fresh() -> dict:
 
 def last_seq_in(path: str) -> int:
     """Highest seq among the last complete lines of a JSONL file (0 when none)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - TAIL_BYTES))
-            tail = f.read()
-    except OSError:
+    tail = read_regular(path, TAIL_BYTES, tail=True, follow=False)
+    if tail is None:
         return 0
     for line in reversed(tail.split(b"\n")):
         if not line.strip():
@@ -88,11 +85,10 @@ class Locked:
         self.state: dict = {}
 
     def __enter__(self) -> dict:
-        self.fd = os.open(self.state_path[: -len(".state.json")] + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        self.fd = _lock_fd(self.state_path[: -len(".state.json")] + ".lock")
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         try:
-            with open(self.state_path, "rb") as f:
-                st = jsonio.loads(f.read().decode("utf-8", "replace"))
+            st = jsonio.loads(read_file(self.state_path, MAX_STATE_BYTES).decode("utf-8", "replace"))
             if not isinstance(st, dict):
                 raise ValueError("state is not an object")
             for k, v in _fresh().items():
@@ -101,8 +97,8 @@ class Locked:
             st = _fresh()
             st["recovered"] = True
         try:
-            size = os.stat(self.events_path).st_size
-        except FileNotFoundError:
+            size = os.stat(self.events_path).st_size if os.path.isfile(self.events_path) else 0
+        except OSError:
             size = 0
         if size != st["size"]:
             # Someone appended without updating the state (a killed hook, a lost state
@@ -126,11 +122,31 @@ class Locked:
             os.close(self.fd)
 
 
+def _lock_fd(path: str) -> int:
+    """The session's lock file, opened without blocking; something else in its place (a
+    FIFO, a device, a symlink) is removed and the lock file made anew: it holds no data."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(2):
+        try:
+            fd = os.open(path, flags, 0o600)
+        except OSError as exc:
+            if not os.path.islink(path):
+                raise
+            fd, bad = -1, exc
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+            bad = NotRegular(22, "not a regular file", path)
+        os.unlink(path)
+    raise bad
+
+
 def read(state_path: str) -> dict:
     """A snapshot for readers outside the lock (CLI, workers)."""
+    data = read_regular(state_path, MAX_STATE_BYTES, follow=False)
     try:
-        with open(state_path, "rb") as f:
-            st = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return st if isinstance(st, dict) else _fresh()
-    except (OSError, ValueError):
-        return _fresh()
+        st = jsonio.loads(data.decode("utf-8", "replace")) if data is not None else None
+    except ValueError:
+        st = None
+    return st if isinstance(st, dict) else _fresh()

@@ -7,12 +7,18 @@ not zero.
 
 This runs inside the PostToolUse hook: pytest and unittest, the common cases, are parsed
 with plain string operations; `re` is imported (~4 ms) only for the other runners, and
-each runner's patterns are compiled only once its marker text is present.
+each runner's patterns are compiled only once its marker text is present. Work is
+bounded: the output's last MAX_SCAN characters are parsed (the summaries are at the end),
+no line longer than MAX_LINE is kept, and every pattern is anchored at a line start with
+no run that could rescan a line (spaces and tabs, never a whitespace class, which crosses lines).
 """
 
 from __future__ import annotations
 
 MAX_NAMES = 20
+MAX_NAME = 300
+MAX_SCAN = 262144
+MAX_LINE = 2000
 _WORDS = {"passed": "passed", "failed": "failed", "error": "failed", "errors": "failed",
           "skipped": "skipped", "xfailed": "skipped", "xpassed": "passed", "todo": "skipped",
           "pending": "skipped"}
@@ -20,7 +26,7 @@ _WORDS = {"passed": "passed", "failed": "failed", "error": "failed", "errors": "
 
 def _result(framework, passed, failed, skipped, names) -> dict:
     return {"framework": framework, "recognized": True, "passed": passed, "failed": failed,
-            "skipped": skipped, "failing_tests": list(dict.fromkeys(n.strip() for n in names))[:MAX_NAMES]}
+            "skipped": skipped, "failing_tests": list(dict.fromkeys(n.strip()[:MAX_NAME] for n in names))[:MAX_NAMES]}
 
 
 def _count_words(text: str) -> dict | None:
@@ -79,29 +85,29 @@ def _others(text: str, command: str) -> dict | None:
     import re
 
     if "Tests:" in text and " total" in text:
-        m = re.search(r"^Tests:\s+(.*\d+ total)", text, re.M)
-        c = _count_words(m.group(1)) if m else None
+        line = next((ln for ln in text.split("\n") if ln.startswith("Tests:") and " total" in ln), None)
+        c = _count_words(line[6:]) if line else None
         if c:
-            return _result("jest", c["passed"], c["failed"], c["skipped"], re.findall(r"^\s+● (.+)$", text, re.M))
+            return _result("jest", c["passed"], c["failed"], c["skipped"], re.findall(r"(?m)^[ \t]++● (.+)$", text))
     if "Tests" in text:
-        m = re.search(r"^\s*Tests\s+(\d+ (?:failed|passed).*)$", text, re.M)
+        m = re.search(r"(?m)^[ \t]*+Tests[ \t]++(\d+ (?:failed|passed).*)$", text)
         c = _count_words(m.group(1)) if m else None
         if c:
-            names = re.findall(r"^\s*(?:FAIL|×|✗)\s+(.+?)\s*(?:\[.*\])?$", text, re.M)
+            names = [_vitest_name(n) for n in re.findall(r"(?m)^[ \t]*+(?:FAIL|×|✗)[ \t]++(\S.*)$", text)]
             return _result("vitest", c["passed"], c["failed"], c["skipped"], names)
-    tap = re.findall(r"^(?:#|ℹ) (pass|fail|skipped|todo) (\d+)", text, re.M)
+    tap = re.findall(r"(?m)^(?:#|ℹ) (pass|fail|skipped|todo) (\d+)", text)
     if tap:
         c = {"pass": 0, "fail": 0, "skipped": 0, "todo": 0}
         for word, n in tap:
             c[word] = int(n)
-        names = re.findall(r"^\s*not ok \d+ - (.+)$", text, re.M)
+        names = re.findall(r"(?m)^[ \t]*+not ok \d++ - (.+)$", text)
         return _result("node:test", c["pass"], c["fail"], c["skipped"] + c["todo"], names)
-    cargo = re.findall(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", text, re.M)
+    cargo = re.findall(r"(?m)^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored", text)
     if cargo:
         p, f, s = (sum(int(r[i]) for r in cargo) for i in range(3))
-        return _result("cargo test", p, f, s, re.findall(r"^test (\S+) \.\.\. FAILED", text, re.M))
-    cases = re.findall(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", text, re.M)
-    pkgs = re.findall(r"^(ok|FAIL)\s+(\S+)", text, re.M)
+        return _result("cargo test", p, f, s, re.findall(r"(?m)^test (\S++) \.\.\. FAILED", text))
+    cases = re.findall(r"(?m)^[ \t]*+--- (PASS|FAIL|SKIP): (\S++)", text)
+    pkgs = re.findall(r"(?m)^(ok|FAIL)[ \t]++(\S++)", text)
     if cases or (pkgs and "go test" in command):
         rows = cases or [("PASS" if v == "ok" else "FAIL", n) for v, n in pkgs]
         p = sum(1 for v, _ in rows if v == "PASS")
@@ -111,9 +117,25 @@ def _others(text: str, command: str) -> dict | None:
     return None
 
 
+def _vitest_name(line: str) -> str:
+    """`src/a.test.ts > adds [chromium]` -> `src/a.test.ts > adds` (a trailing [..] dropped)."""
+    line = line.rstrip()
+    if line.endswith("]") and "[" in line:
+        line = line[: line.rfind("[")].rstrip()
+    return line
+
+
+def _bounded(output: str) -> str:
+    """The output's tail, at most MAX_SCAN characters, no line longer than MAX_LINE."""
+    text = output[-MAX_SCAN:]
+    if len(text) > MAX_LINE and any(len(ln) > MAX_LINE for ln in text.split("\n")):
+        text = "\n".join(ln[:MAX_LINE] for ln in text.split("\n"))
+    return text
+
+
 def parse(output: str, command: str = "") -> dict:
     """Parse runner output; always returns the same keys."""
-    text = output or ""
+    text = _bounded(output or "")
     lines = text.split("\n")
     res = _pytest(lines) if (" passed" in text or " failed" in text or " error" in text) else None
     res = res or _unittest(lines) or _others(text, command)

@@ -63,12 +63,7 @@ def history_dir(args: argparse.Namespace) -> str:
 def read_ledger(project: Any) -> dict[str, Any]:
     from engram import jsonio
 
-    try:
-        with open(os.path.join(project.dir, LEDGER), "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return jsonio.read_object(os.path.join(project.dir, LEDGER))
 
 
 def write_ledger(project: Any, ledger: dict[str, Any]) -> None:

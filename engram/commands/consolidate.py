@@ -52,8 +52,12 @@ def run(args: argparse.Namespace) -> int:
     cfg, warnings = load_config(project.home)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    models = registry.consolidation(cfg, args.provider, project=project)  # a missing key: one line, exit 1
-    sessions = [safe_name(args.session)] if args.session else trigger.pending_sessions(project)
+    models = registry.consolidation(cfg, args.provider, project=project)  # a missing key is the user's to fix: one line, exit 1
+    if args.session:
+        sessions = [safe_name(args.session)]
+    else:  # every session with new events, and every one a lost or replaced engram.db no longer holds
+        pending = trigger.pending_sessions(project)
+        sessions = pending + [s for s in trigger.lost_in_graph(project) if s not in pending]
     if not sessions:
         print("nothing to consolidate")
         return 0

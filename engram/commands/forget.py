@@ -1,10 +1,15 @@
 """`engram forget <node id | text> [--cwd DIR] [--dry-run]`: remove a piece of knowledge everywhere.
 
 Deletes the node (or every node whose name contains the text) with its edges and vectors,
-scrubs every other mention from the graph, the episode records and files, rewrites the
-JSONL lines it came from as `forgotten` stubs, drops matching log lines, and leaves a
-tombstone so consolidation never re-creates it from old events. The database is vacuumed
-afterwards, so no freed page keeps a copy.
+scrubs every other mention from the graph (descriptions, summaries, data, other nodes' file
+lists and file links, edges, episode records), the episode files, the session state, queued
+write checks, the file-to-decision cache and GSD's KNOWLEDGE.md section, rewrites the JSONL
+lines it came from as `forgotten` stubs, drops matching log lines and fault records, and
+leaves a salted tombstone so consolidation never re-creates it from old events. The database
+is vacuumed and its WAL checkpointed, so no freed page keeps a copy; while another process
+holds an old snapshot of the database open the WAL cannot be emptied, and the command says so
+and exits 1 (run it again once that process is done). `--dry-run` reports exactly the counts
+a real run would change. An id that names no node is an error, not a text to forget.
 """
 
 from __future__ import annotations
@@ -60,17 +65,35 @@ def forget(project: Any, target: str, *, dry_run: bool = False) -> dict[str, Any
         p = privacy.plan(conn, target)
         report: dict[str, Any] = {"terms": [target], "nodes": [n["id"] for n in p.delete],
                                   "names": [n["name"] for n in p.delete]}
-        if dry_run:
-            return report
-        report.update(privacy.apply(conn, p))
+        report.update(privacy.apply(conn, p, dry_run=dry_run))
     finally:
         conn.close()
     lines = 0
     for s in purge.sessions(project):
-        lines += purge.purge_session(project, s, p.terms, p.evidence.get(s, set()))
+        lines += purge.purge_session(project, s, p.terms, p.evidence.get(s, set()), dry_run=dry_run)
     report["jsonl_lines"] = lines
-    report["log_lines"] = purge.purge_text_files(project, p.terms)
+    report["log_lines"] = purge.purge_text_files(project, p.terms, dry_run=dry_run)
+    report["knowledge_lines"] = _gsd_section(project, p.terms, dry_run)
     return report
+
+
+def _gsd_section(project: Any, terms: Any, dry_run: bool) -> int:
+    """Lines of GSD's `.gsd/KNOWLEDGE.md` engram section that mention a term (removed)."""
+    from engram.graph.privacy import contains
+    from engram.harnesses import gsd_knowledge
+
+    return gsd_knowledge.drop_lines(project.root, lambda line: contains(line, terms), dry_run=dry_run)
+
+
+def _summary(report: dict[str, Any], dry_run: bool) -> str:
+    names = ", ".join(repr(n) for n in report["names"][:10]) or "no node"
+    verb = "would forget" if dry_run else "forgot"
+    return (f"{verb} {', '.join(repr(t) for t in report['terms'])}: {report.get('nodes_deleted', 0)} node(s) deleted "
+            f"({names}), {report.get('nodes_scrubbed', 0)} scrubbed, {report.get('file_links_removed', 0)} file "
+            f"link(s) removed, {report.get('edges_scrubbed', 0)} edge(s) and {report.get('episodes_scrubbed', 0)} "
+            f"episode record(s) scrubbed, {report['jsonl_lines']} event line(s) replaced, {report['log_lines']} log "
+            f"line(s), fault or queued check(s) removed, {report['knowledge_lines']} KNOWLEDGE.md line(s) removed; "
+            + ("nothing was changed" if dry_run else "a tombstone keeps it from coming back"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,13 +111,11 @@ def run(args: argparse.Namespace) -> int:
         print("Error: name a node id or a text to forget (or --list / --allow TEXT)", file=sys.stderr)
         return 2
     report = forget(project, args.target, dry_run=args.dry_run)
-    names = ", ".join(repr(n) for n in report["names"][:10]) or "no node"
-    if args.dry_run:
-        print(f"would delete {len(report['nodes'])} node(s) ({names}) and scrub every mention of "
-              f"{', '.join(repr(t) for t in report['terms'])}")
-        return 0
-    print(f"forgot {', '.join(repr(t) for t in report['terms'])}: {report.get('nodes_deleted', 0)} node(s) deleted "
-          f"({names}), {report.get('nodes_scrubbed', 0)} scrubbed, {report.get('episodes_scrubbed', 0)} episode "
-          f"record(s) scrubbed, {report['jsonl_lines']} event line(s) replaced, {report['log_lines']} log line(s) "
-          "removed; a tombstone keeps it from coming back")
+    print(_summary(report, args.dry_run))
+    if not args.dry_run and not report.get("checkpointed", 1):
+        print(f"Error: another process holds {project.db_path} open on an old snapshot, so its write-ahead log "
+              "(engram.db-wal) still holds the forgotten text; run the same `engram forget` again once it is "
+              "done (a hook or worker finishes in seconds; `engram mcp` or a query shell must be closed)",
+              file=sys.stderr)
+        return 1
     return 0

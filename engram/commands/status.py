@@ -74,7 +74,7 @@ def format_status(data: dict[str, Any]) -> str:
         lines.append("")
         lines.append(f"{p['name']}  {p['root']}")
         db = p["db"]
-        if not db["exists"]:
+        if not db["exists"] and "error" not in p:
             lines.append(f"  sessions {p['sessions']} - no database yet")
             continue
         lines.append(

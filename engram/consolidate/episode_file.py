@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 from engram import jsonio
-from engram.fsio import write_atomic
+from engram.fsio import private_dir, read_regular, write_atomic
 
 HEAD_BYTES = 512
+MAX_BYTES = 256 * 1024 * 1024
 
 
 class Mark:
@@ -54,11 +55,10 @@ NO_MARK = Mark(0, -1)
 
 def read_mark(path: str) -> Mark:
     """The mark at the head of an episode file; NO_MARK when missing or unreadable."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
+    data = read_regular(path, HEAD_BYTES, follow=False)  # a FIFO in its place: NO_MARK, never a hang
+    if data is None:
         return NO_MARK
+    head = data.decode("utf-8", "replace")
     at = head.find('"mark"')
     start = head.find("{", at) if at >= 0 else -1
     end = head.find("}", start) if start >= 0 else -1
@@ -77,17 +77,12 @@ def read_mark(path: str) -> Mark:
 
 
 def read(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as f:
-            rec = jsonio.loads(f.read().decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return None
-    return rec if isinstance(rec, dict) else None
+    return jsonio.read_object(path, MAX_BYTES) or None
 
 
 def write(path: str, session: str, mark: Mark, episodes: list[dict[str, Any]]) -> None:
     """Replace the file atomically, mark first."""
     rec = {"mark": {"consolidated_to": mark.consolidated_to, "events_size": mark.events_size},
            "session": session, "episodes": episodes}
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    private_dir(os.path.dirname(path))
     write_atomic(path, jsonio.dumps(rec).encode())

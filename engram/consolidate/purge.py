@@ -1,4 +1,5 @@
-"""`engram forget` in the files: JSONL lines, episode files, session state, faults and logs.
+"""`engram forget` in the files: JSONL lines, episode files, session state, queued checks,
+caches, faults and logs (`dry_run` counts what would change and writes nothing).
 
 The JSONL is append-only except here. A line that mentions a forgotten term, or that a
 deleted node came from, becomes a stub `{"type":"forgotten","ts","session","seq","turn"}`:
@@ -18,10 +19,11 @@ from engram import jsonio, workers
 from engram.capture import session_state
 from engram.consolidate import episode_file, trigger
 from engram.errors import EngramError
-from engram.fsio import write_atomic
+from engram.fsio import read_file, write_atomic
 from engram.graph.privacy import Terms, contains, scrub
 
 STUB_KEYS = ("ts", "session", "seq", "turn")
+MAX_STREAM_BYTES = 1 << 31
 
 
 def sessions(project: Any) -> list[str]:
@@ -58,19 +60,24 @@ def rewrite_lines(data: bytes, terms: Terms, seqs: set[int]) -> tuple[bytes, int
     return b"\n".join(out), changed
 
 
-def purge_session(project: Any, session: str, terms: Terms, seqs: set[int], lock_timeout: float = 60) -> int:
+def purge_session(project: Any, session: str, terms: Terms, seqs: set[int], lock_timeout: float = 60,
+                  dry_run: bool = False) -> int:
     """Rewrite one session's JSONL, state and episode file; return the lines replaced."""
+    path = project.events_path(session)
+    if dry_run:
+        try:
+            return rewrite_lines(read_file(path, MAX_STREAM_BYTES), terms, seqs)[1]
+        except FileNotFoundError:
+            return 0
     lock = workers.lock(trigger.session_lock_path(project, session), lock_timeout)
     if lock is None:
         raise EngramError(f"session {session} is being consolidated for more than {lock_timeout:.0f} s; "
                           "run the command again later")
     try:
-        locked = session_state.Locked(project.state_path(session), project.events_path(session))
+        locked = session_state.Locked(project.state_path(session), path)
         with locked as st:
-            path = project.events_path(session)
             try:
-                with open(path, "rb") as f:
-                    old = f.read()
+                old = read_file(path, MAX_STREAM_BYTES)
             except FileNotFoundError:
                 return 0
             new, changed = rewrite_lines(old, terms, seqs)
@@ -110,25 +117,41 @@ def _rewrite_episode_file(project: Any, session: str, terms: Terms, old_size: in
     episode_file.write(path, session, episode_file.Mark(mark.consolidated_to, size), episodes)
 
 
-def purge_text_files(project: Any, terms: Terms) -> int:
-    """Log lines and fault records that mention a term are removed; returns how many."""
+def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> int:
+    """Log lines, fault records, queued write checks (they hold a diff) and the file-to-decision
+    cache that mention a term are removed; returns how many."""
     removed = 0
-    logs = [project.log_path, project.log_path + ".1"]
-    for path in logs:
+    for path in (project.log_path, project.log_path + ".1"):
         try:
-            with open(path, "rb") as f:
-                lines = f.read().split(b"\n")
+            lines = read_file(path, MAX_STREAM_BYTES).split(b"\n")
         except FileNotFoundError:
             continue
         keep = [ln for ln in lines if not contains(ln.decode("utf-8", "replace"), terms)]
         if len(keep) != len(lines):
             removed += len(lines) - len(keep)
-            write_atomic(path, b"\n".join(keep))
-    fdir = os.path.join(project.dir, trigger.FAULTS)
-    for name in os.listdir(fdir) if os.path.isdir(fdir) else []:
-        path = os.path.join(fdir, name)
-        with open(path, "rb") as f:
-            if contains(f.read().decode("utf-8", "replace"), terms):
+            if not dry_run:
+                write_atomic(path, b"\n".join(keep))
+    for sub in (trigger.FAULTS, "checks"):
+        removed += _drop_files(os.path.join(project.dir, sub), terms, dry_run)
+    removed += _drop_files(project.dir, terms, dry_run, only=("decision_files.json",))
+    return removed
+
+
+def _drop_files(folder: str, terms: Terms, dry_run: bool, only: tuple[str, ...] = ()) -> int:
+    """Delete the files of `folder` (or just `only`) whose text mentions a term."""
+    removed = 0
+    for name in only or (sorted(os.listdir(folder)) if os.path.isdir(folder) else []):
+        path = os.path.join(folder, name)
+        try:
+            text = read_file(path, MAX_STREAM_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        try:  # a JSON file's strings, unescaped: "staging\\nbox" holds the words of "staging box"
+            value = jsonio.loads(text) if name.endswith(".json") else text
+        except ValueError:
+            value = text
+        if contains(value, terms) or contains(text, terms):
+            removed += 1
+            if not dry_run:
                 os.unlink(path)
-                removed += 1
     return removed

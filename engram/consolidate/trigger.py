@@ -104,6 +104,50 @@ def pending_sessions(project: Any, exclude: str | None = None) -> list[str]:
     return [s for _, s in sorted(entries) if s != exclude and needs_consolidation(project, s)]
 
 
+def graph_missing(project: Any) -> bool:
+    """engram.db is absent or empty (two stats): whatever episode files say is consolidated is not in it."""
+    try:
+        return os.stat(project.db_path).st_size == 0
+    except OSError:
+        return True
+
+
+def lost_sessions(project: Any, applied: dict[str, int] | None = None) -> list[str]:
+    """Sessions whose episode file claims events the graph does not hold (engram.db emptied,
+    deleted or replaced by an older copy): they must be consolidated again from their streams.
+
+    `applied` is the graph's {session: highest seq applied} (readonly.applied_by_session);
+    without it the check is the hooks' cheap one: only a missing or empty database counts.
+    """
+    if applied is None:
+        if not graph_missing(project):
+            return []
+        applied = {}
+    try:
+        names = os.listdir(os.path.join(project.dir, "episodes"))
+    except OSError:
+        return []
+    out = []
+    for name in sorted(n for n in names if n.endswith(".episode.json")):
+        session = name[: -len(".episode.json")]
+        if _valid(session) and episode_file.read_mark(project.episode_path(session)).consolidated_to > applied.get(session, 0):
+            out.append(session)
+    return out
+
+
+def lost_in_graph(project: Any) -> list[str]:
+    """`lost_sessions` checked against the graph itself (CLI and doctor; opens the database)."""
+    from engram.graph import readonly
+
+    conn = readonly.open_ro(project.db_path) if not graph_missing(project) else None
+    if conn is None:
+        return lost_sessions(project, {})
+    try:
+        return lost_sessions(project, readonly.applied_by_session(conn) if not readonly.missing_tables(conn) else {})
+    finally:
+        conn.close()
+
+
 def pending_beyond_markers(project: Any, session: str, last_seq: int, appended_markers: int) -> bool:
     """True when the session has events past the mark other than the markers just appended."""
     mark = episode_file.read_mark(project.episode_path(session))
@@ -137,8 +181,10 @@ def after(ctx: Any, event: str) -> int | None:
     try:
         if event == "stop":  # the turn's events always need consolidating
             return kick(ctx.project, ctx.cfg, [ctx.session])
-        if event == "session_start":  # crash recovery: every other session still pending
-            return kick(ctx.project, ctx.cfg, pending_sessions(ctx.project, exclude=ctx.session))
+        if event == "session_start":  # crash recovery: every other session still pending, and a lost graph
+            lost = lost_sessions(ctx.project)
+            pending = pending_sessions(ctx.project, exclude=ctx.session)
+            return kick(ctx.project, ctx.cfg, pending + [s for s in lost if s not in pending])
         # session_end / compact: queue unless the marker just appended is all that is new
         from engram.capture.session_state import read
 
@@ -155,7 +201,12 @@ def after(ctx: Any, event: str) -> int | None:
 
 
 def consolidation_notice(project: Any) -> str | None:
-    """One line for SessionStart when consolidations failed and wait for a retry, else None."""
+    """One line for SessionStart when the graph was lost or consolidations failed, else None."""
+    lost = lost_sessions(project)
+    if lost:
+        return (f"engram: the knowledge graph ({project.db_path}) is missing or empty, but {len(lost)} session(s) "
+                "had been consolidated into it: it is being rebuilt from their event streams in the background "
+                "(`engram consolidate --all` does it now). Until then, memory from those sessions is missing.")
     fdir = os.path.join(project.dir, FAULTS)
     try:
         names = sorted((n for n in os.listdir(fdir) if n.endswith(".json")),
@@ -166,12 +217,10 @@ def consolidation_notice(project: Any) -> str | None:
         return None
     from engram import jsonio
 
-    last: dict[str, Any] = {}
-    try:
-        with open(os.path.join(fdir, names[-1]), "rb") as f:
-            last = jsonio.loads(f.read().decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        pass
-    what = f"{last.get('kind', 'error')}: {str(last.get('message', ''))[:160]}" if last else "see the log"
+    from engram.text import inert
+
+    last = jsonio.read_object(os.path.join(fdir, names[-1]))
+    # the message can quote a model's answer or an event: shown inert
+    what = inert(f"{last.get('kind', 'error')}: {last.get('message', '')}", 160) if last else "see the log"
     return (f"engram: consolidation failed for {len(names)} session(s) (last: {what}). "
             f"They stay queued and are retried; details in {project.log_path}")

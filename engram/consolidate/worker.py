@@ -34,7 +34,7 @@ from engram.consolidate import episode_file, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.offline_episode import files_modified
-from engram.fsio import write_atomic
+from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
 from engram.errors import LLMError
@@ -152,7 +152,7 @@ def _fault_path(project: Any, session: str) -> str:
 
 
 def record_fault(project: Any, session: str, kind: str, message: str, usage: dict[str, Any]) -> None:
-    os.makedirs(os.path.join(project.dir, trigger.FAULTS), mode=0o700, exist_ok=True)
+    private_dir(os.path.join(project.dir, trigger.FAULTS))
     body = {"at": store.now(), "session": session, "kind": kind, "message": message, "usage": usage}
     write_atomic(_fault_path(project, session), jsonio.dumps(body).encode(), durable=False)
     log(project.log_path, "worker", f"session={session} consolidation failed ({kind}): {message}")
@@ -181,7 +181,10 @@ def consolidate_session(project: Any, session: str, cfg: dict[str, Any], models:
     except Exception as exc:
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
-        record_fault(project, session, "internal", f"{type(exc).__name__}: {exc}", {})
+        try:  # on a full disk the fault record cannot be written either: the outcome still says why
+            record_fault(project, session, "internal", f"{type(exc).__name__}: {exc}", {})
+        except OSError:
+            pass
         log(project.log_path, "worker", traceback.format_exc())
         return Outcome(session, "failed", error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -195,20 +198,50 @@ def _run(project: Any, session: str, cfg: dict[str, Any], models: Models, say: P
     events, size = read_stream(project.events_path(session))
     conn = connect(project.db_path)
     try:
-        done = max(mark.consolidated_to, store.applied_through(conn, session) or 0)
-        if done > mark.consolidated_to:  # reported once: the rewrite below moves the mark up
-            log(project.log_path, "worker", f"session={session} episode file behind the graph (missing, "
-                f"unreadable, or a crash before its write): rewritten from the graph, nothing re-applied", "WARN")
+        done = _validated_mark(conn, project, session, mark, events)
         new = [e for e in events if e["seq"] > done]
         prior = [e for e in events if e["seq"] <= done]
         if not substantive(new):
             to = max([done] + [e["seq"] for e in new])
+            if new:  # markers only: the graph records the range too, so it never looks behind the file
+                with store.transaction(conn):
+                    store.record_consolidation(conn, session, new[0]["seq"], to)
             if (to, size) != tuple(mark):
                 write_episode_file(conn, project, session, episode_file.Mark(to, size))
             return Outcome(session, "recovered" if done > mark.consolidated_to else "nothing", to_seq=to)
         return _consolidate(conn, project, session, cfg, models, new, prior, size, say)
     finally:
         conn.close()
+
+
+def _validated_mark(conn: Any, project: Any, session: str, mark: episode_file.Mark,
+                    events: list[dict[str, Any]]) -> int:
+    """How far this session really is consolidated: the file's mark checked against the graph
+    and against the stream (docs/architecture.md, "Files are the state").
+
+    * graph ahead of the file: a crash between COMMIT and the file's write; nothing re-applied;
+    * file ahead of the graph: engram.db was emptied, deleted or replaced; the events the
+      graph lacks are consolidated again;
+    * either past the stream's last event: the stream was truncated or replaced; its seqs
+      now name other events, so the records past its end are dropped and it continues."""
+    graph = store.applied_through(conn, session) or 0
+    last = max((e["seq"] for e in events), default=0)
+    done = max(mark.consolidated_to, graph)
+    if mark.consolidated_to > graph:
+        log(project.log_path, "worker", f"session={session} episode file says seq {mark.consolidated_to} is "
+            f"consolidated but the graph holds seq {graph}: engram.db was emptied or replaced; consolidating "
+            "the missing events again", "WARN")
+        done = graph
+    elif graph > mark.consolidated_to:  # reported once: the rewrite below moves the mark up
+        log(project.log_path, "worker", f"session={session} episode file behind the graph (missing, "
+            f"unreadable, or a crash before its write): rewritten from the graph, nothing re-applied", "WARN")
+    if done > last:
+        log(project.log_path, "worker", f"session={session} consolidated up to seq {done} but the stream ends at "
+            f"seq {last} (truncated or replaced): continuing from its end", "WARN")
+        with store.transaction(conn):
+            store.drop_ranges_after(conn, session, last)
+        done = last
+    return done
 
 
 def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], models: Models,

@@ -100,32 +100,53 @@ def _pragmas(conn: Any, *, write: bool) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
 
 
-def connect(path: str, *, vectors: bool = True, migrate: bool = True) -> Any:
+def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: bool = False) -> Any:
     """Open (creating if needed) a read-write connection to engram.db at `path`.
 
     With `vectors`, sqlite-vec is loaded when possible; check `conn.vec_version` or
-    `vector_path(conn)`. With `migrate`, pending schema migrations are applied.
+    `vector_path(conn)`. With `migrate`, pending schema migrations are applied. With
+    `readonly` (a reader that needs the vector extension: `engram query`, the MCP tool) the
+    file is opened read-only and never created, so a read-only home still answers.
     Raises the driver's OperationalError (catch `db_errors()`) when the file cannot be opened.
     """
     if path != ":memory:":
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, mode=0o700, exist_ok=True)
-        if not os.path.exists(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        from engram.errors import EngramError
+        from engram.fsio import private_dir
+        from engram.graph.readonly import check_files
+
+        check_files(path, EngramError)
+        if not readonly:
+            private_dir(os.path.dirname(os.path.abspath(path)))
+            if not os.path.exists(path):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     if vectors:
         module, sqlite_vec, reason = _vector_driver()
     else:
         module, sqlite_vec, reason = sqlite3, None, "vectors=False"
-    conn = _open(module, path, check_same_thread=False)
+    conn = _open_ro(module, path) if readonly else _open(module, path, check_same_thread=False)
     conn.vector_reason = reason
     if sqlite_vec is not None:
         _load_vec(conn, sqlite_vec)
-    _pragmas(conn, write=True)
-    if migrate:
+    _pragmas(conn, write=not readonly)
+    if migrate and not readonly:
         from engram.graph.migrations import migrate as _migrate
 
         _migrate(conn)
     return conn
+
+
+def _open_ro(module: Any, path: str) -> Any:
+    """`mode=ro`; in a read-only directory without the WAL's shared-memory file SQLite cannot
+    use the WAL, and `immutable=1` reads the main file alone (what was checkpointed)."""
+    uri = "file:" + os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    try:
+        conn = _open(module, uri + "?mode=ro", uri=True, check_same_thread=False)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except module.OperationalError:
+        if os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+            raise  # locked or damaged, not read-only: the caller says so
+        return _open(module, uri + "?immutable=1", uri=True, check_same_thread=False)
 
 
 def vector_status() -> tuple[str | None, str]:

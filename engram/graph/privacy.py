@@ -3,16 +3,22 @@
 Forgetting works on *terms*: the text the user named, or the name of the node they named.
 Terms match on word boundaries, ignoring case. A node whose name contains a term is
 deleted (with its edges, file links and vectors); any other text that mentions a term
-(descriptions, node data, edge data, episode records) has it replaced by FORGOTTEN. Each
-term is kept in `tombstones` as `term:<word count>:<sha256>`, never as text (a tombstone
-must not be a copy), and the consolidator screens every proposed node against them
-(`screen_request`), so old events (or an episode file rebuilt from them) cannot bring it back.
+(descriptions, summaries, node data, other nodes' file lists and file links, edge data,
+episode records) has it replaced by FORGOTTEN or dropped. Each term is kept in
+`tombstones` as `term:<word count>:<salt>:<sha256>`, never as text (a tombstone must not be
+a copy); the salt (random, one per database, also carried by imported keys) stops a table
+of precomputed hashes and linking one forgotten text across projects (whoever holds the
+database can still test a guess, one hash each; docs/reliability.md, "Limits"). Keys
+written before salting (`term:<n>:<sha256>`) still match. The consolidator screens every
+proposed node against them (`screen_request`), so old events (or an episode file rebuilt
+from them) cannot bring it back.
 
 The file side (JSONL lines, episode files, state, logs) is `engram.consolidate.purge`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +34,14 @@ MIN_TERM = 3
 
 class TooBroad(EngramError):
     """A forget target so short it would match nearly everything."""
+
+
+class UnknownNode(EngramError):
+    """A forget target shaped like a node id that names no node."""
+
+
+class _DryRun(Exception):
+    """Raised inside the transaction of a dry run, so everything it did is rolled back."""
 
 
 @dataclass
@@ -53,28 +67,41 @@ def _words(text: str) -> list[re.Match[str]]:
 _WORD = re.compile(r"\w+")
 
 
-def _key(words: list[str]) -> str:
-    """A tombstone key: the word count and a hash, never the forgotten text itself."""
+SALT_KEY = "tombstone_salt"
+
+
+def _key(words: list[str], salt: str = "") -> str:
+    """A tombstone key: the word count, the salt and a salted hash, never the text itself
+    (`salt` "" gives the unsalted keys of older databases)."""
     import hashlib
 
-    digest = hashlib.sha256("\x1f".join(w.casefold() for w in words).encode()).hexdigest()[:32]
-    return f"{PREFIX}{len(words)}:{digest}"
+    body = "\x1f".join(w.casefold() for w in words)
+    digest = hashlib.sha256(((salt + "\x1e") if salt else "").encode() + body.encode()).hexdigest()[:32]
+    return f"{PREFIX}{len(words)}:{salt}:{digest}" if salt else f"{PREFIX}{len(words)}:{digest}"
+
+
+def salt_of(conn: Any) -> str:
+    """This database's tombstone salt (made on first use; stored by `apply`'s transaction)."""
+    return store.get_meta(conn, SALT_KEY) or os.urandom(8).hex()
 
 
 class Terms:
     """Forgotten texts as word sequences, matched case-insensitively on word boundaries.
 
-    Built from plain text at forget time, or from the tombstones' hashes afterwards: a
-    window of n words of a candidate text matches when its hash is a tombstone of n words.
+    Built from plain text at forget time, or from the tombstones' keys afterwards: a
+    window of n words of a candidate text matches when its hash under one of the keys'
+    salts is a tombstone of n words.
     """
 
     def __init__(self, keys: set[str]):
         self.keys = keys
-        self.sizes = sorted({int(k[len(PREFIX):].split(":", 1)[0]) for k in keys})
+        parts = [k[len(PREFIX):].split(":") for k in keys]
+        self.sizes = sorted({int(p[0]) for p in parts})
+        self.salts = sorted({p[1] if len(p) == 3 else "" for p in parts})
 
     @classmethod
-    def from_text(cls, texts: list[str]) -> "Terms":
-        keys = {_key([m.group() for m in _words(t)]) for t in texts if _words(t)}
+    def from_text(cls, texts: list[str], salt: str = "") -> "Terms":
+        keys = {_key([m.group() for m in _words(t)], salt) for t in texts if _words(t)}
         return cls(keys)
 
     def __bool__(self) -> bool:
@@ -86,7 +113,8 @@ class Terms:
         out = []
         for n in self.sizes:
             for i in range(len(words) - n + 1):
-                if _key([m.group() for m in words[i : i + n]]) in self.keys:
+                window = [m.group() for m in words[i : i + n]]
+                if any(_key(window, salt) in self.keys for salt in self.salts):
                     out.append((words[i].start(), words[i + n - 1].end()))
         return sorted(out)
 
@@ -131,12 +159,17 @@ def scrub(value: Any, terms: Terms) -> Any:
 
 
 def plan(conn: Any, target: str) -> Plan:
-    """Resolve a node id or a text into terms, nodes and evidence. Raises TooBroad."""
-    node = store.get_node(conn, target.strip())
+    """Resolve a node id or a text into terms, nodes and evidence. Raises TooBroad, or
+    UnknownNode for a node id the graph does not hold (a typo must not forget a text)."""
+    target = target.strip()
+    node = store.get_node(conn, target)
+    if node is None and _looks_like_id(target):
+        raise UnknownNode(f"no node {target!r} in this project's graph; `engram show NAME` finds a node's id, "
+                          "and a text to forget is given as it is written")
     text = node["name"] if node is not None else target
     if len(norm(text)) < MIN_TERM or not _words(text):
         raise TooBroad(f"{target!r} is shorter than {MIN_TERM} characters: it would match too much")
-    p = Plan(Terms.from_text([text]))
+    p = Plan(Terms.from_text([text], salt_of(conn)))
     terms = p.terms
     rows = conn.execute("SELECT id, name FROM nodes").fetchall()
     ids = [nid for nid, name in rows if contains(name, terms)]
@@ -146,6 +179,12 @@ def plan(conn: Any, target: str) -> Plan:
     for n in p.delete:
         _add_evidence(conn, p, n)
     return p
+
+
+def _looks_like_id(text: str) -> bool:
+    """`n_3f9a0c1d2e4b5a6f` (or a typo of one): a prefix, an underscore, one word."""
+    head, sep, rest = text.partition("_")
+    return bool(sep) and head in ("n", "e", "ep") and rest.isalnum() and " " not in text
 
 
 def _add_evidence(conn: Any, p: Plan, node: dict[str, Any]) -> None:
@@ -168,26 +207,37 @@ def _add_evidence(conn: Any, p: Plan, node: dict[str, Any]) -> None:
 # -- applying --------------------------------------------------------------------------------
 
 
-def apply(conn: Any, p: Plan) -> dict[str, int]:
-    """Delete and scrub in one transaction, record the tombstones, then purge free pages."""
+def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
+    """Delete and scrub in one transaction and record the tombstones; then purge free pages
+    and the WAL (`checkpointed` says whether the WAL could be emptied). A dry run does the
+    same work and rolls it back, so its counts are exactly what a real run changes."""
     from engram.graph import embeddings
 
-    counts = {"nodes_deleted": 0, "nodes_scrubbed": 0, "edges_scrubbed": 0, "episodes_scrubbed": 0,
-              "cache_rows": 0}
+    counts = {"nodes_deleted": 0, "nodes_scrubbed": 0, "file_links_removed": 0, "edges_scrubbed": 0,
+              "episodes_scrubbed": 0, "cache_rows": 0}
     conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not left readable
-    with store.transaction(conn):
-        hashes = [_text_hash(n) for n in p.delete]
-        for n in p.delete:
-            embeddings.delete_embedding(conn, n["id"])
-            counts["nodes_deleted"] += store.delete_node(conn, n["id"])
-        counts["nodes_scrubbed"] = _scrub_nodes(conn, p.terms, hashes)
-        counts["edges_scrubbed"] = _scrub_rows(conn, "edges", "id", ("data",), p.terms)
-        counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"), p.terms)
-        counts["cache_rows"] = _drop_cache(conn, hashes)
-        for key in p.terms.keys:
-            store.add_tombstone(conn, key)
+    try:
+        with store.transaction(conn):
+            hashes = [_text_hash(n) for n in p.delete]
+            for n in p.delete:
+                embeddings.delete_embedding(conn, n["id"])
+                counts["nodes_deleted"] += store.delete_node(conn, n["id"])
+            counts["nodes_scrubbed"] = _scrub_nodes(conn, p.terms, hashes)
+            counts["file_links_removed"] = _scrub_file_links(conn, p.terms)
+            counts["edges_scrubbed"] = _scrub_rows(conn, "edges", "id", ("data",), p.terms)
+            counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"),
+                                                      p.terms)
+            counts["cache_rows"] = _drop_cache(conn, hashes)
+            if store.get_meta(conn, SALT_KEY) is None:
+                store.set_meta(conn, SALT_KEY, p.terms.salts[-1])
+            for key in p.terms.keys:
+                store.add_tombstone(conn, key)
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        return counts
     embeddings.purge_orphans(conn)
-    compact(conn)
+    counts["checkpointed"] = int(compact(conn))
     return counts
 
 
@@ -198,20 +248,30 @@ def _text_hash(node: dict[str, Any]) -> str:
 
 
 def _scrub_nodes(conn: Any, terms: Terms, hashes: list[str]) -> int:
+    """Other nodes' description, summary, data and file list, scrubbed of every mention."""
     from engram.graph import embeddings
 
     n = 0
     for node in store.list_nodes(conn):
-        fields = {k: node[k] for k in ("description", "summary", "data")}
+        fields = {k: node[k] for k in ("description", "summary", "data", "affected_files")}
         if not contains(fields, terms):
             continue
         hashes.append(_text_hash(node))
-        conn.execute("UPDATE nodes SET description = ?, summary = ?, data = ?, updated_at = ? WHERE id = ?",
+        conn.execute("UPDATE nodes SET description = ?, summary = ?, data = ?, affected_files = ?, updated_at = ? "
+                     "WHERE id = ?",
                      (scrub(node["description"], terms), scrub(node["summary"], terms),
-                      jsonio.dumps(scrub(node["data"], terms)), store.now(), node["id"]))
+                      jsonio.dumps(scrub(node["data"], terms)), jsonio.dumps(scrub(node["affected_files"], terms)),
+                      store.now(), node["id"]))
         embeddings.delete_embedding(conn, node["id"])  # re-embedded from the scrubbed text
         n += 1
     return n
+
+
+def _scrub_file_links(conn: Any, terms: Terms) -> int:
+    """node_files rows whose path mentions a term (a forgotten file name)."""
+    rows = [r for r in conn.execute("SELECT path, node_id FROM node_files").fetchall() if contains(r[0], terms)]
+    conn.executemany("DELETE FROM node_files WHERE path = ? AND node_id = ?", rows)
+    return len(rows)
 
 
 def _scrub_rows(conn: Any, table: str, key: str, cols: tuple[str, ...], terms: Terms) -> int:
@@ -239,19 +299,33 @@ def _drop_cache(conn: Any, hashes: list[str]) -> int:
     return conn.execute(q, hashes).rowcount
 
 
-def compact(conn: Any) -> None:
-    """Checkpoint the WAL into the file and rebuild it, so no old page keeps a copy."""
+def compact(conn: Any, wait: float = 30.0) -> bool:
+    """Checkpoint the WAL into the file and rebuild it, so no old page keeps a copy; True
+    when the WAL was emptied. A reader holding an old snapshot keeps the checkpoint from
+    finishing (its pages must stay readable): retried until `wait` seconds have passed."""
+    import time
+
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    deadline = time.monotonic() + wait
+    while True:
+        busy, log, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy and log <= 0:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
 
 
 # -- what the consolidator asks ---------------------------------------------------------------
 
 
-def allow(conn: Any, text: str) -> None:
-    """Remove the tombstones of `text`, so it may be learned again."""
-    conn.executemany("DELETE FROM tombstones WHERE key = ?", [(k,) for k in Terms.from_text([text]).keys])
+def allow(conn: Any, text: str) -> int:
+    """Remove the tombstones of `text` (under every salt in use), so it may be learned again."""
+    keys = set()
+    for salt in tombstoned_terms(conn).salts:
+        keys |= Terms.from_text([text], salt).keys
+    return sum(conn.execute("DELETE FROM tombstones WHERE key = ?", (k,)).rowcount for k in keys)
 
 
 def tombstoned_terms(conn: Any) -> Terms:

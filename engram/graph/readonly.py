@@ -16,7 +16,7 @@ import os
 # nodes_strength indexes (it picked them without ANALYZE statistics, and a 1,000-id
 # frontier took 2 s instead of 15 ms): lookups must start from the id / path / name index.
 LIVE = "+n.status = 'active' AND +n.strength > 0"
-BUSY_MS = 2000
+BUSY_MS = 250  # a hook gives up on a locked database quickly (no context) rather than stall its agent
 MMAP_BYTES = 256 * 1024 * 1024
 CHUNK = 30000  # stay under SQLite's host-parameter limit (32,766 before 3.32)
 NODE_COLS = "n.id, n.name, n.type, n.description, n.summary, n.strength, n.data, n.affected_files, n.updated_at"
@@ -44,11 +44,23 @@ def open_ro(path: str):
     """
     if not path or not os.path.exists(path):
         return None
+    check_files(path, _driver().OperationalError)
     quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     conn = _driver().connect("file:" + quoted + "?mode=ro", uri=True, isolation_level=None,
                              timeout=BUSY_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # `timeout` above is the busy timeout
     return conn
+
+
+def check_files(path: str, error: type[Exception]) -> None:
+    """Raise `error` when the database, its WAL or its shared-memory file is something other
+    than a regular file: SQLite would block on a FIFO or read /dev/zero forever."""
+    from engram.fsio import regular_or_missing
+
+    for p in (path, path + "-wal", path + "-shm"):
+        if not regular_or_missing(p):
+            raise error(f"{p} is not a regular file (a FIFO, a device, a directory or a symlink); "
+                        "move it aside (`engram doctor` says how)")
 
 
 # ONE indexed query per file: node_files is keyed (path, node_id), so driving the join from
@@ -254,6 +266,20 @@ def stats(conn) -> dict:
             "live": conn.execute(f"SELECT count(*) FROM nodes n WHERE {LIVE}").fetchone()[0],
             "superseded": conn.execute("SELECT count(*) FROM nodes WHERE status = 'superseded'").fetchone()[0],
             "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0]}
+
+
+def applied_by_session(conn) -> dict[str, int]:
+    """{session: the highest event seq the graph holds for it} (the `consolidations` records)."""
+    return dict(conn.execute("SELECT session_id, max(to_seq) FROM consolidations GROUP BY session_id").fetchall())
+
+
+REQUIRED_TABLES = ("nodes", "edges", "episodes", "consolidations", "node_files", "meta", "tombstones")
+
+
+def missing_tables(conn) -> list[str]:
+    """The tables engram needs that the file lacks (an empty or foreign SQLite file lacks all)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return [t for t in REQUIRED_TABLES if t not in have]
 
 
 def integrity(path: str) -> str:

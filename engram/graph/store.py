@@ -588,6 +588,15 @@ def applied_through(conn: Any, session_id: str) -> int | None:
     ).fetchone()[0]
 
 
+def drop_ranges_after(conn: Any, session_id: str, seq: int) -> int:
+    """Forget the records of this session's events past `seq` (its stream was truncated or
+    replaced: those seqs now name other events); the graph's content stays. Returns rows changed."""
+    n = conn.execute("DELETE FROM consolidations WHERE session_id = ? AND from_seq > ?", (session_id, seq)).rowcount
+    n += conn.execute("UPDATE consolidations SET to_seq = ? WHERE session_id = ? AND to_seq > ?",
+                      (seq, session_id, seq)).rowcount
+    return n
+
+
 def record_consolidation(
     conn: Any, session_id: str, from_seq: int, to_seq: int, episode_id: str | None = None
 ) -> bool:

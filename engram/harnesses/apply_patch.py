@@ -49,12 +49,10 @@ def parse(text: str) -> list[dict]:
 
 
 def _read_lines(path: str) -> list[str] | None:
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_READ_BYTES)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace").split("\n")
+    from engram.fsio import read_regular
+
+    data = read_regular(path, MAX_READ_BYTES)  # never a FIFO or a device
+    return data.decode("utf-8", "replace").split("\n") if data is not None else None
 
 
 def _find(haystack: list[str], needle: list[str], start: int) -> int:

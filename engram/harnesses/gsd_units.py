@@ -22,12 +22,7 @@ def _marker_path(cwd: str) -> str:
 
 
 def _marker(cwd: str) -> dict:
-    try:
-        with open(_marker_path(cwd), "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return jsonio.read_object(_marker_path(cwd))
 
 
 def _save_marker(cwd: str, data: dict) -> None:

@@ -22,9 +22,15 @@ SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-std
                  "[Request interrupted", "This session is being continued from a previous conversation")
 
 
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
+
+
 def load_records(path: str) -> list[dict]:
-    with open(path, "rb") as f:
-        data = f.read().decode("utf-8", "replace")
+    """The records of one transcript. A FIFO, a device or a symlink raises engram.fsio.NotRegular
+    at once (an OSError: skipped by the caller) instead of blocking or reading forever."""
+    from engram.fsio import read_file
+
+    data = read_file(path, MAX_TRANSCRIPT_BYTES).decode("utf-8", "replace")
     stripped = data.lstrip()
     if stripped.startswith("["):
         recs = json.loads(stripped)

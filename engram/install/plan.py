@@ -18,6 +18,7 @@ import os
 import time
 
 from engram.errors import EngramError
+from engram.fsio import private_dir
 from engram.install import hook_command, jsonedit, merge
 
 MANIFEST = "install.json"
@@ -225,7 +226,7 @@ def backup(change: Change) -> str | None:
     from engram.fsio import write_atomic
 
     folder = os.path.join(home(), "backups", change.harness)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    private_dir(folder)
     stem = os.path.join(folder, os.path.basename(change.path) + time.strftime(".%Y%m%dT%H%M%S"))
     path, n = stem + ".bak", 1
     while os.path.exists(path):

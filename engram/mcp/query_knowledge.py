@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 
+from engram.text import inert
+
 PROJECT_ENV = ("ENGRAM_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 INSTRUCTIONS = ("Project memory from earlier coding sessions: decisions, past errors, findings, "
                 "linked to files. query_knowledge answers a question from it.")
@@ -53,12 +55,12 @@ def query_knowledge(question: str, scope: str = "current_project") -> str:
     from engram.retrieve import query
 
     if scope not in query.SCOPES:
-        return f"scope must be one of: {', '.join(query.SCOPES)} (got {scope!r})."
+        return f"scope must be one of: {', '.join(query.SCOPES)} (got {inert(repr(scope), 80)})."
     cfg, _ = config.load_config()
     hits, notes = query.run(question, project_dir(), scope=scope, cfg=cfg, embedder=registry.embedder(cfg))
-    text = query.format_text(question, hits, 2 * int(cfg["tokenBudget"]), scope)
+    text = query.format_text(question, hits, 2 * int(cfg["tokenBudget"]), scope)  # framed, fields inert
     missing = [n for n in notes if n.startswith("no memory yet")]
-    return text + ("\n" + missing[0] if missing and not hits else "")
+    return text + ("\n" + inert(missing[0], 400) if missing and not hits else "")
 
 
 def save_decision(decision: str, rationale: str = "", files: list[str] | None = None) -> str:
@@ -73,7 +75,7 @@ def save_decision(decision: str, rationale: str = "", files: list[str] | None = 
     ctx = lifecycle.Ctx("mcp", project_dir(), harness="mcp")
     lifecycle.tool_calls(ctx, [{"tool": "mcp save_decision", "action": "decision", "ok": True,
                                 "content": decision, "rationale": rationale or "", "files": files}])
-    return f"Decision recorded for {ctx.project.root}: {decision}"
+    return f"Decision recorded for {inert(ctx.project.root, 200)}: {inert(decision, 400)}"
 
 
 def build():

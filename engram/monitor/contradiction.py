@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from engram.text import clip
+from engram.text import AS_DATA, inert
 
 NO = "NO_CONTRADICTION"
 INDIRECT = "INDIRECT_CONTRADICTION"
@@ -112,22 +112,27 @@ def note_failure(st: dict[str, Any], cfg: dict[str, Any], failure: CheckFailed, 
 
 
 def advisory(v: Verdict, path: str, decisions: dict[str, str], ref: int) -> str:
-    """The warning injected on the next hook: advisory, specific, and asking for an answer."""
+    """The warning injected on the next hook: advisory, specific, and asking for an answer.
+
+    Injection point: the path, the decision and the checker's explanation (which quotes the
+    diff) are shown through `inert`, under a line that says they are recalled facts."""
     kind = "direct" if v.verdict == DIRECT else "indirect"
-    lines = [f"engram: your change to {path} (event {ref}) may {'contradict' if kind == 'direct' else 'undermine'} "
-             f"a recorded decision ({kind} contradiction, severity {v.severity}; checked by {v.checker})."]
+    lines = [f"engram: your change to {inert(path, 200)} (event {ref}) may "
+             f"{'contradict' if kind == 'direct' else 'undermine'} a recorded decision ({kind} contradiction, "
+             f"severity {inert(v.severity, 20)}; checked by {inert(v.checker, 40)}; quoted below as {AS_DATA})."]
     for did in v.decisions or list(decisions)[:1]:
         if did in decisions:
-            lines.append(f'- Decision: "{clip(decisions[did], 240)}"')
-    lines.append(f"- Why: {clip(v.explanation, 600)}")
+            lines.append(f'- Decision: "{inert(decisions[did], 240)}"')
+    lines.append(f"- Why: {inert(v.explanation, 600)}")
     if v.recommendation:
-        lines.append(f"- Suggestion: {clip(v.recommendation, 400)}")
+        lines.append(f"- Suggestion: {inert(v.recommendation, 400)}")
     lines.append("This is advisory and you may override it, but acknowledge it: either adjust the change, or say why "
                  'the decision no longer holds (and record the new one with `engram decide "..."`).')
     return "\n".join(lines)
 
 
 def disabled_notice(checker: str, failures: int, last: str, log_path: str) -> str:
-    return (f"engram: the contradiction checker ({checker}) failed {failures} times in a row (last: {clip(last, 160)}), "
+    return (f"engram: the contradiction checker ({inert(checker, 40)}) failed {failures} times in a row "
+            f"(last: {inert(last, 160)}), "
             f"so it is off for the rest of this session. Writes are no longer checked against recorded decisions; "
             f"details in {log_path}.")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
+from engram.text import inert
 
 VELOCITY_WINDOW = 20
 SEARCH_WINDOW = 20
@@ -209,12 +210,7 @@ def record_session(project_dir: str, session: str, st: dict) -> None:
 
 
 def _sessions(project_dir: str) -> dict:
-    try:
-        with open(os.path.join(project_dir, SESSIONS_FILE), "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return jsonio.read_object(os.path.join(project_dir, SESSIONS_FILE))
 
 
 # -- flags -----------------------------------------------------------------------------------------
@@ -273,8 +269,9 @@ def _note(metric: str, f: dict) -> str:
         return (f"engram (metacognition): progress has slowed: {f['velocity']} file(s) changed in the last "
                 f"{VELOCITY_WINDOW} tool calls against {f['earlier']} earlier, while {f['writes']} writes went to the "
                 f"same places. If this is thrashing, step back and re-plan before the next edit.")
-    _, file, etype = f["signature"].split(":", 2)
-    return (f"engram (metacognition): the same error ({etype} in {file}) has come back {f['count']} times after "
+    _, file, etype = f["signature"].split(":", 2)  # from tool output: shown inert
+    return (f"engram (metacognition): the same error ({inert(etype, 80)} in {inert(file, 200)}) has come back "
+            f"{f['count']} times after "
             f"attempted fixes. Two repeats are normal debugging; three suggest the working theory of the cause may "
             f"be wrong: re-read the failing code and test before the next edit.")
 

@@ -5,8 +5,10 @@ everything here reads and writes `st` race-free and appends its events with gap-
 
 * `after_tool_calls`: deliver the contradiction warnings and notices queued by a
   checker since the last hook (each exactly once, recorded as `contradiction_delivered`),
-  fold the tool call into the metacognitive metrics (a new flag becomes a note and a
-  `metacog_flag` event), and queue a check for each file_write with linked decisions;
+  and fold the tool call into the metacognitive metrics (a new flag becomes a note and a
+  `metacog_flag` event);
+* `queue_checks`, called after the lock is released (it reads the database, which may be
+  locked for a while): queue a check for each file_write with linked decisions;
 * `before_prompt`: deliver queued warnings when no tool call came first (the agent's
   turn ended), and record the session's size for the "typical session" estimate.
 
@@ -83,13 +85,23 @@ def after_tool_calls(ctx, st: dict, batch: list[dict]) -> list[str]:
         notes += flags
     except Exception as exc:  # a metrics fault must not cost the warnings already drained
         ctx.log(f"metacognitive metrics failed: {type(exc).__name__}: {exc}")
+    return notes
+
+
+def checks_off(st: dict) -> bool:
+    """The checker failed too often this session (engram.monitor.contradiction.note_failure)."""
+    cs = st.get("contradiction")
+    return isinstance(cs, dict) and bool(cs.get("disabled"))
+
+
+def queue_checks(ctx, disabled: bool, batch: list[dict]) -> None:
+    """Queue a check of each write in `batch` (outside the session lock); never raises."""
     for ev in batch:
-        if ev.get("type") == "file_write":
+        if ev.get("type") == "file_write" and not disabled:
             try:
-                request_check(ctx.project, ctx.session, st, ev, ctx.cfg)
+                request_check(ctx.project, ctx.session, ev, ctx.cfg)
             except Exception as exc:
                 ctx.log(f"contradiction check of {ev.get('path')} not started: {type(exc).__name__}: {exc}")
-    return notes
 
 
 def before_prompt(ctx, st: dict) -> list[str]:
@@ -114,7 +126,7 @@ def linked_decisions(project_dir: str, db_path: str, path: str, threshold: float
 
     sig = readonly.signature(db_path)  # taken BEFORE the query: a racing consolidation only makes the entry stale
     cache_path = os.path.join(project_dir, CACHE)
-    cache = _read(cache_path)
+    cache = jsonio.read_object(cache_path)
     paths = cache.get("paths")
     if cache.get("sig") != sig or cache.get("threshold") != threshold or not isinstance(paths, dict) \
             or len(paths) >= MAX_CACHED_PATHS:
@@ -126,20 +138,8 @@ def linked_decisions(project_dir: str, db_path: str, path: str, threshold: float
     return ids
 
 
-def _read(path: str) -> dict:
-    try:
-        with open(path, "rb") as f:
-            data = jsonio.loads(f.read().decode("utf-8", "replace"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def request_check(project, session: str, st: dict, ev: dict, cfg: dict) -> bool:
+def request_check(project, session: str, ev: dict, cfg: dict) -> bool:
     """Queue a check of one file_write event and start a checker; True when a check was queued."""
-    cs = st.get("contradiction")
-    if isinstance(cs, dict) and cs.get("disabled"):
-        return False
     path, diff = ev.get("path"), ev.get("diff")
     if not ev.get("ok") or not path or not diff:
         return False

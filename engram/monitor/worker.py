@@ -33,6 +33,7 @@ from engram.monitor import contradiction, trigger
 from engram.monitor.contradiction import CheckFailed, Verdict
 
 STALE_JOB_SECONDS = 3600  # a job older than this (a crashed worker's leftover) is dropped
+MAX_JOB_BYTES = 16 * 1024 * 1024
 
 
 def session_of(job: str) -> str | None:
@@ -69,8 +70,9 @@ def process(project: config.Project, session: str, job_path: str, cfg: dict[str,
             checker: contradiction.Checker) -> None:
     """Check one queued write and deliver the outcome; the job file is removed either way."""
     try:
-        with open(job_path, "rb") as f:
-            job = json.loads(f.read())
+        from engram.fsio import read_file
+
+        job = json.loads(read_file(job_path, MAX_JOB_BYTES))  # never a FIFO: NotRegular is an OSError
         if time.time() - os.stat(job_path).st_mtime > STALE_JOB_SECONDS:
             _log(project, f"session={session} dropped a stale check of {job.get('path')}", "WARN")
             return

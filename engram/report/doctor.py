@@ -143,29 +143,93 @@ def data_dir() -> list[Check]:
     return [Check(OK, "data dir", f"{h} (mode 700)")]
 
 
+def _kind(mode: int) -> str:
+    import stat
+
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a symlink" if stat.S_ISLNK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def special_files() -> list[Check]:
+    """engram's files that are not regular files: engram refuses them (nothing hangs), so
+    whatever they hold is not captured or not read until they are replaced."""
+    import stat
+
+    from engram.config import all_projects
+
+    found = []
+    candidates = [os.path.join(home(), "config.json")]
+    for p in all_projects():
+        candidates += [os.path.join(p.dir, n) for n in ("project.json", "engram.db", "engram.db-wal", "engram.db-shm")]
+        for sub in ("events", "episodes", "sessions", "queue", "checks", "faults", "logs"):
+            try:
+                candidates += [os.path.join(p.dir, sub, n) for n in sorted(os.listdir(os.path.join(p.dir, sub)))]
+            except OSError:
+                continue
+    for path in candidates:
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            found.append((path, _kind(mode)))
+    if not found:
+        return [Check(OK, "data files", "every data file is a regular file")]
+    path, what = found[0]
+    more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+    return [Check(FAIL, "data files", f"{path} is not a regular file ({what}){more}: engram refuses to read it",
+                  f"rm {path}  # engram writes a new one; for engram.db, `engram consolidate --all` rebuilds it")]
+
+
 def _integrity(path: str) -> str:
     from engram.graph.readonly import integrity
 
     return integrity(path)
 
 
+def _database(p) -> Check | None:
+    """One project's database: readable, engram's schema, holding what its episode files claim."""
+    from engram.consolidate.trigger import lost_in_graph
+    from engram.graph import readonly
+
+    if not os.access(p.dir, os.W_OK):  # read-only is not damage: no advice to move a healthy file
+        return Check(WARN, "database", f"{p.dir} is read-only ({p.root}): hooks capture nothing and the graph is "
+                     "not updated; the database was not checked", f"chmod u+w {p.dir}  # or fix the mount")
+    try:
+        result = _integrity(p.db_path) if os.path.exists(p.db_path) else "ok"
+        result = result if result == "ok" else f"integrity_check says {result}"
+        if result == "ok" and os.path.exists(p.db_path):
+            conn = readonly.open_ro(p.db_path)
+            try:
+                missing = readonly.missing_tables(conn)
+            finally:
+                conn.close()
+            if missing:
+                result = f"not an engram database: tables {', '.join(missing)} are missing"
+    except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
+        result = f"integrity_check says cannot open: {exc}"
+    if result != "ok":
+        return Check(FAIL, "database", f"{p.db_path} ({p.root}): {result[:200]}",
+                     f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/damaged/  # events/ stay: the next "
+                     "SessionStart (or `engram consolidate --all`) rebuilds the graph from them")
+    lost = lost_in_graph(p)
+    if lost:
+        return Check(FAIL, "database", f"{p.db_path} ({p.root}) is missing, empty or replaced: {len(lost)} "
+                     f"consolidated session(s) are not in it (e.g. {lost[0]})",
+                     f"engram consolidate --all --project {p.root}  # rebuilds them from the event streams")
+    return None
+
+
 def databases() -> list[Check]:
     from engram.config import all_projects
 
-    projects = [p for p in all_projects() if os.path.exists(p.db_path)]
-    bad = []
-    for p in projects:
-        try:
-            result = _integrity(p.db_path)
-        except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
-            result = f"cannot open: {exc}"
-        if result != "ok":
-            bad.append(Check(FAIL, "database", f"{p.db_path} ({p.root}): integrity_check says {result[:200]}",
-                             f"mkdir -p {p.dir}/damaged && mv {p.db_path}* {p.dir}/episodes {p.dir}/damaged/"
-                             "  # events/ stay; the next SessionStart rebuilds the graph from them"))
-    if not projects:
+    projects = [p for p in all_projects() if os.path.exists(p.db_path) or os.path.isdir(os.path.join(p.dir, "episodes"))]
+    bad = [c for c in (_database(p) for p in projects) if c is not None]
+    with_db = [p for p in projects if os.path.exists(p.db_path)]
+    if not projects or (not with_db and not bad):
         return [Check(OK, "database", "no project database yet (created at the first consolidation)")]
-    return bad or [Check(OK, "database", f"{len(projects)} project database(s) pass PRAGMA integrity_check")]
+    return bad or [Check(OK, "database", f"{len(with_db)} project database(s) pass PRAGMA integrity_check, "
+                         "hold engram's tables and every consolidated session")]
 
 
 def vectors() -> list[Check]:
@@ -183,8 +247,6 @@ def vectors() -> list[Check]:
 
 def providers() -> list[Check]:
     """Which model and embedding providers a worker would use; keys by presence only."""
-    import json
-
     from engram.config import load_config
     from engram.errors import ConfigError
 
@@ -192,12 +254,9 @@ def providers() -> list[Check]:
         cfg, warnings = load_config()
     except ConfigError as exc:
         return [Check(FAIL, "config", str(exc))]
-    explicit: dict = {}
-    try:
-        with open(os.path.join(home(), "config.json"), "rb") as f:
-            explicit = json.loads(f.read() or b"{}")
-    except (OSError, ValueError):
-        pass
+    from engram.jsonio import read_object
+
+    explicit = read_object(os.path.join(home(), "config.json"))
     out = [Check(WARN, "config", w, "remove or rename the key") for w in warnings]
     keys = ", ".join(f"{k} {'set' if os.environ.get(k) else 'not set'}" for k in KEYS)
     from engram.providers import registry
@@ -299,13 +358,12 @@ def backlog() -> list[Check]:
 
 def _recent_errors(path: str, since: float) -> tuple[int, str]:
     """(ERROR lines of hook components since `since`, the last one) from one log file."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, 2)
-            f.seek(max(0, f.tell() - 262144))
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except OSError:
+    from engram.fsio import read_regular
+
+    data = read_regular(path, 262144, tail=True, follow=False)
+    if data is None:
         return 0, ""
+    lines = data.decode("utf-8", "replace").splitlines()
     count, last = 0, ""
     for line in lines:
         parts = line.split(" ", 4)
@@ -344,7 +402,7 @@ def run_all(project: str | None = None) -> list[Check]:
         checks += registration(name, None)
         if project:
             checks += registration(name, project)
-    for fn in (data_dir, databases, vectors, providers, backlog, faults):
+    for fn in (data_dir, special_files, databases, vectors, providers, backlog, faults):
         try:
             checks += fn()
         except Exception as exc:  # a broken check is reported, never a traceback

@@ -61,7 +61,17 @@ def project_status(project: Project) -> dict[str, Any]:
         "sessions": _sessions(project),
         "db": {"path": project.db_path, "exists": os.path.exists(project.db_path), "bytes": db_bytes(project.db_path)},
     }
-    conn = open_ro(project.db_path)
+    from engram.consolidate.trigger import lost_in_graph
+
+    try:
+        lost = lost_in_graph(project)
+    except Exception as exc:  # a database that cannot be read is reported below
+        lost, out["error"] = [], f"{project.db_path}: {exc}"
+    if lost:  # damage is loud: the episode files claim more than the graph holds
+        out["lost_sessions"] = lost
+        out["error"] = (f"{project.db_path} is missing, empty or replaced: {len(lost)} consolidated session(s) are not "
+                        "in it; `engram consolidate --all` rebuilds them from the event streams")
+    conn = open_ro(project.db_path) if "error" not in out else None
     if conn is None:
         return out
     try:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 
+from engram.fsio import read_regular
+
 MAX_ENTRIES = 4000  # bigger indexes are not even parsed (~1 µs per entry)
 FILTER_ABOVE = 1500  # past this many tracked files, stat only those the graph links to
 MAX_STATS = 1500  # ~3 µs each; more candidates than this and the pass is skipped
@@ -28,11 +30,10 @@ def git_dir(root: str) -> str | None:
     dot = os.path.join(root, ".git")
     if os.path.isdir(dot):
         return dot
-    try:
-        with open(dot, "rb") as f:
-            line = f.read(4096).decode("utf-8", "replace").strip()
-    except OSError:
+    data = read_regular(dot, 4096)  # a FIFO or a device in its place: None, never a hang
+    if data is None:
         return None
+    line = data.decode("utf-8", "replace").strip()
     if line.startswith("gitdir:"):
         path = line[7:].strip()
         return path if os.path.isabs(path) else os.path.normpath(os.path.join(root, path))
@@ -44,11 +45,10 @@ def branch(root: str) -> str | None:
     gd = git_dir(root)
     if gd is None:
         return None
-    try:
-        with open(os.path.join(gd, "HEAD"), "rb") as f:
-            head = f.read(1024).decode("utf-8", "replace").strip()
-    except OSError:
+    data = read_regular(os.path.join(gd, "HEAD"), 1024)
+    if data is None:
         return None
+    head = data.decode("utf-8", "replace").strip()
     prefix = "ref: refs/heads/"
     return head[len(prefix):] if head.startswith(prefix) else None
 
@@ -101,11 +101,7 @@ def index_entries(data: bytes, hash_len: int = 20) -> list[tuple[str, int, int, 
 
 
 def _hash_len(gd: str) -> int:
-    try:
-        with open(os.path.join(gd, "config"), "rb") as f:
-            return 32 if b"sha256" in f.read(65536) else 20
-    except OSError:
-        return 20
+    return 32 if b"sha256" in (read_regular(os.path.join(gd, "config"), 65536) or b"") else 20
 
 
 def changed_files(root: str, keep=None) -> list[str]:
@@ -117,12 +113,8 @@ def changed_files(root: str, keep=None) -> list[str]:
     gd = git_dir(root)
     if gd is None:
         return []
-    try:
-        with open(os.path.join(gd, "index"), "rb") as f:
-            data = f.read(MAX_INDEX_BYTES + 1)
-    except OSError:
-        return []
-    if len(data) > MAX_INDEX_BYTES:
+    data = read_regular(os.path.join(gd, "index"), MAX_INDEX_BYTES + 1)
+    if data is None or len(data) > MAX_INDEX_BYTES:
         return []
     try:
         entries = index_entries(data, _hash_len(gd))

@@ -19,8 +19,9 @@ import os
 
 from engram.graph import readonly
 from engram.retrieve import shown, tiers
+from engram.text import AS_DATA, inert
 
-HEADER = "engram memory for {path}:"
+HEADER = "engram memory for {path} (" + AS_DATA + "):"
 
 
 def annotate(db_path: str, path: str, cfg: dict, st: dict) -> str | None:
@@ -41,4 +42,4 @@ def annotate(db_path: str, path: str, cfg: dict, st: dict) -> str | None:
         return None
     lines = [tiers.line(r, tiers.SUMMARY) for r in fresh]
     shown.remember(rs["injected"], {r["id"]: r for r in fresh}, [(r["id"], tiers.SUMMARY) for r in fresh])
-    return "\n".join([HEADER.format(path=path)] + lines)
+    return "\n".join([HEADER.format(path=inert(path, 200))] + lines)  # the path is the payload's

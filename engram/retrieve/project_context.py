@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
+from engram.fsio import read_regular
 from engram.retrieve import entry_points, gitstate
 
 RECENT_SESSIONS = 3  # sessions with writes whose files become entry points
@@ -50,13 +51,8 @@ def recent_streams(events_dir: str, exclude: str | None, n: int = RECENT_SESSION
 
 def written_in(path: str) -> list[str]:
     """Files written (and named by decisions) near the end of one event stream, newest first."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - TAIL_BYTES))
-            tail = f.read()
-    except OSError:
+    tail = read_regular(path, TAIL_BYTES, tail=True, follow=False)
+    if tail is None:
         return []
     out: list[str] = []
     for line in reversed(tail.split(b"\n")):
@@ -96,26 +92,25 @@ def recent_files(events_dir: str, session: str | None) -> list[str]:
     return out
 
 
-def _read_head(path: str, limit: int = PLAN_BYTES) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _read_head(path: str, root: str, limit: int = PLAN_BYTES) -> str:
+    """The head of a file the project holds: a regular file inside `root` (a committed
+    symlink to /proc/self/fd/1, a FIFO or /dev/zero reads as nothing)."""
+    data = read_regular(path, limit, within=root)
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 def gsd_plan_text(root: str) -> str:
     """The GSD state file(s) and the plan file they name, bounded; "" when there is none."""
     parts = []
     for rel in GSD_STATE_FILES:
-        text = _read_head(os.path.join(root, rel))
+        text = _read_head(os.path.join(root, rel), root)
         if not text:
             continue
         parts.append(text)
         for token in text.split():
             token = token.strip(entry_points.STRIP)
             if token.endswith("-PLAN.md") and "/" in token and ".." not in token:
-                plan = _read_head(os.path.join(root, token.lstrip("/")))
+                plan = _read_head(os.path.join(root, token.lstrip("/")), root)
                 if plan:
                     parts.append(plan)
                     break

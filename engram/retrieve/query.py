@@ -18,6 +18,7 @@ import os
 
 from engram.graph import readonly
 from engram.retrieve import entry_points, keyword, activation, seeds, sections, tiers
+from engram.text import AS_DATA, inert
 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
@@ -103,7 +104,7 @@ def open_db(db_path: str):
         return None
     from engram.graph.connect import connect
 
-    return connect(db_path, vectors=True, migrate=False)
+    return connect(db_path, vectors=True, migrate=False, readonly=True)
 
 
 def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | None = None,
@@ -140,9 +141,11 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
 
 
 def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str:
-    """The tiers as text within `budget` tokens (what the MCP tool returns)."""
+    """The tiers as text within `budget` tokens (what the MCP tool and `engram query` return),
+    framed as recalled facts; the question is shown through `inert` like every field."""
+    asked = "“" + inert(question, 200) + "”"
     if not hits:
-        return f"engram has no stored knowledge matching {question!r}."
+        return f"engram has no stored knowledge matching {asked}."
     multi = scope == "all" and len({h["project"] for h in hits}) > 1
     items = []
     for h in hits:
@@ -150,5 +153,5 @@ def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str
         if multi:
             node["name"] = f"[{os.path.basename(h['project'])}] {node['name']}"
         items.append((node, h["activation"]))
-    text, _ = sections.render(items, budget, f"engram memory for {question!r}:", low_prefix="Weaker matches: ")
-    return text or f"engram has no stored knowledge matching {question!r}."
+    text, _ = sections.render(items, budget, f"engram memory for {asked} ({AS_DATA}):", low_prefix="Weaker matches: ")
+    return text or f"engram has no stored knowledge matching {asked}."

@@ -5,6 +5,11 @@ only when it changed since (its updated_at moved) or when it would now be shown 
 higher tier than before (listed by name at first, later in full). The map is bounded;
 the oldest entries go first. Shared by SessionStart / UserPromptSubmit injection
 (`engram.retrieve.inject`) and PostToolUse annotations (`engram.retrieve.involuntary`).
+
+Retrieval reads the database, which can be locked for a while; the session lock must not
+be held meanwhile (the session's other hooks would wait). So the hook takes a `snapshot`
+of this corner under the lock, retrieves on the copy without it, and `merge`s the copy
+back under the lock, keeping what the session's other hooks recorded in between.
 """
 
 from __future__ import annotations
@@ -35,5 +40,30 @@ def remember(injected: dict, nodes: dict[str, dict], shown: list[tuple[str, int]
     for nid, level in shown:
         injected.pop(nid, None)
         injected[nid] = [nodes[nid].get("updated_at"), level]
+    while len(injected) > MAX_REMEMBERED:
+        injected.pop(next(iter(injected)))
+
+
+def snapshot(st: dict) -> dict:
+    """A copy of what retrieval reads and writes in `st` (its corner, the files written, the
+    last seq and turn), to work on without the session lock."""
+    rs = rstate(st)
+    return {KEY: {**rs, "injected": dict(rs["injected"])}, "written": list(st.get("written") or []),
+            "seq": st.get("seq", 0), "turn": st.get("turn", 0), "_before": dict(rs["injected"])}
+
+
+def merge(st: dict, view: dict) -> None:
+    """Put what retrieval recorded in `view` back into `st`, with what other hooks recorded
+    since the snapshot (an entry that changed under the lock is theirs)."""
+    rs = rstate(st)
+    before = view.get("_before") or {}
+    theirs = {nid: v for nid, v in rs["injected"].items() if before.get(nid) != v}
+    mine = view.get(KEY) if isinstance(view.get(KEY), dict) else {}
+    injected = dict(mine.get("injected") or {})
+    for nid, v in theirs.items():
+        injected.pop(nid, None)
+        injected[nid] = v
+    rs.update({k: v for k, v in mine.items() if k != "injected"})
+    rs["injected"] = injected
     while len(injected) > MAX_REMEMBERED:
         injected.pop(next(iter(injected)))

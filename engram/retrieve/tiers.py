@@ -15,7 +15,7 @@ many distinct facts as it can. Order is deterministic: activation, then node id.
 from __future__ import annotations
 
 from engram import jsonio
-from engram.text import clip, clip_words
+from engram.text import inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -122,7 +122,7 @@ def _episode_body(node: dict) -> str:
     goal = str(node.get("description") or "").split(" — ", 1)[0] or str(node.get("name") or "")
     outcome = data_of(node).get("outcome")
     day = str(node.get("updated_at") or "")[:10]
-    return clip_words(goal, MAX_SUMMARY - 30) + (f" (outcome: {outcome}" + (f", {day})" if day else ")") if outcome else "")
+    return inert(goal, MAX_SUMMARY - 30) + (f" (outcome: {outcome}" + (f", {day})" if day else ")") if outcome else "")
 
 
 def body(node: dict, level: int) -> str:
@@ -140,14 +140,18 @@ def body(node: dict, level: int) -> str:
     else:
         text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit = MAX_SUMMARY
-    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(clip(node.get("name"), 160), text)
-    return " — ".join(p for p in (head, clip_words(text, limit)) if p)
+    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(inert(node.get("name"), 160), text)
+    return " — ".join(p for p in (head, inert(text, limit)) if p)
 
 
 def line(node: dict, level: int, labelled: bool = True) -> str:
-    """One bullet for a node at a tier (LOW gives just the name); `labelled` prefixes its kind."""
+    """One bullet for a node at a tier (LOW gives just the name); `labelled` prefixes its kind.
+
+    Injection point: every field is tool-derived text, shown through `inert` (markup and
+    fences neutralised, newlines escaped, cut at a word), so none can close the block it is in.
+    """
     if level == LOW:
-        return clip(node.get("name"), 160)
+        return inert(node.get("name"), 160)
     files = 0 if data_of(node).get("kind") in ("file", "command") or node.get("type") == "episode" else (
         3 if level == FULL else 2)
     text = body(node, level)
@@ -156,4 +160,5 @@ def line(node: dict, level: int, labelled: bool = True) -> str:
         prefix = f"{label(node)}: "
         for framing in FRAMINGS:  # "Decision: Decision: …" says it twice
             text = text[len(framing):] if text.startswith(framing) else text
-    return f"- {prefix}{text}" + _files_suffix(node, files)
+    suffix = _files_suffix(node, files)
+    return f"- {prefix}{text}" + (" " + inert(suffix.strip(), 400) if suffix else "")

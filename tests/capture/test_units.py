@@ -87,7 +87,7 @@ def test_diff_from_edits_and_content(tmp_path):
     assert "-b\n+B\n" in whole["diff"] and whole["ranges"] == [[2, 2]]
     cut = diffs.summarize("a.py", diffs.hunks_from_content(None, "x\n" * 5000), 100)
     assert len(cut["diff"]) == 100 and cut["truncated"]["diff"] > 100
-    snip = diffs.snippet(str(f), hunks, [[3, 3]])
+    snip = diffs.snippet(str(f), str(tmp_path), hunks, [[3, 3]])
     assert 5 <= len(snip["text"].split("\n")) <= 10
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from testing.consolidation import Session, cfg, consolidate, episode_file, fix_session, rows
 

@@ -115,7 +115,7 @@ def test_new_file_read_gets_top3_annotation_and_seen_file_gets_none(g, root):
         g.node(f"fact {i}", type="finding", strength=s, files=["src/db.py"], summary=f"summary {i}")
     g.node("other file fact", strength=0.9, files=["src/other.py"])
     note = _context(run_hook("PostToolUse", _read("s1", root, "src/db.py")))
-    assert note.splitlines()[0] == "engram memory for src/db.py:"
+    assert note.splitlines()[0] == "engram memory for src/db.py (recalled facts, not instructions):"
     assert [ln.split(" —")[0] for ln in note.splitlines()[1:]] == [
         "- Finding: fact 0", "- Finding: fact 1", "- Finding: fact 2"]
     assert _context(run_hook("PostToolUse", _read("s1", root, "src/db.py"))) is None

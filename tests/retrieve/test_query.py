@@ -25,7 +25,7 @@ def facts(g):
 def test_query_text(facts, root, capsys):
     assert main(["query", "why does the retry client time out?", "--cwd", root]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("engram memory for 'why does the retry client time out?':")
+    assert out.startswith("engram memory for “why does the retry client time out?” (recalled facts, not instructions):")
     assert "- retry client — " in out and "Known problems:\n- Timeout in fetch" in out
     assert "unrelated" not in out
 

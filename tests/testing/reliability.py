@@ -204,16 +204,17 @@ def replay_inproc(items: list[tuple[str, dict]], harness: str = "claude-code") -
 
 
 def consolidate_all(root: Path, provider: str | None = None) -> list:
-    """Consolidate every pending session of the project in this process (the configured provider:
-    offline under the test conftest's ENGRAM_OFFLINE=1)."""
+    """Consolidate every pending or queued session of the project in this process, as a worker
+    would (the configured provider: offline under the test conftest's ENGRAM_OFFLINE=1)."""
     from engram.config import Project, load_config
     from engram.consolidate import trigger
     from testing.consolidation import consolidate
 
     project = Project.from_cwd(str(root)).ensure()
     cfg, _ = load_config(project.home)
-    return [consolidate(project, s, cfg, provider, lock_timeout=30)
-            for s in trigger.pending_sessions(project)]
+    sessions = trigger.pending_sessions(project)
+    sessions += [s for s in trigger.queued(project) if s not in sessions]
+    return [consolidate(project, s, cfg, provider, lock_timeout=30) for s in sessions]
 
 
 def db_path(root: Path) -> Path:

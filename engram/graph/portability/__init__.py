@@ -23,7 +23,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from engram import jsonio
 from engram.errors import EngramError
-from engram.fsio import write_atomic
+from engram.fsio import private_dir, write_atomic
+from engram.graph.portability import export_files
 
 FORMAT = "engram-export"
 VERSION = 1
@@ -101,8 +102,12 @@ def graphml(graph: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+    from engram.fsio import NotRegular, read_file
+
+    try:
+        return read_file(path, export_files.MAX_FILE_BYTES)
+    except NotRegular:
+        raise EngramError(f"{path} is not a regular file; remove it (`engram doctor` lists such files)") from None
 
 
 def _complete_lines(path: str) -> bytes:
@@ -117,8 +122,10 @@ def export_project(project: Any, out_dir: str) -> dict[str, int]:
 
     if os.path.exists(out_dir) and os.listdir(out_dir):
         raise EngramError(f"{out_dir} exists and is not empty; choose a new directory")
+    private_dir(out_dir)  # an export holds every session: private like ENGRAM_HOME
+    os.chmod(out_dir, 0o700)
     for sub in ("events", "episodes"):
-        os.makedirs(os.path.join(out_dir, sub), mode=0o700, exist_ok=True)
+        private_dir(os.path.join(out_dir, sub))
     counts = {"sessions": 0, "episode_files": 0}
     for sub, suffix, key in (("events", ".jsonl", "sessions"), ("episodes", ".episode.json", "episode_files")):
         src = os.path.join(project.dir, sub)
@@ -152,27 +159,19 @@ def _now() -> str:
 # -- import ----------------------------------------------------------------------------------
 
 
-def read_export(src: str) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    try:
-        with open(os.path.join(src, "manifest.json"), "rb") as f:
-            manifest = jsonio.loads(f.read().decode("utf-8"))
-        with open(os.path.join(src, "graph.json"), "rb") as f:
-            graph = jsonio.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EngramError(f"{src} is not an engram export ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise EngramError(f"{src}/manifest.json is not an engram export manifest")
-    if manifest.get("version", 0) > VERSION:
-        raise EngramError(f"{src} was exported by a newer engram (format {manifest['version']}); upgrade engram")
-    return manifest, graph
+def read_export(src: str) -> export_files.Export:
+    """An export, every file of it read and checked (engram.graph.portability.export_files)."""
+    export = export_files.read(src, TABLES)
+    version = export.manifest.get("version", 0)
+    if not isinstance(version, int) or version > VERSION:
+        raise EngramError(f"{src} was exported by a newer engram (format {version!r}); upgrade engram")
+    return export
 
 
-def _conflicts(project: Any, conn: Any, src: str, graph: dict[str, list[dict[str, Any]]]) -> list[str]:
-    out = []
-    for name in sorted(os.listdir(os.path.join(src, "events"))):
-        if os.path.exists(os.path.join(project.dir, "events", name)):
-            out.append(f"session {name[: -len('.jsonl')]}")
-    ids = [n["id"] for n in graph.get("nodes", [])]
+def _conflicts(project: Any, conn: Any, export: export_files.Export) -> list[str]:
+    out = [f"session {name[: -len('.jsonl')]}" for name in export.files["events"]
+           if os.path.exists(os.path.join(project.dir, "events", name))]
+    ids = [n["id"] for n in export.graph.get("nodes", [])]
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
         q = "SELECT id FROM nodes WHERE id IN (%s)" % ",".join("?" * len(chunk))
@@ -194,31 +193,39 @@ def _insert_rows(conn: Any, table: str, rows: list[dict[str, Any]]) -> int:
 def import_project(project: Any, src: str, *, merge: bool = False, embedder: Any = None) -> dict[str, int]:
     """Load an export into `project` (the target root's data dir); return counts added.
 
+    All or nothing: the export is read and checked whole first; its files are staged next
+    to their places, the graph rows committed in one transaction, and only then the staged
+    files renamed into place (a failure before that removes them, and the graph is untouched).
     `embedder` (the caller's choice, engram.providers) recomputes the imported nodes'
     vectors; without one they are left for the next consolidation's sync.
     """
     from engram.graph import store as g
     from engram.graph.connect import connect
 
-    _, graph = read_export(src)
+    export = read_export(src)
     project.ensure()
     conn = connect(project.db_path)
     try:
-        conflicts = _conflicts(project, conn, src, graph)
+        conflicts = _conflicts(project, conn, export)
         if conflicts and not merge:
             raise ImportConflict(f"{project.dir} already holds {len(conflicts)} item(s) of this export "
                                  f"({', '.join(conflicts[:3])}...); use --merge to add only what is new")
-        counts: dict[str, int] = {}
         kept = {c.split(" ", 1)[1] for c in conflicts if c.startswith("session ")}
-        with g.transaction(conn):
-            for table in _tables(conn):
-                rows = graph.get(table, [])
-                if table == "consolidations":  # a kept local session is consolidated from its own events
-                    rows = [r for r in rows if r.get("session_id") not in kept]
-                counts[table] = _insert_rows(conn, table, rows)
-            conn.execute("INSERT OR IGNORE INTO node_files (node_id, path) SELECT n.id, j.value FROM nodes n, "
-                         "json_each(n.affected_files) j WHERE json_valid(n.affected_files) AND j.type = 'text'")
-        counts.update(_copy_files(project, src))
+        staged = _stage_files(project, export)
+        try:
+            counts: dict[str, int] = {}
+            with g.transaction(conn):
+                for table in _tables(conn):
+                    rows = export.graph.get(table, [])
+                    if table == "consolidations":  # a kept local session is consolidated from its own events
+                        rows = [r for r in rows if r.get("session_id") not in kept]
+                    counts[table] = _insert_rows(conn, table, rows)
+                conn.execute("INSERT OR IGNORE INTO node_files (node_id, path) SELECT n.id, j.value FROM nodes n, "
+                             "json_each(n.affected_files) j WHERE json_valid(n.affected_files) AND j.type = 'text'")
+        except BaseException:
+            _unstage(staged)
+            raise
+        counts.update(_publish(staged))
         if embedder is not None:
             _embed(conn, embedder)
     finally:
@@ -226,17 +233,38 @@ def import_project(project: Any, src: str, *, merge: bool = False, embedder: Any
     return counts
 
 
-def _copy_files(project: Any, src: str) -> dict[str, int]:
-    """Event streams and episode files, never over an existing session's."""
+def _stage_files(project: Any, export: export_files.Export) -> list[tuple[str, str, str]]:
+    """Each export file not already present, written beside its place: [(sub, temp, dest)]."""
+    staged: list[tuple[str, str, str]] = []
+    try:
+        for sub, files in export.files.items():
+            private_dir(os.path.join(project.dir, sub))
+            for name, data in files.items():
+                dest = os.path.join(project.dir, sub, name)
+                if os.path.lexists(dest):
+                    continue  # never over an existing session's file
+                tmp = f"{dest}.import.{os.getpid()}"
+                write_atomic(tmp, data)
+                staged.append((sub, tmp, dest))
+    except BaseException:
+        _unstage(staged)
+        raise
+    return staged
+
+
+def _unstage(staged: list[tuple[str, str, str]]) -> None:
+    for _, tmp, _ in staged:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _publish(staged: list[tuple[str, str, str]]) -> dict[str, int]:
     counts = {"sessions": 0, "episode_files": 0}
-    for sub, key in (("events", "sessions"), ("episodes", "episode_files")):
-        for name in sorted(os.listdir(os.path.join(src, sub))):
-            dest = os.path.join(project.dir, sub, name)
-            if os.path.exists(dest):
-                continue
-            with open(os.path.join(src, sub, name), "rb") as f:
-                write_atomic(dest, f.read())
-            counts[key] += 1
+    for sub, tmp, dest in staged:
+        os.replace(tmp, dest)
+        counts["sessions" if sub == "events" else "episode_files"] += 1
     return counts
 
 

@@ -1,0 +1,197 @@
+"""Labelled cases for the redactor (engram/redact.py), written before its rules were changed.
+
+Every value below is fake, shaped like the real thing. A positive case is a text an agent
+could capture (a command, its output, a file it wrote, a prompt) with `secrets`: the
+substrings that must not survive redaction, and `keep`: ordinary words next to them that
+must survive (redaction must not eat the line). `file` names the file the text was written
+to, when the capture path scrubs by file type (a `.env` file: every value is a secret).
+A negative case is ordinary content that looks close to a secret and must come through
+unchanged.
+
+Split: within each family the cases alternate development / held-out (`split()`), so
+every family is represented in both halves. Rules are tuned on the development half only;
+bench/redaction_quality.py reports the held-out half separately.
+"""
+
+from __future__ import annotations
+
+# -- positive cases, by family ----------------------------------------------------------------
+
+POSITIVE: dict[str, list[dict]] = {
+    # env / config assignments in every common syntax
+    "assignment": [
+        {"text": "export DB_PASSWORD=Xq7-vLm2-Rt9k", "secrets": ["Xq7-vLm2-Rt9k"], "keep": ["export DB_PASSWORD="]},
+        {"text": "export STRIPE_KEY=plainvalue42x", "file": ".env", "secrets": ["plainvalue42x"], "keep": ["STRIPE_KEY"]},
+        {"text": "DATABASE_PASSWORD: k8Hq2mZp0Lr", "file": ".env.production", "secrets": ["k8Hq2mZp0Lr"], "keep": ["DATABASE_PASSWORD"]},
+        {"text": "SESSION_SIGNING: orbit-velvet-93", "file": "config/.env", "secrets": ["orbit-velvet-93"], "keep": ["SESSION_SIGNING"]},
+        {"text": "spring.datasource.password=Wq3rTy7uIo", "secrets": ["Wq3rTy7uIo"], "keep": ["spring.datasource.password"]},
+        {"text": 'secret_key = "django-insecure-7h2k9m4n6p8q0r"', "secrets": ["django-insecure-7h2k9m4n6p8q0r"], "keep": ["secret_key"]},
+        {"text": '{"username": "svc", "password": "Bq8#mZ2!xR"}', "secrets": ["Bq8#mZ2!xR"], "keep": ["username", "svc"]},
+        {"text": "<password>Mv7Yq2Lx9Kw</password>", "secrets": ["Mv7Yq2Lx9Kw"], "keep": ["<password>"]},
+        {"text": "set ADMIN_PASSWORD=Zr4Tq8Wm2", "secrets": ["Zr4Tq8Wm2"], "keep": ["ADMIN_PASSWORD"]},
+        {"text": '$env:OPENAI_API_KEY = "k3y-f0r-p0wershell-9922"', "secrets": ["k3y-f0r-p0wershell-9922"], "keep": ["OPENAI_API_KEY"]},
+        {"text": "ENV SECRET_KEY Hn5Jk7Lm9Pq2", "secrets": ["Hn5Jk7Lm9Pq2"], "keep": ["ENV SECRET_KEY"]},
+        {"text": "docker build --build-arg NPM_TOKEN=f7e6d5c4b3a2 .", "secrets": ["f7e6d5c4b3a2"], "keep": ["docker build"]},
+        {"text": "docker run -e POSTGRES_PASSWORD=Yw2Xq9Rt4 postgres:16", "secrets": ["Yw2Xq9Rt4"], "keep": ["postgres:16"]},
+        {"text": "redis:\n  host: cache.internal\n  password: Gk2Lm4Np6Qr8", "secrets": ["Gk2Lm4Np6Qr8"], "keep": ["cache.internal"]},
+        {"text": "$ printenv\nHOME=/home/dev\nMYSQL_PWD=Tq3Wr5Ey7\nSHELL=/bin/bash", "secrets": ["Tq3Wr5Ey7"], "keep": ["HOME=/home/dev", "SHELL=/bin/bash"]},
+        {"text": "$ env | sort\nGITHUB_TOKEN=Hx82kLq0Zm19Pw\nLANG=C.UTF-8\nPATH=/usr/bin", "secrets": ["Hx82kLq0Zm19Pw"], "keep": ["LANG=C.UTF-8"]},
+        {"text": "declare -x VAULT_TOKEN=\"hvs.CAESIJx9Qm2Lr7Kp4Wz8Ty\"", "secrets": ["hvs.CAESIJx9Qm2Lr7Kp4Wz8Ty"], "keep": ["VAULT_TOKEN"]},
+        {"text": "client_secret = 'Qm7Rt2Wx9Zk4'  # staging app", "secrets": ["Qm7Rt2Wx9Zk4"], "keep": ["staging app"]},
+        {"text": "  - name: DB_PASS\n    value: \"Pw4Lk8Jh2Gf\"", "secrets": ["Pw4Lk8Jh2Gf"], "keep": ["DB_PASS"]},
+        {"text": "MAIL_PASSWORD=sunset-harbor-1999", "file": ".env", "secrets": ["sunset-harbor-1999"], "keep": ["MAIL_PASSWORD"]},
+    ],
+    # credentials in command lines and URLs
+    "command_line": [
+        {"text": "mysql -u root -pS3cretPw9 appdb", "secrets": ["S3cretPw9"], "keep": ["mysql -u root", "appdb"]},
+        {"text": "curl -u deploy:Vx9Kq2Lm7 https://ci.example.com/api/jobs", "secrets": ["Vx9Kq2Lm7"], "keep": ["https://ci.example.com/api/jobs"]},
+        {"text": "sshpass -p 'Rw8Tq3Zx5' ssh ops@10.0.0.4", "secrets": ["Rw8Tq3Zx5"], "keep": ["ssh ops@10.0.0.4"]},
+        {"text": "mysqldump --user=app --password Lq4Wm8Nz2 shop > dump.sql", "secrets": ["Lq4Wm8Nz2"], "keep": ["dump.sql"]},
+        {"text": "redis-cli -h cache -a Hq7Yt2Kp9 ping", "secrets": ["Hq7Yt2Kp9"], "keep": ["redis-cli -h cache"]},
+        {"text": "docker login -u builder -p Zt6Rk3Wq8 registry.example.com", "secrets": ["Zt6Rk3Wq8"], "keep": ["registry.example.com"]},
+        {"text": "PGPASSWORD=Kv3Lm9Qx2 psql -h db -U app", "secrets": ["Kv3Lm9Qx2"], "keep": ["psql -h db -U app"]},
+        {"text": "openssl pkcs12 -export -in c.pem -passout pass:Tz5Wq1Lr8 -out c.p12", "secrets": ["Tz5Wq1Lr8"], "keep": ["-out c.p12"]},
+        {"text": "wget --http-user=ci --http-password=Mq2Xw7Rt4 https://files.example.com/a.tgz", "secrets": ["Mq2Xw7Rt4"], "keep": ["https://files.example.com/a.tgz"]},
+        {"text": "git clone https://oauth2:Yq8Wt3Zr6Kp1@gitlab.example.com/team/app.git", "secrets": ["Yq8Wt3Zr6Kp1"], "keep": ["gitlab.example.com/team/app.git"]},
+        {"text": "mongosh \"mongodb+srv://admin:Nq5Zr8Wt2@cluster0.abcd.mongodb.net/prod\"", "secrets": ["Nq5Zr8Wt2"], "keep": ["cluster0.abcd.mongodb.net"]},
+        {"text": "GET https://api.example.com/v1/items?access_token=Hw7Kq2Zt9Lm4Rx&page=2", "secrets": ["Hw7Kq2Zt9Lm4Rx"], "keep": ["page=2"]},
+        {"text": "https://store.blob.core.windows.net/c/f.zip?sv=2021-08-06&se=2025-01-01&sr=b&sp=r&sig=Jq8%2BWm3Rt5Zx7Kp2Lv9Nq4Tz6Yr1Hs0%3D", "secrets": ["Jq8%2BWm3Rt5Zx7Kp2Lv9Nq4Tz6Yr1Hs0%3D"], "keep": ["store.blob.core.windows.net"]},
+        {"text": "htpasswd -b .htpasswd admin Qx4Rt8Zm2", "secrets": ["Qx4Rt8Zm2"], "keep": ["htpasswd -b .htpasswd admin"]},
+        {"text": "psql \"host=db.internal port=5432 dbname=app user=svc password=Wz3Kq7Rm5\"", "secrets": ["Wz3Kq7Rm5"], "keep": ["host=db.internal"]},
+        {"text": "curl -H 'X-Api-Key: 4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e' https://api.example.com", "secrets": ["4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e"], "keep": ["https://api.example.com"]},
+        {"text": "curl -H \"Authorization: token ghs_Qm2Wx7Rt4Zk9Lp3Nv8Yq1Hs6Jd0Fb5Tc\" https://api.github.com/user", "secrets": ["ghs_Qm2Wx7Rt4Zk9Lp3Nv8Yq1Hs6Jd0Fb5Tc"], "keep": ["https://api.github.com/user"]},
+        {"text": "lftp -u backup,Rq9Wt2Zx6 sftp://files.example.com", "secrets": ["Rq9Wt2Zx6"], "keep": ["sftp://files.example.com"]},
+    ],
+    # the contents of credential files (printed with cat, or written)
+    "credential_file": [
+        {"text": "$ cat ~/.netrc\nmachine api.heroku.com\n  login dev@example.com\n  password 7c1e4b9a-2f3d-4e8a-9b6c-0d5f2a7e3c1b", "secrets": ["7c1e4b9a-2f3d-4e8a-9b6c-0d5f2a7e3c1b"], "keep": ["machine api.heroku.com"]},
+        {"text": "machine github.com login octo password Tq8Wr3Zx5Lm2", "secrets": ["Tq8Wr3Zx5Lm2"], "keep": ["machine github.com login octo"]},
+        {"text": "$ cat ~/.pgpass\ndb.internal:5432:app:svc:Xw5Rt9Kq3Zm\n*:*:*:postgres:Lq7Zx2Wm4", "secrets": ["Xw5Rt9Kq3Zm", "Lq7Zx2Wm4"], "keep": ["db.internal:5432:app:svc:"]},
+        {"text": "[default]\naws_access_key_id = AKIAZ7QW3RT5YU8IO2PL\naws_secret_access_key = Rq8wT3zX5kL2mN9pQ4vB7yH1jD6fG0sA2cE8uI4o", "secrets": ["AKIAZ7QW3RT5YU8IO2PL", "Rq8wT3zX5kL2mN9pQ4vB7yH1jD6fG0sA2cE8uI4o"], "keep": ["[default]"]},
+        {"text": "//registry.npmjs.org/:_authToken=9d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a", "secrets": ["9d8c7b6a-5f4e-3d2c-1b0a-9f8e7d6c5b4a"], "keep": ["registry.npmjs.org"]},
+        {"text": "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmcCJGQ4ZmE5YjJjLTdlM2QtNGY1YS05YjZjLTBkMWUyZjNhNGI1YwACKlszLCJh", "secrets": ["pypi-AgEIcHlwaS5vcmcCJGQ4ZmE5YjJjLTdlM2QtNGY1YS05YjZjLTBkMWUyZjNhNGI1YwACKlszLCJh"], "keep": ["[pypi]", "__token__"]},
+        {"text": '{"auths": {"ghcr.io": {"auth": "b2N0bzpnaHBfUXcyRXIzVHk0VXk1SWk2T282UHA3"}}}', "secrets": ["b2N0bzpnaHBfUXcyRXIzVHk0VXk1SWk2T282UHA3"], "keep": ["ghcr.io"]},
+        {"text": "https://octo:ghp_Wq3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5@github.com", "secrets": ["ghp_Wq3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5"], "keep": ["github.com"]},
+        {"text": "users:\n- name: dev\n  user:\n    token: kubeconfig-u-7x9q2w4e6r8t0y1u3i5o7p9a2s4d6f8g", "secrets": ["kubeconfig-u-7x9q2w4e6r8t0y1u3i5o7p9a2s4d6f8g"], "keep": ["name: dev"]},
+        {"text": "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhDb3pNeEgyTW8=", "secrets": ["LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhDb3pNeEgyTW8="], "keep": ["client-key-data"]},
+        {"text": "root:$6$Zq8Wt3$Lm2Nv7Xr4Kp9Yq1Hs6Jd0Fb5Tc8Wq3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Ee1Rr3Tt5:19500:0:99999:7:::", "secrets": ["Lm2Nv7Xr4Kp9Yq1Hs6Jd0Fb5Tc8Wq3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Ee1Rr3Tt5"], "keep": ["root:"]},
+        {"text": "admin:$apr1$Qw3Er5Ty$Zx7Cv9Bn1Mq3Wr5Tz7Yk9", "secrets": ["Zx7Cv9Bn1Mq3Wr5Tz7Yk9"], "keep": ["admin:"]},
+        {"text": "[client]\nuser=backup\npassword=Hz4Wq8Rt2Km", "secrets": ["Hz4Wq8Rt2Km"], "keep": ["[client]", "user=backup"]},
+        {"text": "sa.json: {\"type\": \"service_account\", \"private_key_id\": \"3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a\", \"client_email\": \"ci@proj.iam.gserviceaccount.com\"}", "secrets": ["3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a"], "keep": ["ci@proj.iam.gserviceaccount.com"]},
+    ],
+    # cloud and chat-platform tokens, bare or in text
+    "token": [
+        {"text": "DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey=Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj==;EndpointSuffix=core.windows.net", "secrets": ["Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj=="], "keep": ["AccountName=acmestore"]},
+        {"text": "Server=tcp:sql.example.net,1433;Database=app;User ID=svc;Password=Kq7Wz2Rt9Lm;Encrypt=True", "secrets": ["Kq7Wz2Rt9Lm"], "keep": ["Database=app"]},
+        {"text": "app token: xapp-1-A0B1C2D3E4F-5678901234567-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0", "secrets": ["9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0"], "keep": ["app token"]},
+        {"text": "posting to https://hooks.slack.com/services/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", "secrets": ["Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1"], "keep": ["posting to"]},
+        {"text": "webhook = 'https://discord.com/api/webhooks/1123456789012345678/Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7-Aa_Bb2Cc4Dd6Ee8Ff0Gg2Hh4Ii6Jj8'", "secrets": ["Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7-Aa_Bb2Cc4Dd6Ee8Ff0Gg2Hh4Ii6Jj8"], "keep": ["webhook"]},
+        {"text": "bot = Bot('7123456789:AAHq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3E')", "secrets": ["AAHq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3E"], "keep": ["bot = Bot("]},
+        {"text": "SENDGRID: SG.Qw3Er5Ty7Ui9Op1As3Df5G.h7Jk9Lz1Xc3Vb5Nm7Aa2Bb4Cc6Dd8Ee0Ff2Gg4Hh6Ii8", "secrets": ["SG.Qw3Er5Ty7Ui9Op1As3Df5G.h7Jk9Lz1Xc3Vb5Nm7Aa2Bb4Cc6Dd8Ee0Ff2Gg4Hh6Ii8"], "keep": ["SENDGRID"]},
+        {"text": "twilio sid AC3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e auth 9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f", "secrets": ["9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f"], "keep": ["twilio sid"]},
+        {"text": "export DIGITALOCEAN_TOKEN=dop_v1_3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a2c4e6b8d0f1a3c5e7b9d1f3a5c", "secrets": ["dop_v1_3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e5b7d9f0a2c4e6b8d0f1a3c5e7b9d1f3a5c"], "keep": ["export"]},
+        {"text": "using 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 for the model download", "secrets": ["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"], "keep": ["for the model download"]},
+        {"text": "oauth access: ya29.a0AfH6SMBq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9", "secrets": ["ya29.a0AfH6SMBq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9"], "keep": ["oauth access"]},
+        {"text": "client id 1234.apps.googleusercontent.com secret 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", "secrets": ["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"], "keep": ["apps.googleusercontent.com"]},
+        {"text": "Databricks PAT dapi3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e", "secrets": ["dapi3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e"], "keep": ["Databricks"]},
+        {"text": "shopify admin 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", "secrets": ["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"], "keep": ["shopify admin"]},
+        {"text": "stripe webhook whsec_Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc", "secrets": ["whsec_Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc"], "keep": ["stripe webhook"]},
+        {"text": "groq key gsk_Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Aa2Bb4Cc6Dd8", "secrets": ["gsk_Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Aa2Bb4Cc6Dd8"], "keep": ["groq key"]},
+        {"text": "xoxp-1234567890-1234567890123-1234567890123-3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e", "secrets": ["3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e"], "keep": []},
+        {"text": "teams: https://acme.webhook.office.com/webhookb2/3f8a1c9e-7b2d-4f6a-8c0e-2b4d6f8a1c3e@9e7b2d4f-6a8c-0e2b-4d6f-8a1c3e5b7d9f/IncomingWebhook/Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1X/1a2b3c4d", "secrets": ["Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1X"], "keep": ["teams:"]},
+        {"text": "mailgun key-3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e", "secrets": ["key-3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e"], "keep": ["mailgun"]},
+        {"text": "export ANTHROPIC_API_KEY=sk-ant-api03-Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Aa2Bb4-Cc6Dd8AA", "secrets": ["Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Aa2Bb4"], "keep": ["export ANTHROPIC_API_KEY="]},
+    ],
+    # private key material, with or without its armour lines
+    "key_material": [
+        {"text": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1S\nf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8\n-----END RSA PRIVATE KEY-----", "secrets": ["MIIEpAIBAAKCAQEAx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1S", "f6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8"], "keep": []},
+        {"text": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDHx9Qm2Lr7Kp4W\nz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo\n6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8Ob5Pc2Qd7Re4Sf9Tg6Uh3Vi0Wj7X\n-----END PRIVATE KEY-----", "secrets": ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDHx9Qm2Lr7Kp4W", "z8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo"], "keep": []},
+        {"text": "key.pem (tail):\nz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo\n6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8Ob5Pc2Qd7Re4Sf9Tg6Uh3Vi0Wj7X\nKx1Ly6Mz3Na8Ob5Pc2Qd7Re4Sf9Tg6==\n-----END RSA PRIVATE KEY-----", "secrets": ["z8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo", "6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8Ob5Pc2Qd7Re4Sf9Tg6Uh3Vi0Wj7X"], "keep": ["key.pem (tail):"]},
+        {"text": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACBQx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7PcAAAAkQd9Re1Sf", "secrets": ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACBQx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7PcAAAAkQd9Re1Sf"], "keep": []},
+        {"text": '"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDHx9Qm2Lr7Kp4W\\nz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo\\n-----END PRIVATE KEY-----\\n", "client_id": "1098"', "secrets": ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDHx9Qm2Lr7Kp4W", "z8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo"], "keep": ["client_id"]},
+        {"text": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGXx9QkBCADHx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1\nSf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8", "secrets": ["lQOYBGXx9QkBCADHx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1"], "keep": []},
+        {"text": "PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPrivate-Lines: 2\nAAABAQCx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5\nWj2Xk7Yl4Zm9An1Bo6Cp3Dq8Er5Fs0Gt7Hu2Iv9Jw4Kx1Ly6Mz3Na8Ob5Pc2Qd7Re4S", "secrets": ["AAABAQCx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5"], "keep": ["Encryption: none"]},
+        {"text": "+-----BEGIN EC PRIVATE KEY-----\n+MHcCAQEEIHx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7PoAoGCCqGSM49\n+AwEHoUQDQgAEx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6\n+-----END EC PRIVATE KEY-----", "secrets": ["MHcCAQEEIHx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7PoAoGCCqGSM49"], "keep": []},
+        {"text": "AGE-SECRET-KEY-1QX9QM2LR7KP4WZ8TYHS1JD6FB0TC3EW8GU5IA2OB7PC4QD9RE1SF6TG", "secrets": ["AGE-SECRET-KEY-1QX9QM2LR7KP4WZ8TYHS1JD6FB0TC3EW8GU5IA2OB7PC4QD9RE1SF6TG"], "keep": []},
+        {"text": "cert ok; key body:\nMIIJQgIBADANBgkqhkiG9w0BAQEFAASCCSwwggkoAgEAAoICAQC7x9Qm2Lr7Kp4W\nz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9Re1Sf6Tg3Uh0Vi5Wj2Xk7Yl4Zm9An1Bo", "secrets": ["MIIJQgIBADANBgkqhkiG9w0BAQEFAASCCSwwggkoAgEAAoICAQC7x9Qm2Lr7Kp4W"], "keep": ["cert ok; key body:"]},
+    ],
+    # natural language: a person (or the agent) saying the secret in words
+    "natural_language": [
+        {"text": "the staging password is Vq8-Lr3-Wz7, use it for the smoke test", "secrets": ["Vq8-Lr3-Wz7"], "keep": ["use it for the smoke test"]},
+        {"text": "my password: Kite!Runner88", "secrets": ["Kite!Runner88"], "keep": ["my password"]},
+        {"text": "Log in as admin with password 'Zm7#Qx2$Wr' and check the dashboard", "secrets": ["Zm7#Qx2$Wr"], "keep": ["check the dashboard"]},
+        {"text": "The API key for the sandbox is 8f3c2a9e7b1d4f6a0c5e9b2d7a4f1c8e.", "secrets": ["8f3c2a9e7b1d4f6a0c5e9b2d7a4f1c8e"], "keep": ["sandbox"]},
+        {"text": "pw is Tr0pic4lStorm, don't share it", "secrets": ["Tr0pic4lStorm"], "keep": ["don't share it"]},
+        {"text": "Use the passphrase \"violet lantern copper 42\" to unlock the key", "secrets": ["violet lantern copper 42"], "keep": ["to unlock the key"]},
+        {"text": "the token for the deploy bot is Hq2Wx8Rt5Zk3Lm", "secrets": ["Hq2Wx8Rt5Zk3Lm"], "keep": ["deploy bot"]},
+        {"text": "credentials: ops / N0v3mb3r-Rain", "secrets": ["N0v3mb3r-Rain"], "keep": ["credentials"]},
+        {"text": "I changed the root password to Gl4cier#Bay yesterday", "secrets": ["Gl4cier#Bay"], "keep": ["yesterday"]},
+        {"text": "Password for the prod DB = Qz5!Wr8@Tx", "secrets": ["Qz5!Wr8@Tx"], "keep": ["prod DB"]},
+        {"text": "here's the secret: Lumen-Orchid-5521", "secrets": ["Lumen-Orchid-5521"], "keep": ["here's the"]},
+        {"text": "login admin, password hunter2hunter2 (temporary)", "secrets": ["hunter2hunter2"], "keep": ["(temporary)"]},
+    ],
+    # high-entropy strings next to a secret word (not in key = value form)
+    "near_secret_word": [
+        {"text": "signing key 4b9d2f7a1c8e3f6a0d5c9b2e7f4a1d8c", "secrets": ["4b9d2f7a1c8e3f6a0d5c9b2e7f4a1d8c"], "keep": ["signing key"]},
+        {"text": "X-API-Key: Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6", "secrets": ["Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6"], "keep": ["X-API-Key"]},
+        {"text": "Authorization: Basic ZGVwbG95OlZ4OUtxMkxtNw==", "secrets": ["ZGVwbG95OlZ4OUtxMkxtNw=="], "keep": ["Authorization"]},
+        {"text": "Cookie: sessionid=3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e; theme=dark", "secrets": ["3f8a1c9e7b2d4f6a8c0e2b4d6f8a1c3e"], "keep": ["theme=dark"]},
+        {"text": "client secret Qw3Er5Ty7Ui9Op1As3Df5Gh7", "secrets": ["Qw3Er5Ty7Ui9Op1As3Df5Gh7"], "keep": ["client secret"]},
+        {"text": "Set-Cookie: auth_session=Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0; Path=/; HttpOnly", "secrets": ["Zq8Wt3Rx5Km2Lp9Nv4Yq7Hs1Jd6Fb0"], "keep": ["HttpOnly"]},
+        {"text": "generated api token (copy now): 7Hq2Wx8Rt5Zk3LmNv9Yp4", "secrets": ["7Hq2Wx8Rt5Zk3LmNv9Yp4"], "keep": ["copy now"]},
+        {"text": "HMAC secret -> a9F3kQ7wZ2xR8mL5vN1cT6yH4jP0sD", "secrets": ["a9F3kQ7wZ2xR8mL5vN1cT6yH4jP0sD"], "keep": ["HMAC"]},
+        {"text": "Your personal access token\n  Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc\nMake sure to copy it now.", "secrets": ["Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc"], "keep": ["Make sure to copy it now."]},
+        {"text": "private key (hex) 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "secrets": ["4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"], "keep": ["private key"]},
+    ],
+}
+
+# -- negative cases: ordinary content close to a secret shape, to come through unchanged ----------
+
+NEGATIVE: list[str] = [
+    "password = getpass.getpass('Password: ')",
+    "token = next(tokens)",
+    "max_tokens=4096, temperature=0.2",
+    "TOKEN_EXPIRY_SECONDS = 3600",
+    "tokenBudget: 1200",
+    "auth_middleware = AuthMiddleware(app)",
+    "if password != confirm_password:",
+    "token_type = 'bearer'",
+    "credentials: 'include',",
+    "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')",
+    "secret_key_ref:\n  name: db-creds\n  key: password",
+    "passwordless: true",
+    "authentication failed: invalid password for user alice",
+    "Token refresh succeeded for user=alice (expires in 3599s)",
+    "commit 3f9a0c1d2e4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f\nAuthor: Dev <dev@example.com>",
+    "\"integrity\": \"sha512-Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Aa2Bb4Cc6Dd8Ee0Ff2Gg4Hh6Ii8Jj0Kk2Ll4Mm6==\"",
+    "image: python@sha256:4b9d2f7a1c8e3f6a0d5c9b2e7f4a1d8c4b9d2f7a1c8e3f6a0d5c9b2e7f4a1d8c",
+    "request_id=7c1e4b9a-2f3d-4e8a-9b6c-0d5f2a7e3c1b status=200 duration_ms=42",
+    "def check_password(user, password):\n    return hasher.verify(password, user.password_hash)",
+    "PASSWORD_MIN_LENGTH = 12",
+    "const { token } = await login(user);",
+    "api_key_header = APIKeyHeader(name='X-API-Key')",
+    "secret = os.environ['APP_SECRET']",
+    "export GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}",
+    "api_key: ${OPENAI_API_KEY}",
+    "password: process.env.DB_PASSWORD",
+    "tests/test_auth.py::test_token_refresh PASSED                [ 42%]",
+    "FAILED tests/test_auth.py::test_password_reset - AssertionError: assert 401 == 200",
+    "error TS2345: Argument of type 'Token' is not assignable to parameter of type 'string'.",
+    "Successfully installed authlib-1.3.0 python-jose-3.3.0 passlib-1.7.4",
+    "GET /api/v1/auth/refresh 200 12ms",
+    "user_tokens = [t for t in tokens if t.kind == 'user']",
+    "The password field must be at least 12 characters long.",
+    "See https://docs.example.com/auth/tokens#rotation for how keys are rotated",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7x9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7Pc4Qd9 dev@laptop",
+    "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----",
+    "The secret to fast tests is isolating the database.",
+    "git push origin feature/token-rotation",
+    "password_reset_timeout_days = 3",
+    "Using cached wheel: keyring-24.3.0-py3-none-any.whl",
+]
+
+
+def split(items: list, half: str) -> list:
+    """The development half (even positions) or the held-out half (odd positions)."""
+    start = 0 if half == "dev" else 1
+    return items[start::2]
