@@ -65,6 +65,8 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     """A proposed node with its description, summary, data and strength band settled."""
     node = dict(node)
     data = dict(node.get("data") or {})
+    if node["type"] == "decision":  # what it is about, for supersession and retrieval
+        data["statement"] = decision_text.statement(_decision_text(node))
     if data.get("kind") == "instruction":
         node["description"] = f"The user said: \"{node['description']}\""[:600]
         data.update(explicit=bool(node.get("explicit")), rationale="", alternatives=[])
@@ -91,6 +93,13 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     node["data"] = data
     node["summary"] = _summary(node["description"] or node["name"])
     return node
+
+
+def _decision_text(node: dict[str, Any]) -> str:
+    """The decision's sentence: its name, or the description a clipped name came from."""
+    name, desc = node["name"], node.get("description") or ""
+    stem = name.rstrip("…").rstrip()
+    return desc if len(name) >= 79 and desc.startswith(stem) else name
 
 
 def _summary(text: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from engram.graph import readonly
 from engram.retrieve.entry_points import Terms, split_ident
+from engram.text import stem
 
 MAX_SEEDS = 60
 LOOSE_JOINERS = (" ", "-", "_", ".", "")
@@ -89,7 +90,8 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
             if variants:
                 put(readonly.by_names(conn, variants), "loose")
     phrases = [t for t in terms.names if " " in t]
-    if phrases:
-        put(readonly.decisions_about(conn, phrases), "topic")
+    words = {stem(w) for t in terms.names if " " not in t for w in [t, *split_ident(t)]}
+    if phrases or words:
+        put(readonly.decisions_about(conn, phrases, words), "topic")
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))[:MAX_SEEDS]
     return dict(ranked)
