@@ -173,6 +173,7 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     if same and subject and other:
         return "replaces", f"chooses {new['choice'][0]} instead of {old['choice'][0]} for {subject}"
     shared = [c for c in new["choice"] + new["ruled_out"] for o in old["choice"] if _agree(c, o)]
+    shared += [c for c in new["choice"] for o in old["ruled_out"] if _agree(c, o)]
     shared += [c for c in old["choice"] if _stems(c) & set(new["subject"])]  # "Redis's retry limit"
     shared += [c for c in new["choice"] if _stems(c) & set(old["subject"])]
     if shared or (same and subject) or set(old["subject"]) & set(new["subject"]):
@@ -182,23 +183,28 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
 
 
 def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None) -> list[str]:
-    """Supersede the active decisions that this explicit decision replaces; their ids.
+    """Supersede the active decisions that this decision replaces (explicit decisions only);
+    their ids.
 
-    Every other active decision it is related to gets a `similar_to` edge ("related
-    decision", both stay active). Only explicit decisions replace or link.
+    Every other active decision it is related to gets one `similar_to` edge ("related
+    decision"; both stay active), whichever of the two was written first: a link does
+    not depend on the order sessions are consolidated in.
     """
     new = get_node(conn, node_id)
-    if not new or new["type"] != "decision" or new["status"] != "active" or not (new["data"] or {}).get("explicit"):
+    if not new or new["type"] != "decision" or new["status"] != "active":
         return []
+    explicit = bool((new["data"] or {}).get("explicit"))
     mine = _statement(new)
+    linked = {e["from_node"] if e["to_node"] == node_id else e["to_node"]
+              for e in edges_of(conn, node_id, types=("similar_to",))}
     out = []
     rows = conn.execute("SELECT id FROM nodes WHERE type = 'decision' AND status = 'active' AND id != ?", (node_id,))
     for old in get_nodes(conn, [r[0] for r in rows.fetchall()]).values():
         kind, why = relation(_statement(old), mine)
-        if kind == "replaces":
+        if kind == "replaces" and explicit:
             supersede(conn, old["id"], node_id, reason=f"{why}: {new['name'][:80]}", episode_id=episode_id)
             out.append(old["id"])
-        elif kind == "related":
+        elif kind and old["id"] not in linked:
             upsert_edge(conn, node_id, old["id"], "similar_to", strength=RELATED_STRENGTH,
                         source_episodes=[episode_id] if episode_id else [], data={"reason": why})
     return out

@@ -8,7 +8,10 @@ a hook here:
   question can be embedded without a network call (the caller's embedder when it is the
   local one the vectors came from, or a cached remote embedding of this exact text). Otherwise vectors are skipped and `notes` says why.
 A keyword or vector seed starts at strength x its match score (normalised to [0, 1]), so
-a weak textual match does not outrank a node the question names exactly.
+a weak textual match does not outrank a node the question names exactly. A decision the
+question names by its subject ("what do we use for the job queue?" and "Use SQLite for
+the job queue") starts at TOPIC_ACTIVATION whatever its strength: the question asks what
+was decided about that thing, so that decision comes first (issue 14, finding 7).
 No session memory applies: every call sees the whole result.
 """
 
@@ -22,6 +25,7 @@ from engram.retrieve import entry_points, keyword, activation, seeds, sections, 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
 MIN_SIMILARITY = 0.35
+TOPIC_ACTIVATION = 1.0
 SCOPES = ("current_project", "all")
 
 
@@ -75,6 +79,9 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
     """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
     notes = notes if notes is not None else []
     found = seeds.match(conn, entry_points.terms_from_text(question, project_root))
+    for nid, (a, why) in found.items():  # the question asks what this decision decided
+        if why.startswith("topic:"):
+            found[nid] = (max(a, TOPIC_ACTIVATION), why)
     for extra in (_keyword_seeds(conn, question), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
         for nid, (a, why) in extra.items():
             if a > found.get(nid, (0.0, ""))[0]:
