@@ -307,7 +307,9 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
 
 
 def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any]]) -> None:
-    """A node with a data.key replaces the other live nodes of its key; a retired key closes them."""
+    """A node with a data.key replaces the other live nodes of its key; a retire entry closes
+    the live nodes of a key, or the live node of a name (any type but an episode: the model
+    path's "this is no longer true"), with its reason, by the node it names as successor."""
     by_key = {}
     for p in planned:
         key = (p.node.get("data") or {}).get("key")
@@ -317,10 +319,13 @@ def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any
         for old in store.active_with_key(w.conn, key):
             if old != nid:
                 supersession.supersede(w.conn, old, nid, reason=f"replaced by a newer {key}", episode_id=w.episode_id)
+    written = set(w.ids.values())
     for r in retire:
-        successor = by_key.get(r["by"]) if r.get("by") else None
-        for old in store.active_with_key(w.conn, r["key"]):
-            if old != successor and old not in by_key.values():
+        successor = (by_key.get(r["by"]) or w.ids.get(r["by"])) if r.get("by") else None
+        olds = store.active_with_key(w.conn, r["key"]) if r.get("key") else [
+            n["id"] for n in store.find_by_name(w.conn, r["name"], include_superseded=False) if n["type"] != "episode"]
+        for old in olds:
+            if old != successor and old not in written:
                 supersession.supersede(w.conn, old, successor, reason=r.get("reason") or "retired",
                                        episode_id=w.episode_id)
 
