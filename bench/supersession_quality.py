@@ -108,8 +108,12 @@ def main(argv: list[str] | None = None) -> int:
         for half in halves:
             cases = load_cases(half)
             ours = [(c, engram_retired(c, tmp)) for c in cases]
-            print(line(f"{half}: engram", score(ours)))
-            print(line(f"{half}: latest-wins", score([(c, latest_wins_retired(c)) for c in cases])))
+            mine, base = score(ours), score([(c, latest_wins_retired(c)) for c in cases])
+            print(line(f"{half}: engram", mine))
+            print(line(f"{half}: latest-wins", base))
+            if mine["precision"] and base["precision"] and mine["recall"] and base["recall"]:
+                print(f"{half}: engram / latest-wins: precision x{mine['precision'] / base['precision']:.2f}, "
+                      f"recall x{mine['recall'] / base['recall']:.2f}")
             for cat in sorted({c["category"] for c in cases}):
                 print(line(f"  {cat}", score([r for r in ours if r[0]["category"] == cat])))
             if args.verbose:

@@ -156,9 +156,10 @@ def decisions_about(conn, phrases: list[str], words: "set[str] | frozenset[str]"
     for nid, strength, key, subject in rows:
         padded = f" {key.translate(_PUNCT)} "  # "... for the job queue." holds "job queue"
         hit = next((p for p in phrases if f" {p} " in padded), None)
-        if hit is None and subject and words:
-            stems = jsonio.loads(subject)
-            hit = "subject:" + " ".join(stems) if stems and set(stems) <= words else None
+        if hit is None and subject and words and subject != "[]":
+            # '["job","queue"]': plain words, split without a JSON parse unless escaped
+            stems = jsonio.loads(subject) if "\\" in subject else subject[2:-2].split('","')
+            hit = "subject:" + " ".join(stems) if set(stems) <= words else None
         if hit:
             out.append((nid, strength, hit))
     return out
