@@ -125,8 +125,12 @@ def record_decision(conn: Any, text: str, rationale: str = "", files: list[str] 
     decision event, so a query sees the decision before any consolidation (issue 14,
     finding 7). It is framed and supersedes by subject exactly as a consolidated decision
     is; the consolidation of its event later finds it by name and attaches its episode
-    (`_Writer.merge`). The same statement again only refreshes it.
+    (`_Writer.merge`). The same statement again only refreshes it. Text is redacted as the
+    event stream redacts it (engram/redact.py), so both copies carry the same name.
     """
+    from engram.redact import redact
+
+    text, rationale = redact(text), redact(rationale)
     node = frame({"key": "d1", "op": "create", "name": clip(text, NAME_MAX), "type": "decision", "description": text,
                   "files": list(files or []), "evidence": [], "explicit": True, "rationale": rationale,
                   "alternatives": [], "data": {"source": source}})

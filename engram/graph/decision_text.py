@@ -190,9 +190,8 @@ def statement(text: str) -> dict[str, Any]:
     for clause in re.split(r"\s*;\s*", " ".join(str(text).split()).casefold().rstrip(" .!")):
         clause = _LEAD.sub("", clause)
         ruled += [m.group(1) for rx in _RULED_OUT for m in rx.finditer(clause)]
-        modal = _MODAL.search(clause)
-        found = [m.group(1) for rx in _CHOICE[:2] if not modal or rx is _CHOICE[1] for m in rx.finditer(clause)]
-        found += [m.group(1) for rx in _CHOICE[2:] if not modal for m in rx.finditer(clause)]
+        modal = _MODAL.search(clause)  # under a modal only a plain "use X" still chooses
+        found = [m.group(1) for rx in (_CHOICE[1:2] if modal else _CHOICE) for m in rx.finditer(clause)]
         if not found and not modal and (m := _DOING.search(clause)):
             found = [m.group(1)]
         choice += [f for f in found if f not in _RETIRED]

@@ -133,7 +133,7 @@ RELATED_STRENGTH = 0.4
 
 def _statement(node: Node) -> dict[str, Any]:
     data = node["data"] if isinstance(node["data"], dict) else {}
-    return data.get("statement") or decision_text.statement(data.get("text") or node["name"])
+    return data.get("statement") or decision_text.statement(node["name"])
 
 
 def _key(term: str) -> str:

@@ -24,6 +24,7 @@ from testing.consolidation import Session, cfg, consolidate
 def root(proj, monkeypatch):
     for var in ("CLAUDECODE", "GEMINI_CLI"):  # a person's shell, not an agent's
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")  # the test consolidates each session itself
     monkeypatch.chdir(proj)
     return proj
 
@@ -127,3 +128,29 @@ def test_maintain_keeps_a_decision_about_a_file_not_written_yet(root, capsys):
     (node,) = nodes(project, "Use SQLite for the job queue")
     assert node["status"] == "superseded"
     assert "affected files no longer exist: jobs/queue.py" in node["data"]["history"][-1]["reason"]
+
+
+def test_a_secret_in_a_decision_never_reaches_the_graph(root):
+    key = "sk-ant-api03-" + "x" * 40
+    decide(f"Use the staging key {key} for smoke tests", "--rationale", f"token={key}")
+    conn = connect(Project.from_cwd(str(root)).db_path)
+    try:
+        rows = conn.execute("SELECT name, description, summary, data FROM nodes").fetchall()
+    finally:
+        conn.close()
+    dump = repr(rows)
+    assert key not in dump and "Use the staging key [REDACTED]" in dump
+
+
+def test_a_decision_stated_in_a_prompt_is_queried_before_its_consolidation(root, capsys):
+    """Finding 7 for a decision recognised in the stream: the query reads it from the events."""
+    s = Session(root, "s1").start()
+    s.prompt("Let's use SQLite for the job queue. Then add the worker.")
+    hits = query("what do we use for the job queue?", capsys)
+    assert (hits[0]["name"], hits[0]["why"]) == ("Let's use SQLite for the job queue.", "pending")
+    assert "not consolidated yet" in hits[0]["line"]
+    s.stop("Done.")
+    consolidate(s.project, "s1", cfg(s.project))
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == "Let's use SQLite for the job queue." and hits[0]["why"] != "pending"
+    assert [h["why"] for h in hits].count("pending") == 0
