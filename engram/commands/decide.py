@@ -1,10 +1,11 @@
 """`engram decide "..." --rationale "..." --files a,b`: record an explicit decision.
 
-An agent runs this through its shell tool; the PostToolUse hook recognises the command
-and records a `decision` event in that session, so the command itself then only
-confirms (an agent's shell is told apart by the variables harnesses set in it:
-CLAUDECODE, GEMINI_CLI, CODEX_SANDBOX*). Run by a person, the decision is appended to
-the project's `cli` session; either way it reaches the graph at the next consolidation.
+The decision is written into the graph at once (a short transaction: a query finds it
+before any consolidation, and it supersedes what it replaces), and recorded as a
+`decision` event: an agent runs this through its shell tool and the PostToolUse hook
+records the event in that session (an agent's shell is told apart by the variables
+harnesses set in it: CLAUDECODE, GEMINI_CLI, CODEX_SANDBOX*); run by a person, the event
+is appended to the project's `cli` session. Its consolidation attaches the episode.
 """
 
 from __future__ import annotations
@@ -32,17 +33,17 @@ def in_agent_shell(env: dict) -> bool:
 
 def run(args) -> int:
     from engram import lifecycle
+    from engram.consolidate import graph_apply
     from engram.errors import EngramError
 
     content = args.content.strip()
     if not content:
         raise EngramError('the decision text is empty; pass it as the first argument: engram decide "Use X"')
     files = [f.strip() for f in args.files.split(",") if f.strip()]
-    if in_agent_shell(os.environ):
-        print(f"Decision noted: {content} (the session's engram hook records it)")
-        return 0
     ctx = lifecycle.Ctx("cli", os.path.abspath(args.project or os.getcwd()), harness="cli")
-    lifecycle.tool_calls(ctx, [{"tool": "engram decide", "action": "decision", "ok": True,
-                                "content": content, "rationale": args.rationale, "files": files}])
+    if not in_agent_shell(os.environ):  # in an agent's shell its hook records the event
+        lifecycle.tool_calls(ctx, [{"tool": "engram decide", "action": "decision", "ok": True,
+                                    "content": content, "rationale": args.rationale, "files": files}])
+    graph_apply.decide_now(ctx.project, content, args.rationale, files, source="cli")
     print(f"Decision recorded for {ctx.project.root}: {content}")
     return 0

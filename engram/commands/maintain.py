@@ -1,7 +1,8 @@
 """`engram maintain [--project DIR] [--dry-run] [--json]`: nightly graph upkeep (cron-safe).
 
 Decay catch-up and strength recomputation, the cross-episode pattern scan, rename
-following and supersession of nodes whose files are gone, pending embeddings. Safe while
+following and supersession of nodes whose files existed and are gone (never of a file
+this project never had), pending embeddings. Safe while
 hooks and workers run (short transactions, WAL); idempotent; exits non-zero only when a
 project's database could not be maintained.
 """
@@ -65,13 +66,18 @@ def summary_line(rep: Any) -> str:
         parts.append(f"{rep.links_renamed} links renamed")
     if rep.nodes_superseded:
         parts.append(f"{rep.nodes_superseded} superseded")
+
     if rep.embedded or rep.vectors_purged:
         parts.append(f"{rep.embedded} embedded, {rep.vectors_purged} vectors purged")
     head = "no changes" if not rep.changes() else ", ".join(parts)
+    if rep.nodes_unseen:
+        head += f", {rep.nodes_unseen} kept (their files were never seen in this project)"
     return f"{head} ({rep.seconds:.1f} s)"
 
 
 def _one(project: Any, args: argparse.Namespace, cfg: dict[str, Any]) -> Any:
+    import os
+
     from engram.graph.maintenance import maintain
     from engram.graph.connect import connect
     from engram.providers import registry
@@ -81,7 +87,8 @@ def _one(project: Any, args: argparse.Namespace, cfg: dict[str, Any]) -> Any:
         embedder = None if args.dry_run else registry.embedder(cfg, conn)
         progress = _Progress(project.root)
         try:
-            return maintain(conn, root=project.root, embedder=embedder, dry_run=args.dry_run, progress=progress)
+            return maintain(conn, root=project.root, embedder=embedder, dry_run=args.dry_run, progress=progress,
+                            events_dir=os.path.join(project.dir, "events"))
         finally:
             progress.done()
     finally:

@@ -8,10 +8,11 @@ node to the episode, the decay step of the session, and the `consolidations` row
 records the event range. A crash anywhere before COMMIT leaves the graph as it was; a
 rerun after COMMIT finds the range applied and writes nothing.
 
-Decisions are framed here, whatever produced them: explicit ones get strength 0.85 and
-"Decision: X because Y", implicit ones 0.35 and "Observed pattern: ...", and every
-decision's `data` carries {"explicit", "rationale", "requires", "forbids"} for the
-contradiction checker.
+Decisions are framed here, whatever produced them: explicit ones are asserted at strength
+0.85 (decaying at half the spec's rate) and read "Decision: X because Y", implicit ones
+at 0.35 and "Observed pattern: ..." (graph/strength.py says why); every decision's `data`
+carries {"explicit", "rationale", "requires", "forbids"} for the contradiction checker and
+`statement` (subject, choice, ruled out) for supersession and retrieval.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolution, Resolver
-from engram.consolidate.schema import EPISODE_KEY
+from engram.consolidate.schema import EPISODE_KEY, NAME_MAX
 from engram.graph import decay, decision_text, strength, supersession
 from engram.graph import store
 from engram.text import clip
@@ -65,6 +66,8 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     """A proposed node with its description, summary, data and strength band settled."""
     node = dict(node)
     data = dict(node.get("data") or {})
+    if node["type"] == "decision":  # what it is about, for supersession and retrieval
+        data["statement"] = decision_text.statement(_decision_text(node))
     if data.get("kind") == "instruction":
         node["description"] = f"The user said: \"{node['description']}\""[:600]
         data.update(explicit=bool(node.get("explicit")), rationale="", alternatives=[])
@@ -93,12 +96,80 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
+def _decision_text(node: dict[str, Any]) -> str:
+    """The decision's sentence: its name, or the description a clipped name came from."""
+    name, desc = node["name"], node.get("description") or ""
+    stem = name.rstrip("…").rstrip()
+    return desc if len(name) >= 79 and desc.startswith(stem) else name
+
+
 def _summary(text: str) -> str:
     return clip(text, SUMMARY_MAX)
 
 
-def _decision_strength(node: dict[str, Any]) -> float:
-    return EXPLICIT_STRENGTH if node["data"].get("explicit") else IMPLICIT_STRENGTH
+def _asserted(node: dict[str, Any]) -> dict[str, float]:
+    """A decision's asserted strength and decay rate (graph/strength.py)."""
+    if node["data"].get("explicit"):
+        return {"asserted": EXPLICIT_STRENGTH, "decay_rate": strength.EXPLICIT_DECISION_RATE}
+    return {"asserted": IMPLICIT_STRENGTH, "decay_rate": strength.RECENCY_RATE}
+
+
+# -- a decision stated now --------------------------------------------------------------
+
+
+def record_decision(conn: Any, text: str, rationale: str = "", files: list[str] | None = None,
+                    source: str = "cli") -> str:
+    """Write an explicit decision into the graph at once, in one short transaction; its id.
+
+    `engram decide` and the MCP tool `save_decision` call this besides recording the
+    decision event, so a query sees the decision before any consolidation (issue 14,
+    finding 7). It is framed and supersedes by subject exactly as a consolidated decision
+    is; the consolidation of its event later finds it by name and attaches its episode
+    (`_Writer.merge`). The same statement again only refreshes it. Text is redacted as the
+    event stream redacts it (engram/redact.py), so both copies carry the same name.
+    """
+    from engram.redact import redact
+
+    text, rationale = redact(text), redact(rationale)
+    node = frame({"key": "d1", "op": "create", "name": clip(text, NAME_MAX), "type": "decision", "description": text,
+                  "files": list(files or []), "evidence": [], "explicit": True, "rationale": rationale,
+                  "alternatives": [], "data": {"source": source}})
+    with store.transaction(conn):
+        same = store.find_by_name(conn, node["name"], type="decision", include_superseded=False, limit=1)
+        if same:
+            store.update_node(conn, same[0]["id"], affected_files=node["files"], sessions_without_reinforcement=0,
+                              **_asserted(node))
+            nid = same[0]["id"]
+        else:
+            nid = store.create_node(conn, name=node["name"], type="decision", description=node["description"],
+                                    summary=node["summary"], affected_files=node["files"], data=node["data"],
+                                    episode_count=0, **_asserted(node))
+        supersession.supersede_replaced(conn, nid)
+    return nid
+
+
+def decide_now(project: Any, text: str, rationale: str = "", files: list[str] | None = None,
+               source: str = "cli") -> str | None:
+    """`record_decision` on a project's database (`files` project-relative, as the decision
+    event records them); None, with the reason on stderr, when the database cannot take it
+    now (the decision event is recorded anyway: consolidation adds it later)."""
+    import os
+    import sys
+
+    from engram.capture.classify import rel_path
+    from engram.graph.connect import connect, db_errors
+
+    paths = [rel_path(f if os.path.isabs(f) else os.path.join(project.root, f), project.root) for f in files or []]
+    try:
+        conn = connect(project.db_path)
+        try:
+            return record_decision(conn, text, rationale, paths, source)
+        finally:
+            conn.close()
+    except db_errors() + (OSError,) as exc:
+        print(f"engram: the decision is recorded as an event, not yet in the graph ({exc}); the next "
+              "consolidation adds it", file=sys.stderr)
+        return None
 
 
 # -- apply ------------------------------------------------------------------------------
@@ -127,9 +198,8 @@ class _Writer:
             episode_count=0 if decision else 1,
             outcome_total=1 if counted and not decision else 0,
             outcome_success=1 if counted and not decision and ok else 0,
+            **(_asserted(n) if decision else {}),
         )  # fmt: skip
-        fields["strength"] = _decision_strength(n) if decision else strength.compute_strength(
-            1, 0, fields["outcome_success"], fields["outcome_total"], fields["causal"])
         self.counts["created"] += 1
         return store.create_node(self.conn, name=n["name"], type=n["type"], **fields)
 
@@ -139,16 +209,22 @@ class _Writer:
         changes: dict[str, Any] = {"affected_files": n.get("files") or [], "data": _merged_data(old, n)}
         if n.get("op") == "update" or not old["description"] or _upgrades(old, n):
             changes.update(description=n["description"], summary=n["summary"])
+        if old["type"] == "decision" and n["type"] == "decision":  # stated again: the stronger band holds
+            band = _asserted(n)
+            changes.update(asserted=max(old["asserted"], band["asserted"]),
+                           decay_rate=min(old["decay_rate"], band["decay_rate"]))
+        if old["type"] == "decision" and not old["source_episodes"]:
+            # written at once by `engram decide` / save_decision (record_decision): this
+            # episode is the one that recorded the same statement, not a second statement
+            changes.update(source_episodes=[self.episode_id], episode_count=0, sessions_without_reinforcement=0,
+                           last_reinforced_session=self.session)
+            store.update_node(self.conn, nid, **changes)
+            self.counts["merged"] += 1
+            return nid
         store.update_node(self.conn, nid, **changes)
-        repeated = (old["data"] or {}).get("kind") == "instruction"  # said again: it counts as evidence
-        if old["type"] == "decision" and old["episode_count"] == 0 and old["status"] == "active" and not repeated:
-            # An asserted decision keeps its band (episode_count 0: see strength.py).
-            store.update_node(self.conn, nid, strength=max(old["strength"], _decision_strength(n)),
-                              source_episodes=[self.episode_id], episode_count=0)
-        else:
-            counted = old["type"] not in ("error", "decision")
-            decay.reinforce(self.conn, nid, episode_id=self.episode_id, session_id=self.session,
-                               outcome=self.outcome if counted else None, causal=True if old["type"] == "error" else None)
+        counted = old["type"] not in ("error", "decision")
+        decay.reinforce(self.conn, nid, episode_id=self.episode_id, session_id=self.session,
+                        outcome=self.outcome if counted else None, causal=True if old["type"] == "error" else None)
         self.counts["merged"] += 1
         return nid
 
@@ -235,7 +311,9 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
 
 
 def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any]]) -> None:
-    """A node with a data.key replaces the other live nodes of its key; a retired key closes them."""
+    """A node with a data.key replaces the other live nodes of its key; a retire entry closes
+    the live nodes of a key, or the live node of a name (any type but an episode: the model
+    path's "this is no longer true"), with its reason, by the node it names as successor."""
     by_key = {}
     for p in planned:
         key = (p.node.get("data") or {}).get("key")
@@ -245,10 +323,13 @@ def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any
         for old in store.active_with_key(w.conn, key):
             if old != nid:
                 supersession.supersede(w.conn, old, nid, reason=f"replaced by a newer {key}", episode_id=w.episode_id)
+    written = set(w.ids.values())
     for r in retire:
-        successor = by_key.get(r["by"]) if r.get("by") else None
-        for old in store.active_with_key(w.conn, r["key"]):
-            if old != successor and old not in by_key.values():
+        successor = (by_key.get(r["by"]) or w.ids.get(r["by"])) if r.get("by") else None
+        olds = store.active_with_key(w.conn, r["key"]) if r.get("key") else [
+            n["id"] for n in store.find_by_name(w.conn, r["name"], include_superseded=False) if n["type"] != "episode"]
+        for old in olds:
+            if old != successor and old not in written:
                 supersession.supersede(w.conn, old, successor, reason=r.get("reason") or "retired",
                                        episode_id=w.episode_id)
 

@@ -38,7 +38,7 @@ class OfflineConsolidator:
     why = ""
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
-             usage: Any) -> dict[str, Any]:
+             usage: Any, known: list[str] = ()) -> dict[str, Any]:
         return schema.pass2(consolidate(new, prior), {e["seq"] for e in new})
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
@@ -91,13 +91,31 @@ class _Graph:
         nodes = sorted(self.nodes, key=lambda n: rank[n["key"][0]])[:MAX_NODES]
         keys = {n["key"] for n in nodes}
         edges = [e for e in self.edges if e["from"] in keys and e["to"] in keys][:MAX_EDGES]
-        kept = {(n.get("data") or {}).get("key") for n in nodes}
-        retire = [r for r in self.retire if r["by"] is None or r["by"] in kept]
+        kept = {(n.get("data") or {}).get("key") for n in nodes} | keys
+        retire = [r if r["by"] is None or r["by"] in kept else {**r, "by": None} for r in self.retire
+                  if "name" in r or r["by"] is None or r["by"] in kept]  # a deleted file goes whatever is kept
         return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": retire}
 
 
-def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
+def _deleted(events: list[dict[str, Any]]) -> dict[str, str | None]:
+    """{path: the path it moved to, or None} for the files this range deleted and did not write
+    again (a move is a delete followed at once by a write of the new path: apply_patch)."""
     writes = oe._ok_writes(events)
+    out: dict[str, str | None] = {}
+    for i, w in enumerate(writes):
+        if w.get("op") == "delete":
+            nxt = writes[i + 1] if i + 1 < len(writes) else {}
+            moved = nxt.get("seq") == w.get("seq", -2) + 1 and nxt.get("op") != "delete" and nxt["path"] != w["path"]
+            out[w["path"]] = nxt["path"] if moved else None
+        else:
+            out.pop(w["path"], None)
+    return out
+
+
+def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
+    """File concepts for the files written; a file deleted (or moved) here retires its node."""
+    deleted = _deleted(events)
+    writes = [w for w in oe._ok_writes(events) if w["path"] not in deleted]
     stats: dict[str, list[int]] = {}
     for w in writes:
         s = stats.setdefault(w["path"], [0, 0, 0, w["seq"]])
@@ -121,6 +139,9 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str,
     for paths in turns.values():
         for a, b in zip(paths, paths[1:]):
             g.edge(out[a], out[b], "interacts_with", 0.4)
+    for path, moved in deleted.items():
+        g.retire.append({"name": _path_name(path), "by": out.get(moved) if moved else None,
+                         "reason": f"renamed to {moved} in this session" if moved else "deleted in this session"})
     return out
 
 

@@ -67,8 +67,8 @@ class ModelConsolidator:
         self.why = ""
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
-             usage: Usage) -> dict[str, Any]:
-        return offline.with_knowledge(full(self.client, self.models, new, cfg, usage), new, prior)
+             usage: Usage, known: list[str] = ()) -> dict[str, Any]:
+        return offline.with_knowledge(full(self.client, self.models, new, cfg, usage, known), new, prior)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
         return discussion(self.client, self.models, new, prior, usage)
@@ -151,18 +151,22 @@ def bounded(summaries: list[dict[str, Any]], max_chars: int) -> list[dict[str, A
 
 
 def pass2(provider: Chat, model: str, summaries: list[dict[str, Any]], seqs: set[int],
-          usage: Usage) -> dict[str, Any]:
+          usage: Usage, known: list[str] = ()) -> dict[str, Any]:
+    """The episode and the change request; `known` ({"name", "type"} JSON lines: what the graph
+    holds about this range's files and its decisions) is what graph.retire may name."""
     body = "\n".join(windows.defuse(json.dumps(s, ensure_ascii=False)) for s in bounded(summaries, PASS2_MAX_CHARS))
     user = f"Valid event seqs: {seq_ranges(list(seqs))}\n<summaries>\n{body}\n</summaries>"
+    if known:
+        user += "\n<known>\n" + "\n".join(windows.defuse(k) for k in known) + "\n</known>"
     return call_json(provider, prompt("pass2"), user, model=model, max_tokens=PASS2_MAX_TOKENS, usage=usage,
                      step="pass2", validate=lambda v: schema.pass2(v, seqs))
 
 
 def full(provider: Chat, models: dict[str, str], events: list[dict[str, Any]], cfg: dict[str, Any],
-         usage: Usage) -> dict[str, Any]:
+         usage: Usage, known: list[str] = ()) -> dict[str, Any]:
     """Two passes over a range of events -> {"episode", "graph", "windows"}."""
     summaries = pass1(provider, models["pass1"], events, cfg, usage)
-    result = pass2(provider, models["pass2"], summaries, {e["seq"] for e in events}, usage)
+    result = pass2(provider, models["pass2"], summaries, {e["seq"] for e in events}, usage, known)
     return {**result, "windows": summaries}
 
 

@@ -179,13 +179,19 @@ def _data(value: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _retire(keys: set[str]) -> Callable[[Any, str], dict[str, Any]]:
+    """{"key": a data.key, or "name": an existing node's name; "by": the key or data.key of a
+    node in graph.nodes that replaces it (optional); "reason"} (required with "name")."""
     def check(value: Any, where: str) -> dict[str, Any]:
         o = _obj(value, where)
         by = _str(o.get("by"), where + ".by", KEY_MAX, required=False) or None
         if by is not None and by not in keys:
-            raise Invalid(f"{where}.by: {by!r} is not the data.key of a node in graph.nodes")
-        return {"key": _str(o.get("key"), where + ".key", KEY_MAX), "by": by,
-                "reason": _str(o.get("reason"), where + ".reason", TEXT_MAX, required=False)}
+            raise Invalid(f"{where}.by: {by!r} is not the key of a node in graph.nodes")
+        if ("key" in o) == ("name" in o):
+            raise Invalid(f"{where}: give either key (a data.key) or name (an existing node's name)")
+        out = {"by": by, "reason": _str(o.get("reason"), where + ".reason", TEXT_MAX, required="name" in o)}
+        if "name" in o:
+            return {"name": _str(o["name"], where + ".name", NAME_MAX), **out}
+        return {"key": _str(o.get("key"), where + ".key", KEY_MAX), **out}
     return check
 
 
@@ -215,7 +221,7 @@ def change_request(value: Any, seqs: set[int] | None) -> dict[str, Any]:
         raise Invalid("graph.nodes: two nodes share a key")
     edges = _list(o.get("edges"), "graph.edges", 80, _edge(set(keys) | {EPISODE_KEY}))
     data_keys = {n["data"]["key"] for n in nodes if "key" in n.get("data", {})}
-    retire = _list(o.get("retire"), "graph.retire", 40, _retire(data_keys))
+    retire = _list(o.get("retire"), "graph.retire", 40, _retire(data_keys | set(keys)))
     return {"nodes": nodes, "edges": edges, "retire": retire}
 
 

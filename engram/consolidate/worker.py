@@ -52,7 +52,7 @@ class Consolidator(Protocol):
     why: str  # why this provider was chosen
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
-             usage: passes.Usage) -> dict[str, Any]: ...
+             usage: passes.Usage, known: list[str] = ()) -> dict[str, Any]: ...
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]],
                    usage: passes.Usage) -> dict[str, Any]: ...
@@ -113,11 +113,27 @@ def kind_of(events: list[dict[str, Any]], min_events: int) -> str:
 
 
 def build_request(kind: str, consolidator: Consolidator, new: list[dict[str, Any]], prior: list[dict[str, Any]],
-                  cfg: dict[str, Any], usage: passes.Usage) -> dict[str, Any]:
+                  cfg: dict[str, Any], usage: passes.Usage, known: list[str] = ()) -> dict[str, Any]:
     """The validated {"episode", "graph"[, "windows"]}; raises LLMError on a model failure."""
     if kind == "discussion":
         return consolidator.discussion(new, prior, usage)
-    return consolidator.full(new, prior, cfg, usage)
+    return consolidator.full(new, prior, cfg, usage, known)
+
+
+KNOWN_MAX = 40
+
+
+def known_nodes(conn: Any, events: list[dict[str, Any]]) -> list[str]:
+    """What the graph holds that this range may make obsolete, one {"name", "type"} JSON line
+    each: the live nodes linked to the files it read or wrote, then the strongest live
+    decisions. Pass 2 may retire any of them by name (graph.retire, docs/consolidation.md)."""
+    paths = list(dict.fromkeys(e["path"] for e in events if e.get("path") and e.get("type") in
+                               ("file_read", "file_write")))[:20]
+    found = [n for p in paths for n in store.find_by_file(conn, p, limit=5)]
+    found += store.list_nodes(conn, type="decision", status="active", limit=KNOWN_MAX)
+    lines = [jsonio.dumps({"name": n["name"], "type": (n["data"] or {}).get("kind") or n["type"]})
+             for n in found if n["type"] != "episode"]
+    return list(dict.fromkeys(lines))[:KNOWN_MAX]
 
 
 def _record(session: str, kind: str, consolidator: Consolidator, new: list[dict[str, Any]],
@@ -253,7 +269,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     say(f"{session}: {len(new)} new events (seq {out.from_seq}-{out.to_seq}), {kind} consolidation, "
         f"{consolidator.name} ({consolidator.why})")
     try:
-        request = build_request(kind, consolidator, new, prior, cfg, usage)
+        request = build_request(kind, consolidator, new, prior, cfg, usage, known_nodes(conn, new))
     except LLMError as exc:
         out.usage, out.error = usage.totals(), f"{exc.kind}: {exc}"
         record_fault(project, session, exc.kind, str(exc), out.usage)

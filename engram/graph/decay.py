@@ -4,7 +4,8 @@ The formula is strength.py's. Decay is activity-relative: `apply_session` runs o
 consolidated session; nodes reinforced in it reset to 0 sessions without reinforcement,
 every other active node gains 1. A session consolidated in several turns counts once
 (`decay_sessions`). Nothing here reads the clock: two months without sessions change
-nothing. A node with no source episode keeps its stored strength (strength.py says why).
+nothing. A node with neither episodes nor an asserted strength keeps its stored strength;
+a decision decays like any node from its asserted strength (strength.py says why).
 """
 
 from __future__ import annotations
@@ -18,23 +19,23 @@ _EPS = 1e-9
 
 
 def _register(conn: Any) -> None:
-    conn.create_function("engram_strength", 5, compute_strength, deterministic=True)
+    conn.create_function("engram_strength", 7, compute_strength, deterministic=True)
 
 
-_FORMULA = (
-    "engram_strength(episode_count, sessions_without_reinforcement, outcome_success, outcome_total, causal)"
-)
+_FORMULA = ("engram_strength(episode_count, sessions_without_reinforcement, outcome_success, outcome_total, causal,"
+            " asserted, decay_rate)")
 
 
 def recompute(conn: Any, node_ids: Iterable[str] | None = None) -> int:
-    """Write the formula's value into every active, observed node whose strength differs.
+    """Write the formula's value into every active node with episodes or an asserted
+    strength whose stored strength differs.
 
     Returns how many rows changed (0 on a second run: idempotent).
     """
     _register(conn)
     sql = (
         f"UPDATE nodes SET strength = {_FORMULA}, updated_at = ? WHERE status = 'active'"
-        f" AND episode_count > 0 AND abs(strength - {_FORMULA}) > {_EPS}"
+        f" AND (episode_count > 0 OR asserted > 0) AND abs(strength - {_FORMULA}) > {_EPS}"
     )
     with transaction(conn):
         if node_ids is None:

@@ -76,19 +76,29 @@ def parse(text: str) -> dict[str, Any]:
             "rationale": m.group(1).strip().rstrip(".!") if m else ""}
 
 
+# A setting stated as changed: "Redis's retry limit is now 5", "The pool size of SQLAlchemy
+# is now 20", "The job queue now uses SQS". Only these "now" shapes: "the build is now
+# green" names no setting (no possessive, no "of", no "uses").
+_NOW_SETTING = re.compile(
+    r"^(?:the\s+)?(?:[\w.+/-]+'s\s+[\w .-]{2,40}?|[\w .-]{2,40}?\s+of\s+[\w.+/-]+)\s+(?:is|are)\s+now\s+\S"
+    r"|^(?:the\s+)?[\w .-]{2,40}?\s+now\s+uses?\s+\S", re.I)
+
+
 def decision_sentences(text: str) -> list[dict[str, Any]]:
     """The decision-shaped sentences of a prompt, each with what it requires / forbids.
 
     A sentence counts only when it opens like an instruction ("let's", "we", "never",
-    "use", ...), has a decision cue AND something parseable to require or forbid;
-    questions and pasted logs do not count ("should we use X?" is not a decision).
+    "use", ...), has a decision cue AND something parseable to require or forbid, or
+    states a setting as changed (_NOW_SETTING); questions and pasted logs do not count
+    ("should we use X?" is not a decision).
     """
     out = []
     for s in sentences(text):
-        if s.rstrip().endswith("?") or len(s) > 300 or not _OPENER.match(s) or not _DECISION_SHAPED.search(s):
+        if s.rstrip().endswith("?") or len(s) > 300:
             continue
         parsed = parse(s)
-        if parsed["requires"] or parsed["forbids"]:
+        if _NOW_SETTING.match(s) or (_OPENER.match(s) and _DECISION_SHAPED.search(s)
+                                     and (parsed["requires"] or parsed["forbids"])):
             out.append({"text": s[:300], **parsed})
     return out
 
@@ -106,3 +116,90 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
         if m:
             out.append({"text": s[:300], "chosen": _clean(m.group(1)), "alternative": _clean(m.group(2))})
     return out
+
+
+# -- what a decision is about ------------------------------------------------------------
+#
+# Supersession asks two questions of a pair of decisions (graph/supersession.py): are they
+# about the same subject (the thing decided: "the job queue", "the default page size"),
+# and do they conflict (another choice or value for it, or the old choice ruled out)?
+# `statement` reads a decision as {subject, choice, ruled_out}: the choice and the ruled-out
+# alternatives are phrases; the subject is what is left of the sentence once they, the
+# decision verbs and the function words are taken out, as a set of stemmed words, so
+# "Use Redis for the job queue", "The job queue now uses Redis" and "Switch the job queue
+# to SQS" share one subject {job, queue}.
+
+_PHRASE = r"([\w.+#/@'-]+(?:\s+[\w.+#/@'-]+){0,5}?)"
+_END = (r"(?=\s+(?:for|as|to|in|into|on|with|instead|rather|because|since|when|if|now|over|from|not|and|"
+        r"but|so|via|through|using|anymore|again)(?![\w-])|\s*[,;:.!?]|\s*$)")
+_RULED_OUT = [
+    re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
+    re.compile(r"\breplace\s+" + _PHRASE + r"\s+with\b"),
+    re.compile(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
+    re.compile(r"\b(?:drop|ditch|abandon|stop using|don'?t use|do not use|never use|no longer use)\s+" + _PHRASE + _END),
+    re.compile(r"\b" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed)\b"),
+    re.compile(r",\s*not\s+(?:in\s+|on\s+|with\s+|through\s+)?" + _PHRASE + _END),
+]
+_RETIRED = frozenset(("retired", "deprecated", "gone", "removed"))
+# A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
+_MODAL = re.compile(r"\b(?:must|should|never|always|can(?:not)?|may|don'?t|do not)\b")
+_CHOICE = [
+    re.compile(r"\b(?:in favou?r of|replace\s+.+?\s+with|switch to|go with|stick with|adopt|prefer|choose|pick)\s+"
+               + _PHRASE + _END),
+    re.compile(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses)\s+" + _PHRASE + _END),
+    re.compile(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump)\b.*?\bto\s+" + _PHRASE
+               + r"\s*(?:instead\s*)?[.!]?$"),
+    re.compile(r"\b(?:is|are|has|have)\s+(?:now\s+)?" + _PHRASE + r"\s*(?:now\s*)?[.!]?$"),
+    re.compile(r"\bfor\s+(\d[\w.]*(?:\s+[a-z]+)?)\b"),
+]
+# A sentence that opens with another verb says how something is done: "Hash passwords with
+# bcrypt", "Bundle the frontend with esbuild": the phrase after the instrument's preposition
+# is the choice, the verb and its object the subject.
+_DOING = re.compile(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z]+\s+.+?\s(?:with|through|via|on|in|as)\s+"
+                    + _PHRASE + _END)
+_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
+                   r"(?:let'?s|let us|we(?:'ll| will| should| must| shall)?|please|always|i(?:'d| would) like to)\s+)+")
+_VERBS = frozenset("""
+use uses used using switch switched move moved migrate migrated change changed set raise lower increase
+reduce bump replace replaced drop ditch abandon keep go adopt prefer stick choose pick run runs instead
+rather favour favor longer retired deprecated gone removed from now let lets we will should must always
+never don't dont stop is are has have be anymore again
+""".split())
+_NOISE = frozenset(("'s", "s"))
+
+
+def _words_of(text: str) -> list[str]:
+    return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'-]+", text.replace("'s ", " ").casefold()) if w.strip(".-'")]
+
+
+def _phrase(text: str) -> str:
+    return " ".join(w for w in _words_of(text) if w not in ("the", "a", "an", "our", "its", "it"))
+
+
+def statement(text: str) -> dict[str, Any]:
+    """{"subject": sorted stems, "choice": [phrases], "ruled_out": [phrases]} of a decision.
+
+    Pure and English-only, like the rest of this module: a sentence it cannot read gives
+    an empty choice, and supersession then retires nothing on its account.
+    """
+    from engram.text import STOPWORDS, stem
+
+    choice: list[str] = []
+    ruled: list[str] = []
+    rest: list[str] = []
+    for clause in re.split(r"\s*;\s*", " ".join(str(text).split()).casefold().rstrip(" .!")):
+        clause = _LEAD.sub("", clause)
+        ruled += [m.group(1) for rx in _RULED_OUT for m in rx.finditer(clause)]
+        modal = _MODAL.search(clause)  # under a modal only a plain "use X" still chooses
+        found = [m.group(1) for rx in (_CHOICE[1:2] if modal else _CHOICE) for m in rx.finditer(clause)]
+        if not found and not modal and (m := _DOING.search(clause)):
+            found = [m.group(1)]
+        choice += [f for f in found if f not in _RETIRED]
+        rest.append(clause)
+    ruled = list(dict.fromkeys(p for p in map(_phrase, ruled) if p))
+    choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
+    left = " " + " ".join(" ".join(_words_of(c)) for c in rest) + " "
+    for p in sorted(choice + ruled, key=len, reverse=True):  # each phrase's words out once
+        left = left.replace(f" {p} ", " ", 1)
+    subject = {stem(w) for w in left.split() if w not in _VERBS and w not in STOPWORDS and w not in _NOISE}
+    return {"subject": sorted(subject), "choice": choice, "ruled_out": ruled}

@@ -4,9 +4,13 @@ Steps, each its own short write transaction so hooks and workers keep running:
 1. decay catch-up and strength recomputation (activity-relative; see decay.py);
 2. file check: links to renamed files follow the rename (git history and the working
    tree's staged renames, when the project is a git repository); a node all of whose
-   files are gone is superseded (no successor). Episode nodes are history and are left
-   alone. When most linked files are missing at once (another branch checked out, a
-   moved checkout) nothing is superseded and a warning says why;
+   files are gone is superseded (no successor), but only for files this project is known
+   to have had (`existed`: written in a consolidated episode, in the git index or
+   history, or read or written in the event stream) and deleted since: a decision about
+   a file not written yet (`engram decide ... --files jobs/queue.py`) is never retired.
+   Episode nodes are history and are left alone. When most linked files are missing at
+   once (another branch checked out, a moved checkout) nothing is superseded and a
+   warning says why;
 3. cross-episode pattern scan (after the file check, so it sees the surviving graph): a
    node with 3+ edges of one type in one direction gets one `pattern` node, linked to it
    by an `interacts_with` edge (the spec's (docs/spec.md) edge types have no "generalises";
@@ -47,6 +51,7 @@ class MaintainReport:
     files_checked: int = 0
     links_renamed: int = 0
     nodes_superseded: int = 0
+    nodes_unseen: int = 0  # every file missing, but never seen in this project: kept
     embedded: int = 0
     vectors_purged: int = 0
     seconds: float = 0.0
@@ -69,8 +74,12 @@ def maintain(
     embedder: Any = None,
     dry_run: bool = False,
     progress: Progress | None = None,
+    events_dir: str | None = None,
 ) -> MaintainReport:
     """Run every maintenance step on one project's database and report what changed.
+
+    `events_dir` (the project's `events/`) is where files seen only in the event stream
+    are looked up.
 
     `dry_run` runs the same steps inside one transaction and rolls it back (embeddings,
     which may need the network, are skipped).
@@ -85,7 +94,7 @@ def maintain(
         report.sessions_counted, changed = decay.catch_up_decay(conn)
         report.strength_changed = changed + decay.recompute(conn)
         say("files")
-        check_files(conn, root, report)
+        check_files(conn, root, report, events_dir)
         say("patterns")
         report.patterns_created, report.patterns_updated = pattern_scan(conn)
         if not dry_run:
@@ -233,8 +242,47 @@ def _follow(path: str, renames: dict[str, str], exists: Callable[[str], bool]) -
     return path if exists(path) else None
 
 
-def check_files(conn: Any, root: str | None, report: MaintainReport) -> None:
-    """Follow renames, then supersede nodes whose every linked file is gone."""
+def git_known(root: str, paths: list[str]) -> set[str]:
+    """The paths, among these, that the git index or any commit of the history holds."""
+    if not paths or not os.path.exists(os.path.join(root, ".git")):
+        return set()
+    out: set[str] = set()
+    for i in range(0, len(paths), 200):
+        spec = ["--", *paths[i : i + 200]]
+        for cmd in (["git", "-C", root, "ls-files", "-z", *spec],
+                    ["git", "-C", root, "log", "--all", "--format=", "--name-only", "-z", *spec]):
+            try:
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+            except (OSError, subprocess.SubprocessError):
+                return out
+            out.update(p.strip() for p in res.stdout.split("\0") if p.strip())
+    return out & set(paths)
+
+
+def _in_events(events_dir: str | None, paths: set[str]) -> set[str]:
+    """The paths, among these, that some session read or wrote (events/*.jsonl)."""
+    from engram.jsonio import read_jsonl
+
+    if not events_dir or not os.path.isdir(events_dir) or not paths:
+        return set()
+    out: set[str] = set()
+    for name in sorted(os.listdir(events_dir)):
+        if name.endswith(".jsonl"):
+            events, _, _ = read_jsonl(os.path.join(events_dir, name))
+            out.update(e["path"] for e in events if isinstance(e, dict) and e.get("path") in paths
+                       and e.get("type") in ("file_read", "file_write") and e.get("ok", True))
+    return out
+
+
+def existed(conn: Any, root: str, events_dir: str | None, paths: set[str]) -> set[str]:
+    """The paths, among these, this project is known to have had (cheapest evidence first)."""
+    known = store.paths_written(conn, sorted(paths))
+    known |= git_known(root, sorted(paths - known))
+    return known | _in_events(events_dir, paths - known)
+
+
+def check_files(conn: Any, root: str | None, report: MaintainReport, events_dir: str | None = None) -> None:
+    """Follow renames, then supersede nodes whose every linked file existed and is gone."""
     if not root or not os.path.isdir(root):
         report.warnings.append(f"project root {root!r} is not a directory; file check skipped")
         return
@@ -263,15 +311,20 @@ def check_files(conn: Any, root: str | None, report: MaintainReport) -> None:
         files_by_node[node_id] = files_by_node.get(node_id, 0) + 1
         if path in missing and moved[path] is None:
             gone_by_node.setdefault(node_id, []).append(path)
+    seen = existed(conn, root, events_dir, {p for gone in gone_by_node.values() for p in gone})
     with store.transaction(conn):
         for node_id, path in links:
             if path in missing and moved[path] is not None:
                 store.replace_file(conn, node_id, path, moved[path])
                 report.links_renamed += 1
         for node_id, gone in sorted(gone_by_node.items()):
-            if len(gone) == files_by_node[node_id]:
-                supersede(conn, node_id, None, reason="affected files no longer exist: " + ", ".join(sorted(gone)))
-                report.nodes_superseded += 1
+            if len(gone) < files_by_node[node_id]:
+                continue
+            if not set(gone) <= seen:
+                report.nodes_unseen += 1
+                continue
+            supersede(conn, node_id, None, reason="affected files no longer exist: " + ", ".join(sorted(gone)))
+            report.nodes_superseded += 1
 
 
 # -- embeddings -------------------------------------------------------------------------

@@ -27,8 +27,22 @@ def _backfill_name_key(conn: Any) -> None:
     )
 
 
+def _backfill_statements(conn: Any) -> None:
+    """data.statement of every decision (what supersession and retrieval read its subject from)."""
+    from engram import jsonio
+    from engram.graph.decision_text import statement
+
+    rows = conn.execute("SELECT id, name, data FROM nodes WHERE type = 'decision'").fetchall()
+    for nid, name, raw in rows:
+        data = jsonio.loads(raw) if raw else {}
+        data = data if isinstance(data, dict) else {}
+        data["statement"] = statement(name)
+        conn.execute("UPDATE nodes SET data = ? WHERE id = ?", (jsonio.dumps(data), nid))
+
+
 # Python steps that follow a SQL section, inside its transaction.
-_AFTER: dict[str, Callable[[Any], None]] = {"m002_engram_tables": _backfill_name_key}
+_AFTER: dict[str, Callable[[Any], None]] = {"m002_engram_tables": _backfill_name_key,
+                                            "m004_decision_decay": _backfill_statements}
 
 
 def split_statements(sql: str) -> list[str]:

@@ -146,20 +146,32 @@ def by_names(conn, names: list[str]) -> list[tuple[str, float, str]]:
     return out
 
 
-def decisions_about(conn, phrases: list[str], limit: int = 2000) -> list[tuple[str, float, str]]:
-    """[(node id, strength, phrase)] of live decisions whose name holds one of the phrases.
+_PUNCT = str.maketrans({c: " " for c in ".,;:!?()\"`"})
+
+
+def decisions_about(conn, phrases: list[str], words: "set[str] | frozenset[str]" = frozenset(),
+                    limit: int = 2000) -> list[tuple[str, float, str]]:
+    """[(node id, strength, what matched)] of live decisions a prompt is about.
 
     A decision is named by its whole sentence ("use redis for the job queue"), so a prompt
-    that names only its topic ("the job queue") never equals it; multi-word phrases are
-    matched inside the names instead, on word boundaries.
+    that names only its topic ("the job queue") never equals it: multi-word phrases are
+    matched inside the names, on word boundaries, and a decision whose subject (the thing
+    decided, `data.statement.subject`: stemmed words, decision_text.statement) lies wholly
+    among the prompt's `words` (stemmed too) matches as well ("what do we use for the ORM?").
     """
+    from engram import jsonio
+
     rows = conn.execute(
-        f"SELECT n.id, n.strength, n.name_key FROM nodes n WHERE n.type = 'decision' AND {LIVE} "
-        f"ORDER BY n.strength DESC, n.id LIMIT ?", (limit,)).fetchall()
+        f"SELECT n.id, n.strength, n.name_key, json_extract(n.data, '$.statement.subject') FROM nodes n "
+        f"WHERE n.type = 'decision' AND {LIVE} ORDER BY n.strength DESC, n.id LIMIT ?", (limit,)).fetchall()
     out = []
-    for nid, strength, key in rows:
-        padded = f" {key} "
+    for nid, strength, key, subject in rows:
+        padded = f" {key.translate(_PUNCT)} "  # "... for the job queue." holds "job queue"
         hit = next((p for p in phrases if f" {p} " in padded), None)
+        if hit is None and subject and words and subject != "[]":
+            # '["job","queue"]': plain words, split without a JSON parse unless escaped
+            stems = jsonio.loads(subject) if "\\" in subject else subject[2:-2].split('","')
+            hit = "subject:" + " ".join(stems) if set(stems) <= words else None
         if hit:
             out.append((nid, strength, hit))
     return out

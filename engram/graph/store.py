@@ -24,6 +24,7 @@ from typing import Any, Iterable
 
 from engram import jsonio
 from engram.clock import utc_iso
+from engram.graph.strength import RECENCY_RATE, compute_strength
 
 NODE_TYPES = ("concept", "episode", "decision", "finding", "error", "pattern")
 EDGE_TYPES = (
@@ -36,7 +37,7 @@ NODE_COLUMNS = (
     "id", "name", "name_key", "type", "description", "summary", "strength", "status",
     "superseded_by", "affected_files", "source_episodes", "data", "episode_count",
     "sessions_without_reinforcement", "outcome_success", "outcome_total", "causal",
-    "last_reinforced_session", "created_at", "updated_at",
+    "last_reinforced_session", "created_at", "updated_at", "asserted", "decay_rate",
 )  # fmt: skip
 _NODE_UPDATABLE = frozenset(NODE_COLUMNS) - {"id", "name_key", "created_at", "updated_at"}
 
@@ -174,6 +175,8 @@ def _node_params(fields: dict[str, Any], stamp: str) -> dict[str, Any]:
         "outcome_total": int(fields.get("outcome_total", 0)),
         "causal": 1 if fields.get("causal") else 0,
         "last_reinforced_session": fields.get("last_reinforced_session"),
+        "asserted": float(fields.get("asserted") or 0.0),
+        "decay_rate": float(fields["decay_rate"] if fields.get("decay_rate") is not None else RECENCY_RATE),
         "created_at": fields.get("created_at") or stamp,
         "updated_at": fields.get("updated_at") or fields.get("created_at") or stamp,
         "_files": files,
@@ -184,16 +187,17 @@ def _initial_strength(fields: dict[str, Any], episode_count: int) -> float:
     """The given strength, else the mechanical formula's value for the given inputs."""
     if fields.get("strength") is not None:
         return float(fields["strength"])
-    if episode_count <= 0 or fields.get("status", "active") != "active":
+    asserted = float(fields.get("asserted") or 0.0)
+    if (episode_count <= 0 and asserted <= 0) or fields.get("status", "active") != "active":
         return 0.0
-    from engram.graph.strength import compute_strength
-
     return compute_strength(
         episode_count,
         int(fields.get("sessions_without_reinforcement", 0)),
         int(fields.get("outcome_success", 0)),
         int(fields.get("outcome_total", 0)),
         bool(fields.get("causal")),
+        asserted,
+        float(fields["decay_rate"] if fields.get("decay_rate") is not None else RECENCY_RATE),
     )
 
 
@@ -398,6 +402,17 @@ def list_nodes(
     q += " ORDER BY strength DESC, rowid LIMIT ?"
     args.append(-1 if limit is None else limit)
     return [_decode(r, NODE_JSON) for r in _rows(conn.execute(q, args))]
+
+
+def paths_written(conn: Any, paths: list[str]) -> set[str]:
+    """The paths, among these, that a consolidated episode wrote (its `files_modified`)."""
+    out: set[str] = set()
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        out.update(r[0] for r in conn.execute(
+            "SELECT DISTINCT j.value FROM episodes e, json_each(e.episode_data, '$.files_modified') j"
+            " WHERE json_valid(e.episode_data) AND j.value IN (%s)" % ",".join("?" * len(chunk)), chunk))
+    return out
 
 
 def replace_file(conn: Any, node_id: str, old: str, new: str) -> None:

@@ -10,18 +10,18 @@ node's `data["history"]`, which `engram show` prints.
 `trajectory` answers "how has our auth approach evolved?": the nodes joined by
 `supersedes` / `version_of` edges, oldest first.
 
-`supersede_replaced` is what consolidation calls for every decision it writes: a decision
-that says what it replaces ("use B instead of A", "the job queue now uses B", "B's retry
-limit is now 5") supersedes the active decisions it replaces.
+`supersede_replaced` is what consolidation calls for every decision it writes: a newer
+explicit decision supersedes an older one about the same subject that it conflicts with
+("Switch the job queue to SQS" retires "Use Redis for the job queue", not "Use Redis for
+the HTTP cache"), and links the ones it is only related to.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from engram.graph import decision_text
 from engram.graph.store import Node, NotFound, edges_of, find_by_name, get_node, get_nodes, now, transaction, update_node, upsert_edge
-from engram.text import STOPWORDS
 
 LINEAGE_EDGES = ("supersedes", "version_of")
 
@@ -122,50 +122,89 @@ def trajectory(conn: Any, node_or_name: str) -> list[Node]:
 
 
 # -- decisions that replace decisions -----------------------------------------------------
+#
+# docs/graph.md, "Supersession by subject": a newer explicit decision retires an older one
+# only when both are about the same subject and they conflict; a shared technology alone
+# is not enough. When unsure, the two are linked (a `similar_to` edge whose data says
+# "related decision") and both stay active.
 
-_NOW = [re.compile(r"^(?:(?:from now on|going forward),?\s+)?(.+?)\s+(?:is|are)\s+now\b", re.I),
-        re.compile(r"^(.+?)\s+now\s+(?:uses?|runs?|is|are|points? to|defaults? to)\b", re.I),
-        re.compile(r"^(?:from now on|going forward),?\s+.*?\bfor\s+(.+?)[.!]?$", re.I)]
-
-
-def _words(text: str) -> set[str]:
-
-    text = re.sub(r"'s\b", "", str(text or "").casefold())
-    words = (w.strip(".-") for w in re.split(r"[^\w.+-]+", text))
-    return {w for w in words if w and w not in STOPWORDS}
+RELATED_STRENGTH = 0.4
 
 
-def now_subject(text: str) -> set[str]:
-    """The content words of what a "now" statement changes ("B's retry limit is now 5" ->
-    {b, retry, limit}); empty for other sentences and for pronoun subjects ("we now use")."""
-    for rx in _NOW:
-        m = rx.match(" ".join(str(text).split()))
-        if m:
-            return _words(m.group(1))
-    return set()
+def _statement(node: Node) -> dict[str, Any]:
+    data = node["data"] if isinstance(node["data"], dict) else {}
+    return data.get("statement") or decision_text.statement(node["name"])
+
+
+def _key(term: str) -> str:
+    from engram.graph import aliases
+
+    return aliases.table().canonical(term) or term
+
+
+def _agree(a: str, b: str) -> bool:
+    """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16")."""
+    ka, kb = _key(a), _key(b)
+    wa, wb = set(ka.split()), set(kb.split())
+    return ka == kb or wa <= wb or wb <= wa
+
+
+def _stems(phrase: str) -> set[str]:
+    from engram.text import stem
+
+    return {stem(w) for w in phrase.split()}
+
+
+def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
+    """("replaces" | "related" | "", why) for two statements (decision_text.statement), older first.
+
+    Same subject: equal subject words, or both unscoped ("Use PostgreSQL"). Conflict: the
+    newer rules out the older's choice, or chooses something else for it (a choice that
+    only adds detail, "PostgreSQL 16" for "PostgreSQL", agrees). Unscoped pairs need the
+    explicit ruling-out: "Use SQLite" says nothing against "Use Redis".
+    """
+    same = old["subject"] == new["subject"]
+    ruled = [r for r in new["ruled_out"] for c in old["choice"] if _agree(r, c)]
+    other = bool(old["choice"] and new["choice"]) and not any(
+        _agree(a, b) for a in old["choice"] for b in new["choice"])
+    subject = " ".join(new["subject"])
+    if same and ruled:
+        return "replaces", f"rules out {ruled[0]}" + (f" for the same subject ({subject})" if subject else "")
+    if same and subject and other:
+        return "replaces", f"chooses {new['choice'][0]} instead of {old['choice'][0]} for {subject}"
+    shared = [c for c in new["choice"] + new["ruled_out"] for o in old["choice"] if _agree(c, o)]
+    shared += [c for c in new["choice"] for o in old["ruled_out"] if _agree(c, o)]
+    shared += [c for c in old["choice"] if _stems(c) & set(new["subject"])]  # "Redis's retry limit"
+    shared += [c for c in new["choice"] if _stems(c) & set(old["subject"])]
+    if shared or (same and subject) or set(old["subject"]) & set(new["subject"]):
+        why = f"both name {shared[0]}" if shared else f"both about {subject or ' '.join(old['subject'])}"
+        return "related", f"related decision: {why}"
+    return "", ""
 
 
 def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None) -> list[str]:
-    """Supersede the active decisions that this explicit decision replaces; their ids.
+    """Supersede the active decisions that this decision replaces (explicit decisions only);
+    their ids.
 
-    Replaced: a decision requiring something this one forbids ("use B instead of A"
-    replaces "use A for the queue"), and, for a "now" statement, every other active
-    decision whose text holds all the content words of what it changes ("B's retry limit
-    is now 5" replaces "B's retry limit is 3"). Only explicit decisions replace.
+    Every other active decision it is related to gets one `similar_to` edge ("related
+    decision"; both stay active), whichever of the two was written first: a link does
+    not depend on the order sessions are consolidated in.
     """
     new = get_node(conn, node_id)
-    if not new or new["type"] != "decision" or new["status"] != "active" or not (new["data"] or {}).get("explicit"):
+    if not new or new["type"] != "decision" or new["status"] != "active":
         return []
-    forbids = {f.casefold() for f in (new["data"] or {}).get("forbids") or []}
-    subject = now_subject(new["name"])
+    explicit = bool((new["data"] or {}).get("explicit"))
+    mine = _statement(new)
+    linked = {e["from_node"] if e["to_node"] == node_id else e["to_node"]
+              for e in edges_of(conn, node_id, types=("similar_to",))}
     out = []
     rows = conn.execute("SELECT id FROM nodes WHERE type = 'decision' AND status = 'active' AND id != ?", (node_id,))
-    for (old_id,) in rows.fetchall():
-        old = get_node(conn, old_id)
-        requires = {r.casefold() for r in (old["data"] or {}).get("requires") or []} if old else set()
-        if old and (forbids & requires or (subject and subject <= _words(f"{old['name']} {old['description']}"))):
-            why = "replaced by a decision that forbids " + ", ".join(sorted(forbids & requires)) if forbids & requires \
-                else "replaced by a newer statement about " + " ".join(sorted(subject))
-            supersede(conn, old_id, node_id, reason=f"{why}: {new['name'][:80]}", episode_id=episode_id)
-            out.append(old_id)
+    for old in get_nodes(conn, [r[0] for r in rows.fetchall()]).values():
+        kind, why = relation(_statement(old), mine)
+        if kind == "replaces" and explicit:
+            supersede(conn, old["id"], node_id, reason=f"{why}: {new['name'][:80]}", episode_id=episode_id)
+            out.append(old["id"])
+        elif kind and old["id"] not in linked:
+            upsert_edge(conn, node_id, old["id"], "similar_to", strength=RELATED_STRENGTH,
+                        source_episodes=[episode_id] if episode_id else [], data={"reason": why})
     return out

@@ -9,10 +9,11 @@ strings, and faults are logged to stderr by the SDK. The project is the server's
 directory (harnesses start MCP servers in the project), or the first of
 CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR / ENGRAM_PROJECT_DIR that is set.
 
-`save_decision(decision, rationale, files)` records an explicit decision event in the
+`save_decision(decision, rationale, files)` writes an explicit decision into the graph at
+once (query_knowledge returns it before any consolidation) and records its event in the
 project's `mcp` session, as `engram decide` does for a shell; the Claude Code hook also
 captures the call (as `mcp__engram__save_decision`), and entity resolution merges the
-two copies at consolidation.
+copies at consolidation.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def save_decision(decision: str, rationale: str = "", files: list[str] | None = 
     """Record an explicit project decision (what was decided, why, which files it governs)
     so that later sessions see it when they work on those files."""
     from engram import lifecycle
+    from engram.consolidate import graph_apply
 
     decision = (decision or "").strip()
     if not decision:
@@ -75,6 +77,7 @@ def save_decision(decision: str, rationale: str = "", files: list[str] | None = 
     ctx = lifecycle.Ctx("mcp", project_dir(), harness="mcp")
     lifecycle.tool_calls(ctx, [{"tool": "mcp save_decision", "action": "decision", "ok": True,
                                 "content": decision, "rationale": rationale or "", "files": files}])
+    graph_apply.decide_now(ctx.project, decision, rationale or "", files, source="mcp")
     return f"Decision recorded for {inert(ctx.project.root, 200)}: {inert(decision, 400)}"
 
 

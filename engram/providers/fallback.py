@@ -51,8 +51,8 @@ class Consolidator:
         return self.active.models
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
-             usage: Any) -> dict[str, Any]:
-        return self._run(lambda c: c.full(new, prior, cfg, usage))
+             usage: Any, known: list[str] = ()) -> dict[str, Any]:
+        return self._run(lambda c: c.full(new, prior, cfg, usage, known))
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
         return self._run(lambda c: c.discussion(new, prior, usage))

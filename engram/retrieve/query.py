@@ -8,7 +8,11 @@ a hook here:
   question can be embedded without a network call (the caller's embedder when it is the
   local one the vectors came from, or a cached remote embedding of this exact text). Otherwise vectors are skipped and `notes` says why.
 A keyword or vector seed starts at strength x its match score (normalised to [0, 1]), so
-a weak textual match does not outrank a node the question names exactly.
+a weak textual match does not outrank a node the question names exactly. A decision the
+question names by its subject ("what do we use for the job queue?" and "Use SQLite for
+the job queue") starts at TOPIC_ACTIVATION whatever its strength: the question asks what
+was decided about that thing, so that decision comes first (issue 14, finding 7); so does
+one stated in a session that is not consolidated yet (pending.py).
 No session memory applies: every call sees the whole result.
 """
 
@@ -17,12 +21,13 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, keyword, activation, seeds, sections, tiers
+from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
 from engram.text import AS_DATA, inert
 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
 MIN_SIMILARITY = 0.35
+TOPIC_ACTIVATION = 1.0
 SCOPES = ("current_project", "all")
 
 
@@ -75,7 +80,11 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
            notes: list[str] | None = None) -> list[dict]:
     """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
     notes = notes if notes is not None else []
-    found = seeds.match(conn, entry_points.terms_from_text(question, project_root))
+    terms = entry_points.terms_from_text(question, project_root)
+    found = seeds.match(conn, terms)
+    for nid, (a, why) in found.items():  # the question asks what this decision decided
+        if why.startswith("topic:"):
+            found[nid] = (max(a, TOPIC_ACTIVATION), why)
     for extra in (_keyword_seeds(conn, question), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
         for nid, (a, why) in extra.items():
             if a > found.get(nid, (0.0, ""))[0]:
@@ -96,6 +105,15 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
                      "files": tiers.files_of(node), "why": found[nid][1] if nid in found else "spread",
                      "node": node})  # fmt: skip
     return hits
+
+
+def pending_hits(conn, project_root: str, question: str, events_dir: str) -> list[dict]:
+    """Decisions stated in a session not consolidated yet that the question names by subject,
+    ranked like a decision named by its subject (pending.py); `conn` None: no graph yet."""
+    words = seeds.subject_words(entry_points.terms_from_text(question, project_root))
+    return [{"id": n["id"], "name": n["name"], "type": "decision", "activation": TOPIC_ACTIVATION,
+             "tier": tiers.TIER_NAMES[tiers.FULL], "line": tiers.line(n, tiers.FULL), "files": [], "why": "pending",
+             "node": n} for n in pending.about(pending.decisions(conn, events_dir), words)]
 
 
 def open_db(db_path: str):
@@ -126,16 +144,19 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
     notes: list[str] = []
     for project in projects:
         conn = open_db(project.db_path)
-        if conn is None:
-            if scope != "all":
-                notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
-            continue
+        events_dir = os.path.join(project.dir, "events")
         try:
-            for h in search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes):
-                h["project"] = project.root
-                hits.append(h)
+            found = pending_hits(conn, project.root, question, events_dir)
+            if conn is None and scope != "all" and not found:
+                notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
+            if conn is not None:
+                found += search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes)
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
+        for h in found:
+            h["project"] = project.root
+            hits.append(h)
     hits.sort(key=lambda h: (-h["activation"], h["project"], h["id"]))
     return hits, sorted(set(notes))
 

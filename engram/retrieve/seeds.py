@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from engram.graph import readonly
 from engram.retrieve.entry_points import Terms, split_ident
+from engram.text import stem
 
 MAX_SEEDS = 60
 LOOSE_JOINERS = (" ", "-", "_", ".", "")
@@ -63,6 +64,11 @@ def loose_variants(terms: list[str]) -> list[str]:
     return sorted(out - set(terms) - {""})
 
 
+def subject_words(terms: Terms) -> set[str]:
+    """The stemmed words of the terms, as a decision's subject is written (decision_text.statement)."""
+    return {stem(w) for t in terms.names if " " not in t for w in [t, *split_ident(t)]}
+
+
 def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, str]]:
     """{node id: (initial activation, why)} for the terms; at most MAX_SEEDS, strongest first."""
     found: dict[str, tuple[float, str]] = {}
@@ -89,7 +95,8 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
             if variants:
                 put(readonly.by_names(conn, variants), "loose")
     phrases = [t for t in terms.names if " " in t]
-    if phrases:
-        put(readonly.decisions_about(conn, phrases), "topic")
+    words = subject_words(terms)
+    if phrases or words:
+        put(readonly.decisions_about(conn, phrases, words), "topic")
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))[:MAX_SEEDS]
     return dict(ranked)

@@ -33,7 +33,8 @@ def project(tmp_path):
 @pytest.fixture
 def filled(project):
     conn = connect(project.db_path)
-    ep = store.insert_episode(conn, session_id="s1", outcome="success", goal="add WAL mode")
+    ep = store.insert_episode(conn, session_id="s1", outcome="success", goal="add WAL mode",
+                              episode_data={"files_modified": ["src/db.py"]})
     sq = store.create_node(conn, name="SQLite", type="concept", description="embedded database",
                            affected_files=["src/db.py"], source_episodes=[ep])
     wal = store.create_node(conn, name="Use WAL", type="decision", strength=0.9, data={"explicit": True})

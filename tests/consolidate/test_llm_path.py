@@ -224,3 +224,66 @@ def test_the_model_path_carries_the_same_knowledge_kinds(root, llm):
     assert kinds.get("command", 0) >= 2 and kinds.get("gotcha", 0) >= 1
     assert kinds.get("instruction", 0) >= 1 and kinds.get("unfinished", 0) >= 1  # the unanswered last request
     assert "kind" in next(c["system"] for c in llm.calls if c["kind"] == "pass2")  # the prompt asks for the kinds
+
+
+def _answer(goal: str, nodes: list[dict], retire: list[dict] = ()) -> dict:
+    return {"text": json.dumps({
+        "episode": {"goal": goal, "approach": "", "outcome": "success", "discoveries": [], "decisions": [],
+                    "errors": []},
+        "graph": {"nodes": nodes, "edges": [], "retire": list(retire)}})}
+
+
+def test_pass2_retires_known_nodes_of_any_type_by_name(root, llm, capsys):
+    """Issue 14, finding 4: the model path can mark an older finding, concept or command replaced."""
+    from engram.cli import main
+
+    old = [{"key": "f1", "name": "The parser crashes on empty input", "type": "finding",
+            "description": "parse('') raises", "files": ["src/parser.py"], "confidence": 0.9},
+           {"key": "c1", "name": "json module in the parser", "type": "concept", "files": ["src/parser.py"]},
+           {"key": "k1", "name": "make test-parser", "type": "concept", "files": ["src/parser.py"],
+            "data": {"kind": "command", "key": "command:make test-parser"}}]
+    llm.script("pass2", _answer("find the parser crash", old))
+    s1 = Session(root, "s1").start().prompt("Why does the parser crash?")
+    s1.read("src/parser.py").stop()
+    _consolidate(s1)
+    new = [{"key": "n1", "name": "parse('') returns None", "type": "finding", "description": "a guard clause",
+            "files": ["src/parser.py"], "confidence": 0.9},
+           {"key": "n2", "name": "orjson in the parser", "type": "concept", "files": ["src/parser.py"]}]
+    retire = [{"name": "The parser crashes on empty input", "by": "n1", "reason": "fixed by a guard clause"},
+              {"name": "json module in the parser", "by": "n2", "reason": "the parser moved to orjson"},
+              {"name": "make test-parser", "reason": "the Makefile target was removed"},
+              {"name": "nothing by this name", "reason": "unknown names retire nothing"}]
+    llm.script("pass2", _answer("fix the parser crash", new, retire))
+    s2 = Session(root, "s2").start().prompt("Fix the parser crash.")
+    s2.write("src/parser.py", "import orjson\n").stop()
+    o = _consolidate(s2)
+    known = [c["user"] for c in llm.calls if c["kind"] == "pass2"][-1]
+    assert '<known>\n{"name":"The parser crashes on empty input","type":"finding"}' in known
+    got = {name: (status, by) for name, status, by in rows(
+        s2.project, "SELECT n.name, n.status, s.name FROM nodes n LEFT JOIN nodes s ON s.id = n.superseded_by"
+                    " WHERE n.type != 'episode'")}
+    assert got["The parser crashes on empty input"] == ("superseded", "parse('') returns None")
+    assert got["json module in the parser"] == ("superseded", "orjson in the parser")
+    assert got["make test-parser"] == ("superseded", None)
+    assert got["parse('') returns None"][0] == "active"
+    assert main(["show", "The parser crashes on empty input", "--project", str(root)]) == 0
+    shown = capsys.readouterr().out
+    assert "superseded: fixed by a guard clause" in shown and "supersedes" in shown
+    (reason_episode,) = rows(s2.project, "SELECT json_extract(data, '$.episode_id') FROM edges WHERE type = "
+                             "'supersedes' AND from_node = (SELECT id FROM nodes WHERE name = ?)",
+                             "parse('') returns None")
+    assert reason_episode[0] == o.episode_id
+
+
+def test_a_retire_entry_is_validated(root):
+    from engram.consolidate import schema
+
+    nodes = [{"key": "n1", "name": "x", "type": "concept"}]
+    with pytest.raises(schema.Invalid, match="give either key"):
+        schema.change_request({"nodes": nodes, "retire": [{"by": "n1", "reason": "r"}]}, None)
+    with pytest.raises(schema.Invalid, match="reason: expected a non-empty string"):
+        schema.change_request({"nodes": nodes, "retire": [{"name": "old"}]}, None)
+    with pytest.raises(schema.Invalid, match="'n9' is not the key of a node"):
+        schema.change_request({"nodes": nodes, "retire": [{"name": "old", "by": "n9", "reason": "r"}]}, None)
+    ok = schema.change_request({"nodes": nodes, "retire": [{"name": "old", "by": "n1", "reason": "r"}]}, None)
+    assert ok["retire"] == [{"name": "old", "by": "n1", "reason": "r"}]

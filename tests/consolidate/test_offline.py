@@ -192,3 +192,32 @@ def test_replayed_session_ends_consolidated_by_the_hooks_own_worker(engram_home,
     assert wait_for(lambda: not trigger.pending_sessions(p) and not trigger.queued(p), timeout=30)
     assert rows(p, "SELECT count(*) FROM episodes")[0][0] >= 1
     assert rows(p, "SELECT count(*) FROM node_files")[0][0] >= 1
+
+
+def test_a_file_deleted_or_moved_in_a_session_retires_its_node(root):
+    """Issue 14, finding 4 on the offline path: a file concept is superseded when its file goes."""
+    from engram import lifecycle
+    from testing.consolidation import Session, cfg, consolidate, rows
+
+    s1 = Session(root, "s1").start().prompt("Add the helpers.")
+    s1.write("src/old_name.py", "x = 1\n").write("src/doomed.py", "y = 2\n").stop()
+    consolidate(s1.project, "s1", cfg(s1.project))
+    s2 = Session(root, "s2").start().prompt("Rename old_name and drop doomed.")
+    for path in ("src/old_name.py", "src/doomed.py"):
+        (root / path).unlink()
+    (root / "src" / "new_name.py").write_text("x = 1\n")
+    lifecycle.tool_calls(s2.ctx, [
+        {"action": "write", "tool": "apply_patch", "path": str(root / "src/old_name.py"), "op": "delete"},
+        {"action": "write", "tool": "apply_patch", "path": str(root / "src/new_name.py"), "op": "edit",
+         "content": "x = 1\n", "old_content": "x = 1\n"},
+        {"action": "write", "tool": "apply_patch", "path": str(root / "src/doomed.py"), "op": "delete"}])
+    s2.stop()
+    consolidate(s2.project, "s2", cfg(s2.project))
+    got = {name: (status, by) for name, status, by in rows(
+        s2.project, "SELECT n.name, n.status, s.name FROM nodes n LEFT JOIN nodes s ON s.id = n.superseded_by "
+                    "WHERE json_extract(n.data, '$.kind') = 'file'")}
+    assert got == {"src/old_name.py": ("superseded", "src/new_name.py"), "src/doomed.py": ("superseded", None),
+                   "src/new_name.py": ("active", None)}
+    (reason,) = rows(s2.project, "SELECT json_extract(data, '$.history[0].reason') FROM nodes WHERE name = ?",
+                     "src/doomed.py")
+    assert reason[0] == "deleted in this session"

@@ -32,3 +32,18 @@ def test_statements_become_prompts_or_engram_decide_calls():
     items = chains.session_payloads("s1", "/p", s)
     assert [e for e, _ in items] == ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"]
     assert items[2][1]["tool_input"]["command"] == "engram decide 'Use Redis for the job queue'"
+
+
+def test_engram_is_above_latest_wins_on_every_chain(tmp_path):
+    """Issue 14, finding 5: the check used to put engram (83% / 67%) under its own latest-wins
+    baseline (92% / 83%). All twelve chains of each kind, through the real hooks."""
+    res = chains.check(str(tmp_path), ablation=False)["methods"]
+
+    def rate(method: str, hops: str) -> float:
+        return sum(v["right"] for v in res[method][hops]) / len(res[method][hops])
+
+    baseline = {h: rate("latest-wins over the raw statements", h) for h in ("single", "multi")}
+    for method in ("engram: query_knowledge (top 3)", "engram: the question as a prompt",
+                   "engram: a prompt naming the technologies"):
+        assert rate(method, "single") >= 0.95 and rate(method, "single") > baseline["single"], method
+        assert rate(method, "multi") >= 0.90 and rate(method, "multi") > baseline["multi"], method

@@ -87,6 +87,12 @@ def test_lineage_and_pattern_edges_never_count(conn, root):
 
 
 def test_deleted_files_supersede_only_when_all_are_gone(conn, root):
+    for name in ("x.py", "y.py"):  # files the project had: committed, then deleted
+        (root / "src" / name).write_text("pass\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    git(root, "rm", "-q", "src/x.py", "src/y.py")
     gone = store.create_node(conn, name="gone", type="finding", affected_files=["src/x.py", "src/y.py"])
     partial = store.create_node(conn, name="partial", type="finding", affected_files=["src/a.py", "src/y.py"])
     episode = store.create_node(conn, name="ep", type="episode", affected_files=["src/x.py"])
@@ -100,6 +106,26 @@ def test_deleted_files_supersede_only_when_all_are_gone(conn, root):
     assert store.get_node(conn, partial)["status"] == "active"
     assert store.get_node(conn, episode)["status"] == "active"
     assert m.maintain(conn, root=str(root)).changes() == 0
+
+
+def test_a_file_never_seen_is_not_a_deleted_file(conn, root, tmp_path):
+    """Issue 14, finding 3: `engram decide ... --files jobs/queue.py` before the file exists."""
+    future = store.create_node(conn, name="Use SQLite for the job queue", type="decision", strength=0.85,
+                               affected_files=["jobs/queue.py"])
+    rep = m.maintain(conn, root=str(root))
+    assert (rep.nodes_superseded, rep.nodes_unseen) == (0, 1)
+    assert store.get_node(conn, future)["status"] == "active"
+    # evidence that the project had it: an episode wrote it, or a session read it
+    events = tmp_path / "events"
+    events.mkdir()
+    written = store.create_node(conn, name="worker", type="concept", affected_files=["jobs/worker.py"])
+    read = store.create_node(conn, name="retry", type="concept", affected_files=["jobs/retry.py"])
+    store.insert_episode(conn, session_id="s1", outcome="success", episode_data={"files_modified": ["jobs/worker.py"]})
+    (events / "s2.jsonl").write_text('{"seq": 1, "type": "file_read", "path": "jobs/retry.py", "ok": true}\n')
+    rep = m.maintain(conn, root=str(root), events_dir=str(events))
+    assert (rep.nodes_superseded, rep.nodes_unseen) == (2, 1)
+    assert [store.get_node(conn, n)["status"] for n in (future, written, read)] == ["active", "superseded",
+                                                                                   "superseded"]
 
 
 def test_git_renames_move_the_link_instead_of_superseding(conn, root):

@@ -81,11 +81,17 @@ def test_mcp_query_knowledge_over_stdio(facts, root):
     assert "scope must be one of" in bad
 
 
-def test_mcp_save_decision_records_an_event(root):
+def test_mcp_save_decision_records_an_event_and_is_queried_at_once(facts, g, root):
+    """Issue 14, finding 7: saved, then asked about its subject, before any consolidation."""
     from testing.helpers import events
 
-    _, reply = anyio.run(_mcp_session, root, [
-        ("save_decision", {"decision": "Use SQLite for the queue", "rationale": "one file", "files": ["q.py"]})])
+    for i in range(12):  # a graph where much else is about the queue, most of it stronger
+        g.node(f"queue worker {i}", strength=1.0, description="The queue worker drains jobs.")
+    _, reply, text = anyio.run(_mcp_session, root, [
+        ("save_decision", {"decision": "Use SQLite for the queue", "rationale": "one file", "files": ["q.py"]}),
+        ("query_knowledge", {"question": "what do we use for the queue?"})])
     assert reply.startswith("Decision recorded")
     evs = [e for e in events(root, "mcp") if e["type"] == "decision"]
     assert evs and evs[0]["content"] == "Use SQLite for the queue" and evs[0]["files"] == ["q.py"]
+    bullets = [line for line in text.splitlines() if line.startswith("- ")]
+    assert bullets[0] == "- Decision: Use SQLite for the queue because one file [files: q.py]"

@@ -1,0 +1,156 @@
+"""`engram decide` end to end (issue 14): the findings as a new user met them, through the CLI.
+
+1. a valid decision silently retired by one about another subject sharing a technology;
+2. decisions never decaying;
+3. `engram maintain` retiring a decision about a file not written yet;
+7. a decision not in the graph when saved, then ranked 10th for a question on its topic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from engram.cli import main
+from engram.config import Project
+from engram.graph import store
+from engram.graph.connect import connect
+from testing.consolidation import Session, cfg, consolidate
+
+
+@pytest.fixture
+def root(proj, monkeypatch):
+    for var in ("CLAUDECODE", "GEMINI_CLI"):  # a person's shell, not an agent's
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")  # the test consolidates each session itself
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def decide(text: str, *extra: str) -> None:
+    assert main(["decide", text, *extra]) == 0
+
+
+def nodes(project: Project, name: str) -> list[dict]:
+    conn = connect(project.db_path)
+    try:
+        return store.find_by_name(conn, name, type="decision")
+    finally:
+        conn.close()
+
+
+def query(question: str, capsys) -> list[dict]:
+    capsys.readouterr()
+    assert main(["query", question, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_decision_is_in_the_graph_at_once_and_first_for_its_subject(root, capsys):
+    """Finding 7, with a graph that already knows the job queue from a session."""
+    s = Session(root, "s1").start()
+    s.prompt("Add a retry to the job queue worker.")
+    s.write("src/job_queue.py", "class JobQueue:\n    retries = 3\n")
+    s.stop("The job queue worker retries 3 times.")
+    consolidate(s.project, "s1", cfg(s.project))
+    decide("Use SQLite for the job queue", "--rationale", "one file, no server")
+    (node,) = nodes(s.project, "Use SQLite for the job queue")  # no consolidation ran
+    assert node["status"] == "active" and node["data"]["explicit"] is True
+    assert node["data"]["statement"]["subject"] == ["job", "queue"]
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == "Use SQLite for the job queue" and hits[0]["tier"] == "full"
+    # its consolidation attaches the episode to the same node, and counts no second statement
+    consolidate(s.project, "cli", cfg(s.project))
+    (after,) = nodes(s.project, "Use SQLite for the job queue")
+    assert after["id"] == node["id"] and len(after["source_episodes"]) == 1 and after["episode_count"] == 0
+    assert after["strength"] == pytest.approx(0.85)
+
+
+def test_a_decision_about_another_subject_keeps_the_first_active_and_linked(root, capsys):
+    """Finding 1: a shared technology alone does not retire a decision."""
+    decide("Use Redis for the HTTP response cache")
+    decide("Use SQLite instead of Redis for the job queue")
+    project = Project.from_cwd(str(root))
+    (cache,) = nodes(project, "Use Redis for the HTTP response cache")
+    (queue,) = nodes(project, "Use SQLite instead of Redis for the job queue")
+    assert cache["status"] == "active" and cache["strength"] == pytest.approx(0.85)
+    assert main(["show", cache["id"]]) == 0
+    shown = capsys.readouterr().out
+    assert "similar_to" in shown and "related decision: both name redis" in shown
+    decide("Switch the HTTP response cache to Memcached")  # the same subject, another choice
+    (cache,) = nodes(project, "Use Redis for the HTTP response cache")
+    assert cache["status"] == "superseded" and nodes(project, queue["name"])[0]["status"] == "active"
+    assert main(["show", cache["id"]]) == 0
+    history = capsys.readouterr().out
+    assert "superseded: chooses memcached instead of redis for cache http response" in history
+
+
+def test_decisions_decay_by_the_formula(root):
+    """Finding 2: ten sessions that do not touch a decision lower it (at half the spec's rate)."""
+    decide("Use SQLite for the job queue")
+    project = Project.from_cwd(str(root))
+    consolidate(project, "cli", cfg(project))
+    s = Session(root, "s0").start()
+    s.prompt("Tidy the calculator.")
+    s.write("src/calc.py", "def add(a, b):\n    return b + a\n")
+    s.stop("Done.")
+    consolidate(project, "s0", cfg(project))
+    for i in range(1, 11):
+        s = Session(root, f"s{i}").start()
+        s.prompt(f"Write notes number {i}.")
+        s.write(f"notes/n{i}.md", f"note {i}\n")
+        s.stop("Done.")
+        consolidate(project, f"s{i}", cfg(project))
+    (decision,) = nodes(project, "Use SQLite for the job queue")
+    conn = connect(project.db_path)
+    concept = store.find_by_name(conn, "src/calc.py")[0]
+    conn.close()
+    assert decision["sessions_without_reinforcement"] == 11 and concept["sessions_without_reinforcement"] == 10
+    assert decision["strength"] == pytest.approx(0.85 * math.exp(-0.05 * 11))  # 0.49
+    assert concept["strength"] == pytest.approx(math.exp(-0.1 * 10))  # 0.37
+
+
+def test_maintain_keeps_a_decision_about_a_file_not_written_yet(root, capsys):
+    """Finding 3: the nightly `engram maintain` must not retire it."""
+    decide("Use SQLite for the job queue", "--files", "jobs/queue.py")
+    project = Project.from_cwd(str(root))
+    consolidate(project, "cli", cfg(project))
+    assert main(["maintain"]) == 0
+    assert "1 kept (their files were never seen in this project)" in capsys.readouterr().out
+    assert nodes(project, "Use SQLite for the job queue")[0]["status"] == "active"
+    s = Session(root, "s1").start()  # the file is written, then deleted: now it is gone
+    s.write("jobs/queue.py", "QUEUE = 'sqlite'\n")
+    s.stop("Done.")
+    consolidate(project, "s1", cfg(project))
+    (root / "jobs" / "queue.py").unlink()
+    assert main(["maintain"]) == 0
+    (node,) = nodes(project, "Use SQLite for the job queue")
+    assert node["status"] == "superseded"
+    assert "affected files no longer exist: jobs/queue.py" in node["data"]["history"][-1]["reason"]
+
+
+def test_a_secret_in_a_decision_never_reaches_the_graph(root):
+    key = "sk-ant-api03-" + "x" * 40
+    decide(f"Use the staging key {key} for smoke tests", "--rationale", f"token={key}")
+    conn = connect(Project.from_cwd(str(root)).db_path)
+    try:
+        rows = conn.execute("SELECT name, description, summary, data FROM nodes").fetchall()
+    finally:
+        conn.close()
+    dump = repr(rows)
+    assert key not in dump and "Use the staging key [REDACTED]" in dump
+
+
+def test_a_decision_stated_in_a_prompt_is_queried_before_its_consolidation(root, capsys):
+    """Finding 7 for a decision recognised in the stream: the query reads it from the events."""
+    s = Session(root, "s1").start()
+    s.prompt("Let's use SQLite for the job queue. Then add the worker.")
+    hits = query("what do we use for the job queue?", capsys)
+    assert (hits[0]["name"], hits[0]["why"]) == ("Let's use SQLite for the job queue.", "pending")
+    assert "not consolidated yet" in hits[0]["line"]
+    s.stop("Done.")
+    consolidate(s.project, "s1", cfg(s.project))
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == "Let's use SQLite for the job queue." and hits[0]["why"] != "pending"
+    assert [h["why"] for h in hits].count("pending") == 0
