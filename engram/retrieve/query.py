@@ -3,7 +3,8 @@
 Same spreading activation as the hooks, with richer entry points, since nobody waits on
 a hook here:
 * the question's file paths, module names and names (as in a prompt);
-* keyword seeds: the best BM25 matches over node names, summaries and descriptions;
+* keyword seeds: the best BM25 matches over node names, summaries, descriptions and
+  files, from the persisted full-text index (engram.graph.fulltext);
 * vector seeds: nearest nodes by embedding when the database holds vectors and the
   question can be embedded without a network call (the caller's embedder when it is the
   local one the vectors came from, or a cached remote embedding of this exact text). Otherwise vectors are skipped and `notes` says why.
@@ -16,22 +17,27 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import readonly
+from engram.graph import fulltext, readonly
 from engram.retrieve import entry_points, keyword, activation, seeds, sections, tiers
 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
 MIN_SIMILARITY = 0.35
 SCOPES = ("current_project", "all")
+MAX_WEAKER = 12  # names on the closing "Weaker matches" line; --json lists every hit
 
 
-def _keyword_seeds(conn, question: str) -> dict[str, tuple[float, str]]:
-    hits = keyword.BM25(keyword.live_docs(conn)).rank(question, KEYWORD_SEEDS)
+def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[float, str]]:
+    if not fulltext.available(conn):
+        notes.append("keyword seeds skipped: this database predates the full-text index; the next "
+                     "consolidation or `engram maintain` adds it")
+        return {}
+    hits = keyword.search(conn, question, KEYWORD_SEEDS)
     if not hits:
         return {}
     top = hits[0][1]
     strength = readonly.strengths(conn, [h for h, _ in hits])
-    return {nid: (strength.get(nid, 0.0) * score / top, f"keyword:{score:.2f}") for nid, score in hits}
+    return {nid: (strength.get(nid, 0.0) * (score / top), f"keyword:{score:.2f}") for nid, score in hits}
 
 
 def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:
@@ -75,7 +81,7 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
     """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
     notes = notes if notes is not None else []
     found = seeds.match(conn, entry_points.terms_from_text(question, project_root))
-    for extra in (_keyword_seeds(conn, question), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
+    for extra in (_keyword_seeds(conn, question, notes), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
         for nid, (a, why) in extra.items():
             if a > found.get(nid, (0.0, ""))[0]:
                 found[nid] = (a, why)
@@ -97,13 +103,20 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
     return hits
 
 
-def open_db(db_path: str):
-    """A connection that can read vectors (sqlite-vec when available), or None if no file."""
+def open_db(db_path: str, vectors: bool = True):
+    """A connection to the database, or None if there is no file; it can read vectors
+    (sqlite-vec when available) only when asked and the graph holds any, since loading
+    the extension costs more than the rest of a query."""
     if not os.path.exists(db_path):
         return None
     from engram.graph.connect import connect
+    from engram.graph.store import get_meta
 
-    return connect(db_path, vectors=True, migrate=False)
+    conn = connect(db_path, vectors=False, migrate=False)
+    if vectors and get_meta(conn, "embedding_model"):
+        conn.close()
+        conn = connect(db_path, vectors=True, migrate=False)
+    return conn
 
 
 def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | None = None,
@@ -124,7 +137,7 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
     hits: list[dict] = []
     notes: list[str] = []
     for project in projects:
-        conn = open_db(project.db_path)
+        conn = open_db(project.db_path, vectors)
         if conn is None:
             if scope != "all":
                 notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
@@ -144,8 +157,10 @@ def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str
     if not hits:
         return f"engram has no stored knowledge matching {question!r}."
     multi = scope == "all" and len({h["project"] for h in hits}) > 1
+    weak = [h for h in hits if tiers.tier(h["activation"]) == tiers.LOW]
+    shown = [h for h in hits if tiers.tier(h["activation"]) > tiers.LOW] + weak[:MAX_WEAKER]
     items = []
-    for h in hits:
+    for h in shown:
         node = dict(h["node"])
         if multi:
             node["name"] = f"[{os.path.basename(h['project'])}] {node['name']}"
