@@ -85,6 +85,13 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
         return []
 
 
+def _low_prefix(ctx: Ctx) -> str:
+    """The closing names-only line's opening: it names query_knowledge only where the agent has the tool."""
+    from engram.retrieve import inject, tiers
+
+    return tiers.LOW_PREFIX if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
+
+
 # Each event imports only what it uses (the hook pays for every import): retrieval at
 # SessionStart and on prompts, monitoring on tool calls, the consolidation trigger at the
 # events that queue a session.
@@ -97,7 +104,8 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
     with ctx.locked() as st:
         ctx.append(st, [{"type": "session_start", "source": str(source or "")[:40],
                          "harness": ctx.harness, "cwd": ctx.cwd}])
-        recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, st, str(source or ""))
+        recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, st, str(source or ""),
+                           _low_prefix(ctx))
     consolidation.after(ctx, "session_start")
     notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
     return _join([notice, recalled])
@@ -119,7 +127,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
             ev["truncated"] = cut
         ctx.append(st, [ev])
         pending = _monitor(ctx, monitoring.before_prompt, st) + _pop_pending(st)
-        recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd)
+        recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, st, text, ctx.cwd, _low_prefix(ctx))
     return _join(pending + [recalled])
 
 

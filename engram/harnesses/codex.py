@@ -95,6 +95,8 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, False
+MCP = "config.toml"  # the MCP server: a table appended to config.toml (engram/install/mcp.py)
+COMMAND = "codex"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = {  # no matcher means every tool: Codex only hooks Bash, apply_patch and MCP tools
     "SessionStart": "startup|resume|clear|compact",
     "UserPromptSubmit": None,

@@ -83,7 +83,7 @@ def test_keys_are_reported_by_presence_never_value(capsys, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-do-not-print")
     code, lines = doctor(capsys)
     out = lines["_all"][0]
-    assert "SECRET" not in out and "ANTHROPIC_API_KEY set" in out and "OPENAI_API_KEY not set" in out
+    assert "SECRET" not in out and "ANTHROPIC_API_KEY set" in out and "OPENAI_API_KEY" not in out  # only keys set
 
 
 def test_recent_hook_faults_warn(tmp_path, capsys):
