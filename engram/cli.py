@@ -32,6 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_project(args: argparse.Namespace) -> None:
+    """Every verb's --project names an existing directory (made absolute here), so no verb
+    files memory under a mistyped path."""
+    if getattr(args, "project", None):
+        path = os.path.abspath(os.path.expanduser(args.project))
+        if not os.path.isdir(path):
+            raise EngramError(f"--project {args.project}: no such directory")
+        args.project = path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -39,9 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_project(args)
         return int(args.func(args) or 0)
     except EngramError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        from engram.commands import runnable
+
+        print(runnable(f"Error: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)

@@ -4,25 +4,33 @@
 Codex in config.toml, Gemini CLI in settings.json; docs/retrieval.md has the forms).
 stdout carries JSON-RPC only, so errors go to stderr.
 
-example (what `engram install` registers with Claude Code):
+examples:
+  engram mcp --project ~/src/app      what a harness starts (stdio)
   claude mcp add --scope user engram -- /path/to/python -m engram mcp
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+from engram.commands import add_project_option
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("mcp", help="run the MCP stdio server (query_knowledge tool)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_project_option(p, "the project the tools answer for (default: the harness's project dir, else the "
+                          "current directory)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from engram.mcp import query_knowledge
 
+    if args.project:
+        os.environ[query_knowledge.PROJECT_ENV[0]] = args.project
     try:
         server = query_knowledge.build()  # imports the SDK
     except ImportError as exc:

@@ -14,6 +14,7 @@ def add_parser(subparsers: Any) -> None:
         help="show projects, sessions, graph counts, database size and the vector path",
         description="Show every project engram knows (or one, with --project): sessions, node / "
         "edge / episode counts by type and status, database size, embedding model and vector path.",
+        epilog="examples: engram status --project .   engram status --session 3f2a9c1e --json",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_project_option(p, "only this project (its root or data directory)")
