@@ -34,12 +34,14 @@ def _by_type(nodes: dict[str, dict[str, int]]) -> str:
     return ", ".join(parts) or "none"
 
 
-def format_status(data: dict[str, Any]) -> str:
+def format_status(data: dict[str, Any], configured: set[str] = frozenset()) -> str:
+    """The status as text; why the embedder fell back is said only when the user chose
+    the provider (`configured`: config.json's keys), never for a default without its key."""
     emb = data["embedder"]
+    why = emb.get("fallback_reason") if "embeddingProvider" in configured else None
     lines = [
         f"engram home  {data['home']}",
-        f"embeddings   {emb['provider']} {emb['model']} ({emb['dim']} dims)"
-        + (f" - {emb['fallback_reason']}" if emb.get("fallback_reason") else ""),
+        f"embeddings   {emb['provider']} {emb['model']} ({emb['dim']} dims)" + (f" - {why}" if why else ""),
         f"vectors      {data['vector_path']}",
     ]
     lines += [f"warning      {w}" for w in data.get("config_warnings", [])]
@@ -79,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         return code
     import json
 
+    from engram.config import user_keys
     from engram.report.inventory import status
 
     data = status(args.project)
-    print(json.dumps(data, indent=2) if args.json else format_status(data))
+    print(json.dumps(data, indent=2) if args.json else format_status(data, user_keys()))
     return 1 if any("error" in p for p in data["projects"]) else 0
