@@ -10,8 +10,6 @@ error.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import os
 import sys
 from typing import Any
@@ -79,9 +77,13 @@ def run(args: argparse.Namespace) -> int:
         o = worker.consolidate_session(project, s, cfg, models, progress=say, lock_timeout=120)
         failed += o.status in ("failed", "busy")
         if args.json:
+            import dataclasses
+
             rows.append(dataclasses.asdict(o))
         else:
             print(_line(o), flush=True)
     if args.json:
+        import json
+
         print(json.dumps(rows, indent=2))
     return 1 if failed else 0

@@ -154,10 +154,10 @@ def run(args: argparse.Namespace) -> int:
 def _dry_run(changes, errors, claude: bool, project: str | None) -> int:
     import shlex
 
-    from engram.install import mcp
+    from engram.install import mcp, plan
 
     for mod, change in changes:
-        print(plan_diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
+        print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
               end="" if change.changed else "\n")
     if claude:
         print(f"Claude Code: would run (when `claude` is on PATH): {shlex.join(mcp.claude_add_command(project))}")
@@ -165,12 +165,6 @@ def _dry_run(changes, errors, claude: bool, project: str | None) -> int:
         print(f"Error: {e}", file=sys.stderr)
     print("(dry run: nothing written)")
     return 1 if errors else 0
-
-
-def plan_diff(change) -> str:
-    from engram.install import plan
-
-    return plan.diff(change)
 
 
 def uninstall(args: argparse.Namespace) -> int:

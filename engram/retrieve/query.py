@@ -42,13 +42,17 @@ def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[flo
 
 def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:
     """The question as a vector of the model the graph's vectors were made with, without
-    a network call: by `embedder` when it is that model and local, else from the cache."""
+    a network call: by `embedder` when it is that model and local, else from the cache.
+    `embedder` may be a function that builds it: it is called only here, once vectors are
+    known to exist (building one imports the providers: ~15 ms of every CLI query)."""
     from engram.graph.store import get_meta
     from engram.graph.vectors import cached_vector
 
     model = get_meta(conn, "embedding_model")
     if not model:
         return None, "no embeddings stored yet"
+    if embedder is not None and not hasattr(embedder, "embed"):
+        embedder = embedder()
     if embedder is not None and embedder.model == model and not embedder.remote:
         return embedder.embed([question])[0], ""
     vec = cached_vector(conn, model, question)
@@ -78,7 +82,8 @@ def _vector_seeds(conn, question: str, embedder, notes: list[str]) -> dict[str, 
 
 def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool = True, embedder=None,
            notes: list[str] | None = None) -> list[dict]:
-    """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
+    """Ranked hits [{id, name, type, activation, tier, files, why, node}] for one database
+    (`line(hit)` is the hit's line of text, for --json)."""
     notes = notes if notes is not None else []
     found = seeds.match(conn, entry_points.terms_from_text(question, project_root))
     for extra in (_keyword_seeds(conn, question, notes), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
@@ -97,10 +102,14 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
             continue
         level = tiers.tier(a)
         hits.append({"id": nid, "name": node["name"], "type": node["type"], "activation": round(a, 4),
-                     "tier": tiers.TIER_NAMES[level], "line": tiers.line(node, max(level, tiers.SUMMARY)),
-                     "files": tiers.files_of(node), "why": found[nid][1] if nid in found else "spread",
-                     "node": node})  # fmt: skip
+                     "tier": tiers.TIER_NAMES[level], "files": tiers.files_of(node),
+                     "why": found[nid][1] if nid in found else "spread", "node": node})  # fmt: skip
     return hits
+
+
+def line(hit: dict) -> str:
+    """A hit's line of text at its tier (the summary at least): what --json shows of it."""
+    return tiers.line(hit["node"], max(tiers.tier(hit["activation"]), tiers.SUMMARY))
 
 
 def open_db(db_path: str, vectors: bool = True):

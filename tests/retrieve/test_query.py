@@ -89,3 +89,16 @@ def test_mcp_save_decision_records_an_event(root):
     assert reply.startswith("Decision recorded")
     evs = [e for e in events(root, "mcp") if e["type"] == "decision"]
     assert evs and evs[0]["content"] == "Use SQLite for the queue" and evs[0]["files"] == ["q.py"]
+
+
+def test_the_weaker_matches_line_is_short_and_json_has_every_hit(g, root, capsys):
+    """Finding 6: a hub question listed hundreds of names on one line."""
+    hub = g.node("payment service", strength=1.0, description="Handles card payments.")
+    for i in range(60):
+        g.edge(hub, g.node(f"payment detail {i:02d}", strength=0.25), 0.3)
+    assert main(["query", "payment service", "--project", root]) == 0
+    out = capsys.readouterr().out
+    (weak,) = [line for line in out.splitlines() if line.startswith("Weaker matches: ")]
+    assert 1 <= weak.count(";") + 1 <= 12
+    assert main(["query", "payment service", "--project", root, "--json", "--limit", "100"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 61
