@@ -33,12 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_project(args: argparse.Namespace) -> None:
-    """Every verb's --project names an existing directory (made absolute here), so no verb
-    files memory under a mistyped path."""
+    """Every verb's --project names an existing directory, or one engram has memory of (a
+    checkout since moved, history imported from another machine); made absolute here, so
+    no verb files memory under a mistyped path."""
     if getattr(args, "project", None):
+        from engram.config import Project
+
         path = os.path.abspath(os.path.expanduser(args.project))
-        if not os.path.isdir(path):
-            raise EngramError(f"--project {args.project}: no such directory")
+        if not os.path.isdir(path) and not os.path.isdir(Project.from_cwd(path).dir):
+            raise EngramError(f"--project {args.project}: no such directory, and engram has no memory of it")
         args.project = path
 
 

@@ -39,7 +39,7 @@ def test_a_project_that_does_not_exist_is_a_one_line_error(argv, tmp_path, capsy
     missing = str(tmp_path / "no-such-dir")
     assert main([*argv, "--project", missing]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"Error: --project {missing}: no such directory"]
+    assert err == [f"Error: --project {missing}: no such directory, and engram has no memory of it"]
     assert not os.path.exists(engram_home / "projects")  # nothing filed under the mistyped path
 
 

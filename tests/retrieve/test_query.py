@@ -61,7 +61,7 @@ async def _mcp_session(root: str, calls: list[tuple[str, dict]]):
     env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp"], env=env, cwd=root)
     out = []
-    async with stdio_client(params) as streams:
+    async with stdio_client(params, errlog=sys.stderr) as streams:  # the SDK's default is bound at its import
         read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
         async with ClientSession(read, write) as session:
             await session.initialize()
