@@ -27,13 +27,17 @@ def runner_target() -> str:
     return checkout_script() or os.path.abspath(sys.executable)
 
 
+def runner_words() -> str:
+    """Shell words that start the hook: `runner_target`, plus `-m engram.hook` for an interpreter."""
+    return shlex.quote(runner_target()) + ("" if checkout_script() else " -m engram.hook")
+
+
 def runner() -> str:
-    """Shell words that start the hook (`runner_target`, never a PATH lookup). ENGRAM_HOME
-    is pinned when it is not the default, since the harness's environment will not have it."""
+    """Shell words that start the hook (never a PATH lookup). ENGRAM_HOME is pinned when it
+    is not the default, since the harness's environment will not have it."""
     from engram.config import engram_home
 
-    script = checkout_script()
-    words = shlex.quote(runner_target()) + ("" if script else " -m engram.hook")
+    words = runner_words()
     home = engram_home()
     if home != os.path.abspath(os.path.expanduser("~/.engram")):
         words = f"ENGRAM_HOME={shlex.quote(home)} {words}"

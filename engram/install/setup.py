@@ -42,7 +42,7 @@ def write_launcher(home: str) -> str:
     command `engram install` registers, and, like bin/engram-hook, never fails the agent
     when that command is gone. Its path."""
     from engram.fsio import write_atomic
-    from engram.install import checkout_script, runner_target
+    from engram.install import runner_target, runner_words
 
     path = os.path.join(home, LAUNCHER)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
@@ -52,7 +52,7 @@ def write_launcher(home: str) -> str:
         "# Written by `engram install`: engram's hook at a path that does not move (docs/harnesses.md).\n"
         f"export ENGRAM_HOME={shlex.quote(home)}\n"
         f"if [ -x {target} ]; then\n"
-        f"  exec {target}{'' if checkout_script() else ' -m engram.hook'} \"$@\"\n"
+        f"  exec {runner_words()} \"$@\"\n"
         "fi\n"
         f"echo \"engram-hook: {target} is gone; run 'engram install' again\" >&2\n"
         "cat >/dev/null\n"

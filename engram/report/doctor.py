@@ -267,10 +267,8 @@ def vectors() -> list[Check]:
 def providers() -> list[Check]:
     """Which model and embedding providers a worker would use; keys by presence only. What
     the user never configured (a default provider without its key) is no warning."""
-    from engram.config import load_config
+    from engram.config import load_config, user_keys
     from engram.errors import ConfigError
-
-    from engram.config import user_keys
 
     try:
         cfg, warnings = load_config()
