@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	$(BIN)/python -m compileall -q engram
 	touch $(STAMP)
+	@echo "engram is $(CURDIR)/$(BIN)/engram; to type just 'engram': export PATH=\"$(CURDIR)/$(BIN):\$$PATH\""
 
 demo: $(STAMP)
 	$(BIN)/engram demo

@@ -32,6 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_project(args: argparse.Namespace) -> None:
+    """Every verb's --project names an existing directory, or one engram has memory of (a
+    checkout since moved, history imported from another machine); made absolute here, so
+    no verb files memory under a mistyped path."""
+    if getattr(args, "project", None):
+        from engram.config import Project
+
+        path = os.path.abspath(os.path.expanduser(args.project))
+        if not os.path.isdir(path) and not os.path.isdir(Project.from_cwd(path).dir):
+            raise EngramError(f"--project {args.project}: no such directory, and engram has no memory of it")
+        args.project = path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -39,9 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_project(args)
         return int(args.func(args) or 0)
     except EngramError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        from engram.commands import runnable
+
+        print(runnable(f"Error: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)

@@ -12,7 +12,7 @@ import os
 
 from engram import jsonio
 from engram.errors import ConfigError, UnsafeIdentifier
-from engram.fsio import NotRegular, read_file, write_atomic
+from engram.fsio import NotRegular, read_file, read_regular, write_atomic
 from engram.hashing import sha256_hex
 
 # The spec's config block, verbatim, then engram's own keys.
@@ -62,14 +62,34 @@ def engram_home() -> str:
     return os.path.abspath(os.path.expanduser(os.environ.get("ENGRAM_HOME") or "~/.engram"))
 
 
-def load_config(home: str | None = None) -> tuple[dict, list[str]]:
-    """Return (config, warnings). Raises ConfigError for unreadable files or bad types."""
-    path = os.path.join(home or engram_home(), "config.json")
-    cfg = dict(DEFAULTS)
+MCP_STATE = "mcp.json"  # {harness: true} where `engram install` registered the MCP server
+
+
+def mcp_state(home: str | None = None) -> dict:
+    """$ENGRAM_HOME/mcp.json: the harnesses `engram install` registered the MCP server with."""
+    raw = read_regular(os.path.join(home or engram_home(), MCP_STATE), 65536)
+    try:
+        state = jsonio.loads(raw.decode("utf-8", "replace")) if raw else {}
+    except ValueError:
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def mcp_registered(harness: str, home: str | None = None) -> bool:
+    """Whether the agent of `harness` has the query_knowledge tool: `engram install`
+    registered the server with it, or it runs engram as the Claude Code plugin, whose
+    manifest registers the server (Claude Code exports CLAUDE_PLUGIN_ROOT to plugin hooks)."""
+    if harness == "claude-code" and os.environ.get("CLAUDE_PLUGIN_ROOT"):
+        return True
+    return mcp_state(home).get(harness) is True
+
+
+def _user_settings(path: str) -> dict:
+    """What config.json sets ({} without the file); ConfigError when it cannot be read as an object."""
     try:
         raw = read_file(path, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
-        return cfg, []
+        return {}
     except NotRegular:
         raise ConfigError(f"{path} is not a regular file (a FIFO, a device or a symlink); "
                           "replace it with a JSON file or delete it") from None
@@ -83,6 +103,23 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
         raise ConfigError(f"{path}: not valid JSON ({exc}); fix or delete the file") from None
     if not isinstance(user, dict):
         raise ConfigError(f"{path}: must hold a JSON object of settings")
+    return user
+
+
+def user_keys(home: str | None = None) -> set[str]:
+    """The keys config.json sets: what the user configured, as opposed to the defaults
+    (`status` and `doctor` say nothing about a default the user never chose)."""
+    try:
+        return set(_user_settings(os.path.join(home or engram_home(), "config.json")))
+    except ConfigError:
+        return set()
+
+
+def load_config(home: str | None = None) -> tuple[dict, list[str]]:
+    """Return (config, warnings). Raises ConfigError for unreadable files or bad types."""
+    path = os.path.join(home or engram_home(), "config.json")
+    cfg = dict(DEFAULTS)
+    user = _user_settings(path)
     warnings = []
     for key, value in user.items():
         if key not in DEFAULTS:

@@ -85,6 +85,13 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
         return []
 
 
+def _low_prefix(ctx: Ctx) -> str:
+    """The closing names-only line's opening: it names query_knowledge only where the agent has the tool."""
+    from engram.retrieve import inject, tiers
+
+    return tiers.LOW_PREFIX if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
+
+
 # Each event imports only what it uses (the hook pays for every import): retrieval at
 # SessionStart and on prompts, monitoring on tool calls, the consolidation trigger at the
 # events that queue a session.
@@ -100,7 +107,8 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
                          "harness": ctx.harness, "cwd": ctx.cwd}])
         view = shown.snapshot(st)
     # The database is read without the session lock (docs/architecture.md, "Process model").
-    recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, view, str(source or ""))
+    recalled = _recall(ctx, inject.session_start, ctx.project, ctx.session, ctx.cfg, view, str(source or ""),
+                       _low_prefix(ctx))
     with ctx.locked() as st:
         shown.merge(st, view)
     consolidation.after(ctx, "session_start")
@@ -126,7 +134,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
         ctx.append(st, [ev])
         pending = _monitor(ctx, monitoring.before_prompt, st) + _pop_pending(st)
         view = shown.snapshot(st)
-    recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd)
+    recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd, _low_prefix(ctx))
     with ctx.locked() as st:
         shown.merge(st, view)
     return _join(pending + [recalled])

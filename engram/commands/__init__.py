@@ -2,13 +2,17 @@
 
 Each module exposes `add_parser(subparsers)`, which registers its verb(s) with
 `set_defaults(func=...)`, and the functions behind them, `run(args) -> int`; heavy imports
-stay inside those functions. `cli.py` lists the modules. The helpers below are the one
-`--project` option every verb that works on a project takes, and the one `--provider`.
+stay inside those functions. `cli.py` lists the modules. The helpers below: the one
+`--project` option every verb that works on a project takes, the one `--provider`, and the
+`engram` command line a hint should print.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import sys
 
 
 def add_project_option(p: argparse.ArgumentParser, help: str = "the project directory (default: the current directory)",
@@ -23,3 +27,24 @@ def add_provider_option(p: argparse.ArgumentParser, help: str) -> None:
     from engram.providers.registry import CHOICES
 
     p.add_argument("--provider", choices=CHOICES, metavar="{" + ",".join(CHOICES) + "}", help=help)
+
+
+def engram_command() -> str:
+    """How a shell runs this installation of engram: `engram` when that is what PATH finds,
+    else the absolute path of the script next to this interpreter (after `make`,
+    .venv/bin is not on PATH), else `python -m engram`."""
+    import shutil
+
+    script = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "engram")
+    found = shutil.which("engram")
+    if os.path.isfile(script):
+        same = found is not None and os.path.realpath(found) == os.path.realpath(script)
+        return "engram" if same else shlex.quote(script)
+    return "engram" if found else f"{shlex.quote(os.path.abspath(sys.executable))} -m engram"
+
+
+def runnable(text: str) -> str:
+    """`text` with each command in backquotes that starts with `engram ` written the way
+    this shell can run it (engram_command)."""
+    command = engram_command()
+    return text if command == "engram" else text.replace("`engram ", f"`{command} ")

@@ -10,6 +10,13 @@ got), or in the foreground with `--wait`.
 Importing twice changes nothing: `backfill.json` in the project's data directory records
 each imported session with a hash of its transcript records, and a session whose event
 stream already exists is never replayed again (imported before, or captured live).
+`--progress` reports on the projects DIR's sessions belong to (without DIR: every
+project with imported sessions).
+
+examples:
+  engram backfill                       this project's Claude Code history
+  engram backfill ~/.claude/projects/-home-me-app --wait
+  engram backfill --progress
 """
 
 from __future__ import annotations
@@ -175,16 +182,28 @@ def progress(projects: list[Any]) -> list[str]:
     return lines or ["no imported sessions yet: run `engram backfill`"]
 
 
+def progress_projects(args: argparse.Namespace) -> list[Any]:
+    """The projects --progress reports on: those of DIR's sessions, or every project."""
+    from engram import config
+    from engram.history import corpus
+
+    if not args.dir:
+        return config.all_projects()
+    sessions = corpus.load_sessions(corpus.transcript_files([history_dir(args)]))
+    roots = dict.fromkeys(config.Project.from_cwd(s.cwd).root for s in sessions)
+    return [p for p in config.all_projects() if p.root in roots]
+
+
 def run(args: argparse.Namespace) -> int:
-    from engram.config import all_projects
+    from engram.commands import runnable
     from engram.history import corpus
 
     if args.progress:
-        print("\n".join(progress(all_projects())))
+        print(runnable("\n".join(progress(progress_projects(args)))))
         return 0
     folder = history_dir(args)
     sessions = corpus.load_sessions(corpus.transcript_files([folder]))
-    say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    say = lambda msg: print(runnable(msg), file=sys.stderr, flush=True)  # noqa: E731
     say(f"{len(sessions)} session(s) in {folder}")
     projects, counts = import_all(sessions, say)
     print(", ".join(f"{n} {what}" for what, n in sorted(counts.items())) or "nothing to import")

@@ -1,14 +1,16 @@
-"""`engram consolidate [--session ID | --all] [--provider P] [--project DIR]`, in the foreground.
+"""`engram consolidate [--session ID | --all] [--provider P] [--project DIR] [--json]`, in the foreground.
 
 For backfills and debugging: the same consolidation the background worker runs, with
-progress on stderr and one summary line per session on stdout. Without --session or
---all it consolidates every session of the project that NEEDS_CONSOLIDATION (the same
-as --all).
+progress on stderr and one summary line per session on stdout (--json: one object per
+session). Without --session or --all it consolidates every session of the project that
+NEEDS_CONSOLIDATION (the same as --all). A session the project has never captured is an
+error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -27,14 +29,17 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument("--all", action="store_true", help="every session that needs consolidation (default)")
     add_provider_option(p, "override llmProvider (anthropic/openai need their API key, a harness CLI its login)")
     add_project_option(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object per session")
     p.set_defaults(func=run)
 
 
 def _line(o: Any) -> str:
+    from engram.consolidate.worker import counts_text
+
     if o.status in ("consolidated", "recovered") and o.episode_id:
         u = o.usage or {}
         return (f"{o.session}: {o.status} seq {o.from_seq}-{o.to_seq} ({o.kind}, {o.provider}) -> "
-                f"{o.episode_id}; {o.counts}; tokens {u.get('input_tokens', 0)}+{u.get('output_tokens', 0)}")
+                f"{o.episode_id}; {counts_text(o.counts)}; tokens {u.get('input_tokens', 0)}+{u.get('output_tokens', 0)}")
     if o.status == "failed":
         return f"{o.session}: FAILED ({o.error}); it stays queued"
     if o.status == "busy":
@@ -45,6 +50,7 @@ def _line(o: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from engram.commands.worker import open_project
     from engram.config import load_config, safe_name
+    from engram.errors import EngramError
     from engram.consolidate import trigger, worker
     from engram.providers import registry
 
@@ -58,17 +64,29 @@ def run(args: argparse.Namespace) -> int:
     else:  # every session with new events, and every one a lost or replaced engram.db no longer holds
         pending = trigger.pending_sessions(project)
         sessions = pending + [s for s in trigger.lost_in_graph(project) if s not in pending]
+    if args.session and not os.path.exists(project.events_path(sessions[0])):
+        raise EngramError(f"no session {args.session!r} in {project.root} ({project.events_path(sessions[0])} "
+                          "does not exist); `engram consolidate` without --session takes every pending one")
     if not sessions:
-        print("nothing to consolidate")
+        print("[]" if args.json else "nothing to consolidate")
         return 0
 
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    failed = 0
+    failed, rows = 0, []
     for i, s in enumerate(sessions, 1):
         say(f"[{i}/{len(sessions)}] {s}")
         o = worker.consolidate_session(project, s, cfg, models, progress=say, lock_timeout=120)
         failed += o.status in ("failed", "busy")
-        print(_line(o), flush=True)
+        if args.json:
+            import dataclasses
+
+            rows.append(dataclasses.asdict(o))
+        else:
+            print(_line(o), flush=True)
+    if args.json:
+        import json
+
+        print(json.dumps(rows, indent=2))
     return 1 if failed else 0

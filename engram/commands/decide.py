@@ -18,7 +18,9 @@ from engram.commands import add_project_option
 
 def add_parser(sub) -> None:
     p = sub.add_parser("decide", help="record an explicit decision (content, rationale, affected files)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog='example: engram decide "Use SQLite for the job queue" --rationale "no server" '
+                              '--files src/queue.py')
     p.add_argument("content", help='the decision, e.g. "Use SQLite for the job queue"')
     p.add_argument("--rationale", "-r", default="", help="why")
     p.add_argument("--files", "-f", default="", help="comma-separated affected files")

@@ -12,14 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
-from collections import Counter
 
-from engram.capture.diffs import hunks_from_content
-
+# json is the one module imported here (argparse already pulls in re, which json needs);
+# subprocess, tempfile and time are imported where used: `engram --help` and every other
+# verb import this module, and those cost ~15 ms.
 
 
 def add_parser(sub) -> None:
@@ -36,6 +33,15 @@ def run(args: argparse.Namespace) -> int:
     return main(args.dir)
 
 
+RATES = '''"""VAT rates by country code, one entry per country; the EU figures, updated every January."""
+
+RATES = {"DE": "0.19", "FR": "0.20", "NL": "0.21"}
+'''
+INVOICE = '''"""Invoice totals: the lines summed with calc.add, then VAT at the customer's country rate."""
+
+from calc import add
+from rates import RATES
+'''
 CALC = '''"""Money arithmetic for the invoicing service."""
 
 from decimal import Decimal
@@ -70,6 +76,8 @@ class Session:
         self.demo, self.id = demo, session_id
 
     def hook(self, event: str, **fields) -> str:
+        import subprocess
+
         payload = {"session_id": self.id, "transcript_path": "", "cwd": self.demo.project,
                    "hook_event_name": event, **fields}
         out = subprocess.run([sys.executable, "-m", "engram.hook", event, "--harness", "claude-code"],
@@ -85,6 +93,8 @@ class Session:
                          tool_response={"type": "text", "file": {"filePath": path, "content": content}})
 
     def write(self, name: str, new: str) -> str:
+        from engram.capture.diffs import hunks_from_content
+
         path = os.path.join(self.demo.project, name)
         old = open(path).read() if os.path.exists(path) else None
         with open(path, "w") as f:
@@ -105,6 +115,8 @@ class Session:
                          tool_response={"oldTodos": [], "newTodos": todos})
 
     def bash(self, command: str) -> tuple[int, str]:
+        import subprocess
+
         # CLAUDECODE=1 is what Claude Code sets in its shell tool's environment
         res = subprocess.run(command, shell=True, cwd=self.demo.project, capture_output=True,
                              text=True, env=dict(self.demo.env, CLAUDECODE="1"), timeout=120)
@@ -131,7 +143,7 @@ class Demo:
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"):
             self.env.pop(key, None)
         has_cli = os.path.exists(os.path.join(os.path.dirname(sys.executable), "engram"))
-        self.engram = "engram" if has_cli else "python -m engram"
+        self.engram = "engram" if has_cli else "python -m engram"  # in the agent's shell (PATH above)
         with open(os.path.join(self.project, "calc.py"), "w") as f:
             f.write(CALC)
 
@@ -150,9 +162,39 @@ def heading(text: str) -> None:
     print(f"\n== {text}")
 
 
-def first_session(demo: Demo) -> Session:
-    heading("Session 1: the agent adds multiply() to calc.py (real hooks, real files, real tests)")
+def earlier_history(demo: Demo) -> None:
+    """Weeks before: the VAT work, consolidated. Three sessions with writes follow it, so
+    the next SessionStart no longer starts from its files (retrieve/project_context.py)."""
+    heading("Session 1: the agent moves the VAT rates into rates.py (consolidated; three sessions follow it)")
     s = Session(demo, "demo-session-1")
+    s.hook("SessionStart", source="startup")
+    s.hook("UserPromptSubmit", prompt="Move the VAT rates out of invoice.py into rates.py.")
+    s.write("rates.py", RATES)
+    s.write("invoice.py", INVOICE)
+    s.bash(f'{demo.engram} decide "Keep VAT rates in rates.py, one entry per country code" '
+           f'--rationale "the yearly update touches one file" --files rates.py,invoice.py')
+    s.hook("Stop", stop_hook_active=False, last_assistant_message="rates.py now holds the VAT rates.")
+    consolidate(demo, s.id, quiet=True)
+    print("  rates.py and invoice.py written, a decision recorded, consolidated")
+
+
+def chores(demo: Demo) -> None:
+    """Two small sessions after the multiply() one: more sessions with writes."""
+    for n, (name, text) in enumerate((("README.md", "# invoicing\n\nMoney arithmetic and invoices.\n"),
+                                      ("CHANGELOG.md", "## 0.2\n\n- multiply()\n")), 3):
+        s = Session(demo, f"demo-session-{n}")
+        s.hook("SessionStart", source="startup")
+        s.hook("UserPromptSubmit", prompt=f"Write {name}.")
+        s.write(name, text)
+        s.hook("Stop", stop_hook_active=False, last_assistant_message=f"Wrote {name}.")
+        consolidate(demo, s.id, quiet=True)
+    heading("Sessions 3 and 4 write README.md and CHANGELOG.md (consolidated the same way): rates.py is no "
+            "longer among the files of the last three sessions, which SessionStart starts from")
+
+
+def first_session(demo: Demo) -> Session:
+    heading("Session 2: the agent adds multiply() to calc.py (real hooks, real files, real tests)")
+    s = Session(demo, "demo-session-2")
     s.hook("SessionStart", source="startup")
     s.hook("UserPromptSubmit", prompt="Add multiply() to calc.py with a unit test. Money is Decimal: "
                                       "never use float for money.")
@@ -174,6 +216,8 @@ def first_session(demo: Demo) -> Session:
     s.hook("Stop", stop_hook_active=False,
            last_assistant_message="Added multiply() in Decimal; tests pass. Recorded the decision "
                                   "to keep money in Decimal.")
+    from collections import Counter
+
     evs = demo.events(s.id)
     counts = Counter(e["type"] for e in evs)
     print(f"  captured {len(evs)} events: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
@@ -199,6 +243,8 @@ def show(text: str, empty: str = "(nothing)", indent: str = "  | ") -> None:
 
 
 def wait_for(predicate, seconds: float = 30.0) -> bool:
+    import time
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():
@@ -207,20 +253,24 @@ def wait_for(predicate, seconds: float = 30.0) -> bool:
     return False
 
 
-def consolidate(demo: Demo, session: str) -> None:
-    heading("Consolidation: the Stop hook started a detached worker; waiting for it")
+def consolidate(demo: Demo, session: str, quiet: bool = False) -> None:
+    if not quiet:
+        heading("Consolidation: the Stop hook started a detached worker; waiting for it")
     from engram.config import Project, load_config
     from engram.consolidate import worker, trigger
 
     project = Project.from_cwd(demo.project, demo.home)
     if wait_for(lambda: not trigger.needs_consolidation(project, session)):
-        print("  the background worker consolidated the session")
+        said = "the background worker consolidated the session"
     else:  # a slow machine: do in the foreground what the worker would have done
         from engram.providers import registry
 
         cfg, _ = load_config(demo.home)
         out = worker.consolidate_session(project, session, cfg, registry.consolidation(cfg, project=project))
-        print(f"  consolidated in the foreground: {out.status}")
+        said = f"consolidated in the foreground: {out.status}"
+    if quiet:
+        return
+    print("  " + said)
     with open(project.episode_path(session)) as f:
         episode = json.load(f)["episodes"][-1]
     data = episode.get("episode_data") or episode
@@ -243,19 +293,23 @@ def _kind(node: dict) -> str:
     return str((node.get("data") or {}).get("kind") or "")
 
 
+PROMPT = "Add VAT to the invoice totals, with the rates in rates.py"
+QUESTION = "how do we handle money amounts in calc.py?"
+
+
 def second_session(demo: Demo) -> None:
-    heading("Session 2 starts: what engram injects at SessionStart")
-    s = Session(demo, "demo-session-2")
+    import subprocess
+
+    heading("Session 5 starts: what engram injects at SessionStart")
+    s = Session(demo, "demo-session-5")
     show(context_of(s.hook("SessionStart", source="startup")))
-    heading("The user asks for a discount function: context added to the prompt")
-    show(context_of(s.hook("UserPromptSubmit", prompt="Add apply_discount(amount, percent) to calc.py")),
-         "(nothing new: what calc.py and money bring up was already injected at SessionStart)")
-    heading("First read of calc.py in this session: involuntary recall of what is linked to it")
-    show(context_of(s.read("calc.py")), "(nothing new: already injected at SessionStart; "
-         "no note repeats within a session)")
-    heading("On demand: engram query \"how do we handle money amounts?\"")
-    out = subprocess.run([*demo.engram.split(), "query", "how do we handle money amounts in calc.py?",
-                          "--cwd", demo.project], capture_output=True, text=True, env=demo.env, timeout=60)
+    heading(f"The user asks {PROMPT!r}: the prompt brings up what SessionStart did not show")
+    show(context_of(s.hook("UserPromptSubmit", prompt=PROMPT)), "(nothing new)")
+    heading("The agent's first read of invoice.py: what is linked to that file, not shown yet")
+    show(context_of(s.read("invoice.py")), "(nothing new)")
+    heading(f"On demand: engram query {QUESTION!r}")
+    out = subprocess.run([*demo.engram.split(), "query", QUESTION, "--project", demo.project],
+                         capture_output=True, text=True, env=demo.env, timeout=60)
     show(out.stdout.strip() or out.stderr.strip())
     heading("The agent writes code that contradicts the stored decision")
     s.write("calc.py", open(os.path.join(demo.project, "calc.py")).read()
@@ -267,23 +321,52 @@ def second_session(demo: Demo) -> None:
     show(context_of(s.read("test_calc.py")))
     heading("And the one after: nothing (each warning is delivered exactly once)")
     show(context_of(s.read("calc.py")))
-    s.hook("Stop", stop_hook_active=False, last_assistant_message="Added apply_discount().")
 
 
 def main(keep: str | None = None) -> int:
+    import shutil
+    import tempfile
+
     base = keep or tempfile.mkdtemp(prefix="engram-demo-")
     if keep:
         os.makedirs(base, exist_ok=True)
-    demo = Demo(base)
-    print(f"engram demo: offline (no API key), in {base}")
-    first = first_session(demo)
-    consolidate(demo, first.id)
-    second_session(demo)
+    try:
+        demo = Demo(base)
+        print(f"engram demo: offline (no API key), in {base}")
+        earlier_history(demo)
+        first = first_session(demo)
+        consolidate(demo, first.id)
+        chores(demo)
+        second_session(demo)
+        where(demo, keep is not None)
+    finally:
+        if not keep:
+            idle(base)
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def idle(base: str) -> None:
+    """Wait for the detached workers the demo's hooks started (their slots are flocks) to exit."""
+    import glob
+
+    from engram.workers import is_locked
+
+    wait_for(lambda: not any(is_locked(p) for p in glob.glob(os.path.join(base, "engram-home", "projects", "*",
+                                                                        "workers", "*.lock"))), 30)
+
+
+def where(demo: Demo, kept: bool) -> None:
+    from engram.commands import engram_command, runnable
+
+    if not kept:
+        heading("Done: the demo's temporary folder is removed")
+        print(runnable("  `engram demo --dir DIR` keeps it, to grep the events, episodes and graph"))
+        return
     heading("Where everything is (plain files: grep them)")
     events_dir = os.path.join(demo.project_dir(), "events")
     print(f"  events:   {events_dir}/*.jsonl")
     print(f"  episodes: {os.path.join(demo.project_dir(), 'episodes')}/*.episode.json")
     print(f"  graph:    {os.path.join(demo.project_dir(), 'engram.db')}")
     print(f"  try:      grep -h '\"type\":\"contradiction' {events_dir}/*.jsonl")
-    print(f"            ENGRAM_HOME={demo.home} {demo.engram} status")
-    return 0
+    print(f"            ENGRAM_HOME={demo.home} {engram_command()} status")

@@ -1,6 +1,8 @@
 """`engram export` / `engram import`: a project's memory as plain files, and back.
 
-`engram export [DIR] [--project DIR]` writes DIR (default `engram-export-<project>-<date>`):
+`engram export [DIR] [--project DIR]` writes DIR (a new or empty directory; default
+`$ENGRAM_HOME/exports/<project>-<date>`, never the current directory, which is usually the
+user's repository):
 manifest.json, events/*.jsonl, episodes/*.episode.json, graph.json (every graph row; what
 `engram import` reads) and graph.graphml (for graph tools). Secrets were redacted at
 capture, so an export holds none.
@@ -29,7 +31,8 @@ def add_parser(subparsers: Any) -> None:
         description="Write a project's events, episodes and graph as plain files.",
         epilog="example: engram export ~/backup/myapp && engram import ~/backup/myapp --project ~/src/myapp",
     )
-    p.add_argument("out", nargs="?", default=None, help="directory to create (default: ./engram-export-<project>-<date>)")
+    p.add_argument("out", nargs="?", default=None,
+                   help="a new or empty directory (default: $ENGRAM_HOME/exports/<project>-<date>)")
     add_project_option(p)
     p.set_defaults(func=export)
     p = subparsers.add_parser(
@@ -44,6 +47,24 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=import_)
 
 
+def export_dir(args: argparse.Namespace, project: Any) -> str:
+    """Where the export goes: DIR, or a new folder under $ENGRAM_HOME/exports; a one-line
+    error for a path that is a file or a directory with something in it."""
+    from engram.errors import EngramError
+
+    if args.out is None:
+        name = f"{os.path.basename(project.root) or 'root'}-{time.strftime('%Y%m%d-%H%M%S')}"
+        return os.path.join(project.home, "exports", name)
+    out = os.path.abspath(os.path.expanduser(args.out))
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise EngramError(f"{args.out}: exists and is not a directory; name a new or empty directory")
+    if os.path.isdir(out) and os.listdir(out):
+        raise EngramError(f"{args.out}: is not empty; name a new or empty directory")
+    if not os.path.isdir(os.path.dirname(out)):
+        raise EngramError(f"{args.out}: its parent {os.path.dirname(out)} does not exist; create it first")
+    return out
+
+
 def export(args: argparse.Namespace) -> int:
     from engram.config import Project
     from engram.graph.portability import export_project
@@ -52,8 +73,8 @@ def export(args: argparse.Namespace) -> int:
     project = Project.from_cwd(args.project or os.getcwd())
     if not os.path.isdir(project.dir):
         raise EngramError(f"engram has no data for {project.root} (nothing captured there yet)")
-    out = args.out or f"engram-export-{os.path.basename(project.root) or 'root'}-{time.strftime('%Y%m%d-%H%M%S')}"
-    counts = export_project(project, os.path.abspath(out))
+    out = export_dir(args, project)
+    counts = export_project(project, out)
     print(f"exported {project.root} to {out}: {counts['sessions']} session(s), {counts.get('nodes', 0)} node(s), "
           f"{counts.get('edges', 0)} edge(s), {counts.get('episodes', 0)} episode(s)")
     return 0

@@ -1,4 +1,4 @@
-"""`engram forget <node id | text> [--cwd DIR] [--dry-run]`: remove a piece of knowledge everywhere.
+"""`engram forget <node id | text> [--project DIR] [--dry-run]`: remove a piece of knowledge everywhere.
 
 Deletes the node (or every node whose name contains the text) with its edges and vectors,
 scrubs every other mention from the graph (descriptions, summaries, data, other nodes' file

@@ -2,18 +2,30 @@
 
 `engram install [--harness NAME]... [--gsd] [--project DIR] [--plugin] [--dry-run]`
 registers engram's hooks with a harness (Claude Code by default; codex, gemini, gsd, or
-all), at user level or, with --project, in that project. Other tools' hooks are left as
-they are, running it twice changes nothing, the previous file is backed up under
-$ENGRAM_HOME/backups, and a malformed settings file is reported and left alone. It also
-creates the data dir, records this interpreter in $ENGRAM_HOME/python (bin/engram-hook
-runs it) and, with --project, creates the project's database. --dry-run prints the
-diff of every file it would change and changes nothing.
+all), at user level or, with --project, in that project, and its MCP server (the
+query_knowledge tool) the harness's own way: Claude Code through `claude mcp add` (the
+command is printed when `claude` is not on PATH), Codex in config.toml, Gemini CLI in
+settings.json. Other tools' entries are left as they are, running it twice changes
+nothing, the previous file is backed up under $ENGRAM_HOME/backups, and a malformed
+settings file is reported and left alone. It also creates the data dir, records this
+interpreter in $ENGRAM_HOME/python (bin/engram-hook runs it), writes
+$ENGRAM_HOME/bin/engram-hook (what hooks.json runs outside a plugin) and, with
+--project, creates the project's database. --dry-run prints the diff of every file it
+would change and changes nothing.
+
+examples:
+  engram install                      Claude Code, user level
+  engram install --harness all --dry-run
+  engram install --harness codex --project ~/src/app
 
 `engram uninstall [--harness NAME]... [--project DIR] [--dry-run]`
-Removes exactly what `engram install` added: engram's hook entries and nothing else. A
-file engram has not changed since is restored byte for byte from the backup taken at
-install; a file engram created is deleted. Your memory ($ENGRAM_HOME, including the
-interpreter record a Claude Code plugin install relies on) is kept.
+Removes exactly what `engram install` added: engram's hook entries and MCP server, and
+nothing else. A file engram has not changed since is restored byte for byte from the
+backup taken at install; a file engram created is deleted. Your memory ($ENGRAM_HOME,
+including the interpreter record a Claude Code plugin install relies on) is kept.
+
+example:
+  engram uninstall --harness codex --dry-run
 """
 
 from __future__ import annotations
@@ -77,40 +89,60 @@ def tilde(path: str) -> str:
     return "~" + path[len(home):] if path.startswith(home + os.sep) else path
 
 
-def run(args: argparse.Namespace) -> int:
+def planned(names: list[str], project: str | None) -> tuple[list, list[str]]:
+    """([(harness module, Change)], errors): every settings file install changes, Codex's
+    config.toml (its MCP server) included."""
     from engram.errors import EngramError
     from engram.harnesses.registry import get as harness
-    from engram.install import checkout_script, plan, setup
+    from engram.install import plan
+
+    changes, errors = [], []
+    for name in names:
+        mod = harness(name)
+        try:
+            changes.append((mod, plan.plan_install(mod, project)))
+            if mod.MCP == "config.toml":
+                changes.append((mod, plan.plan_codex_server(mod, project)))
+        except EngramError as exc:
+            errors.append(str(exc))
+    return changes, errors
+
+
+def run(args: argparse.Namespace) -> int:
+    from engram.commands import runnable
+    from engram.install import checkout_script, mcp, plan, setup
 
     project = project_dir(args)
     names = harnesses(args, ("claude-code",))
     if args.plugin and "claude-code" in names:
         names.remove("claude-code")
-    changes, errors = [], []
-    for name in names:
-        try:
-            changes.append((harness(name), plan.plan_install(harness(name), project)))
-        except EngramError as exc:
-            errors.append(str(exc))
+    changes, errors = planned(names, project)
     if args.dry_run:
-        return _dry_run(changes, errors)
+        return _dry_run(changes, errors, "claude-code" in names, project)
     home = setup.ensure_home()
     print(f"data dir     {tilde(home)} (0700)")
     print(f"interpreter  {setup.interpreter()} (recorded in {tilde(setup.record_interpreter(home))})")
+    print(f"hook         {tilde(setup.write_launcher(home))} (what hooks.json runs outside a plugin)")
     manifest = plan.read_manifest()
     for mod, change in changes:
         saved = plan.apply(change, manifest, installing=True)
         print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}"
               + (f"; previous file saved as {tilde(saved)}" if saved else ""))
+        if mod.MCP in ("config.toml", "settings") and "MCP server" in change.note:
+            mcp.record(mod.NAME, True)
     plan.write_manifest(manifest)
+    if "claude-code" in names:
+        registered, said = mcp.claude_register(project)
+        mcp.record("claude-code", registered)
+        print(f"{'Claude Code':<12} {said}")
     if project:
         db, version = setup.init_database(project)
         print(f"database     {tilde(db)} (schema v{version})")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
-    for mod, change in changes:
-        print(f"Next ({mod.LABEL}): {mod.next_step(project)}")
-    print("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions")
+    for mod in dict.fromkeys(mod for mod, _ in changes):
+        print(runnable(f"Next ({mod.LABEL}): {mod.next_step(project)}"))
+    print(runnable("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions"))
     if args.plugin:
         script = checkout_script()
         root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
@@ -119,12 +151,16 @@ def run(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _dry_run(changes, errors) -> int:
-    from engram.install import plan
+def _dry_run(changes, errors, claude: bool, project: str | None) -> int:
+    import shlex
+
+    from engram.install import mcp, plan
 
     for mod, change in changes:
         print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
               end="" if change.changed else "\n")
+    if claude:
+        print(f"Claude Code: would run (when `claude` is on PATH): {shlex.join(mcp.claude_add_command(project))}")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
     print("(dry run: nothing written)")
@@ -135,14 +171,18 @@ def uninstall(args: argparse.Namespace) -> int:
     from engram.errors import EngramError
     from engram.harnesses.registry import HARNESSES
     from engram.harnesses.registry import get as harness
-    from engram.install import plan
+    from engram.install import mcp, plan
 
     project = project_dir(args)
     manifest = plan.read_manifest()
     changes, errors = [], []
-    for name in harnesses(args, tuple(HARNESSES)):
+    names = harnesses(args, tuple(HARNESSES))
+    for name in names:
+        mod = harness(name)
         try:
-            changes.append((harness(name), plan.plan_uninstall(harness(name), project, manifest)))
+            if mod.MCP == "config.toml":  # first: the folder the hooks file goes with may then go too
+                changes.append((mod, plan.plan_codex_server_removal(mod, project, manifest)))
+            changes.append((mod, plan.plan_uninstall(mod, project, manifest)))
         except EngramError as exc:
             errors.append(str(exc))
     for mod, change in changes:
@@ -150,8 +190,14 @@ def uninstall(args: argparse.Namespace) -> int:
             print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.note}", end="" if change.changed else "\n")
             continue
         plan.apply(change, manifest, installing=False)
+        mcp.record(mod.NAME, False)
         if change.changed:
             print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}")
+    if "claude-code" in names and not args.dry_run:
+        said = mcp.claude_unregister(project)
+        mcp.record("claude-code", False)
+        if said:
+            print(f"{'Claude Code':<12} {said}")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
     if args.dry_run:

@@ -1,26 +1,41 @@
 """`engram mcp`: run the MCP stdio server (query_knowledge, save_decision).
 
-Register it with a harness, e.g. `claude mcp add --scope user engram -- engram mcp`
-(docs/retrieval.md lists Codex and Gemini CLI too). stdout carries JSON-RPC only.
+`engram install` registers it with each harness (Claude Code through `claude mcp add`,
+Codex in config.toml, Gemini CLI in settings.json; docs/retrieval.md has the forms).
+stdout carries JSON-RPC only, so errors go to stderr.
+
+examples:
+  engram mcp --project ~/src/app      what a harness starts (stdio)
+  claude mcp add --scope user engram -- /path/to/python -m engram mcp
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+from engram.commands import add_project_option
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("mcp", help="run the MCP stdio server (query_knowledge tool)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_project_option(p, "the project the tools answer for (default: the harness's project dir, else the "
+                          "current directory)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from engram.mcp import query_knowledge
+
+    if args.project:
+        os.environ[query_knowledge.PROJECT_ENV[0]] = args.project
     try:
-        from engram.mcp.query_knowledge import serve
+        server = query_knowledge.build()  # imports the SDK
     except ImportError as exc:
-        print(f"Error: the MCP SDK is not installed ({exc}); install it with: pip install 'engram-hooks[mcp]'",
-              file=sys.stderr)
+        print(f"Error: the MCP SDK is not installed in {sys.executable} ({exc}); engram-hooks depends on it: "
+              f"run `{sys.executable} -m pip install 'mcp>=1.10,<3'`, or reinstall engram", file=sys.stderr)
         return 1
-    return serve()
+    server.run()  # stdio transport by default
+    return 0

@@ -35,20 +35,27 @@ def add_parser(subparsers) -> None:
 def query(args: argparse.Namespace) -> tuple[str, int]:
     """(what to print, exit code); separate from run() so tests need no capsys."""
     from engram import config, jsonio
-    from engram.providers import registry
     from engram.retrieve import query as core
 
     cfg, _ = config.load_config()
     hits, notes = core.run(args.question, args.project or os.getcwd(), scope=args.scope, cfg=cfg,
-                           vectors=not args.no_vectors, embedder=registry.embedder(cfg))
+                           vectors=not args.no_vectors, embedder=lambda: _embedder(cfg))
     if args.json:
-        rows = [{k: v for k, v in h.items() if k != "node"} for h in hits[: max(0, args.limit)]]
+        rows = [{**{k: v for k, v in h.items() if k != "node"}, "line": core.line(h)}
+                for h in hits[: max(0, args.limit)]]
         return jsonio.dumps(rows), 0
     budget = args.budget if args.budget is not None else 2 * int(cfg["tokenBudget"])
     text = core.format_text(args.question, hits, budget, args.scope)
     if notes:
         text += "\n" + "\n".join(f"({n})" for n in notes)
     return text, 0
+
+
+def _embedder(cfg: dict):
+    """The configured embedder (engram.providers.registry), built only when a graph has vectors."""
+    from engram.providers import registry
+
+    return registry.embedder(cfg)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ def add_parser(subparsers: Any) -> None:
         description="Show a node of the current project's graph (or --project DIR's) by id or "
         "by name (case and spacing ignored), with its edges, source episodes, supersession "
         "history and trajectory.",
+        epilog='examples: engram show "job queue"   engram show n_3f9a0c1d2e4b5a6f --json',
     )
     p.add_argument("node", help="node id or name")
     add_project_option(p)

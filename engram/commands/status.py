@@ -16,6 +16,7 @@ def add_parser(subparsers: Any) -> None:
         help="show projects, sessions, graph counts, database size and the vector path",
         description="Show every project engram knows (or one, with --project): sessions, node / "
         "edge / episode counts by type and status, database size, embedding model and vector path.",
+        epilog="examples: engram status --project .   engram status --session 3f2a9c1e --json",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_project_option(p, "only this project (its root or data directory)")
@@ -58,12 +59,14 @@ def model_lines(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def format_status(data: dict[str, Any]) -> str:
+def format_status(data: dict[str, Any], configured: set[str] = frozenset()) -> str:
+    """The status as text; why the embedder fell back is said only when the user chose
+    the provider (`configured`: config.json's keys), never for a default without its key."""
     emb = data["embedder"]
+    why = emb.get("fallback_reason") if "embeddingProvider" in configured else None
     lines = [
         f"engram home  {data['home']}",
-        f"embeddings   {emb['provider']} {emb['model']} ({emb['dim']} dims)"
-        + (f" - {emb['fallback_reason']}" if emb.get("fallback_reason") else ""),
+        f"embeddings   {emb['provider']} {emb['model']} ({emb['dim']} dims)" + (f" - {why}" if why else ""),
         f"vectors      {data['vector_path']}",
     ]
     lines += model_lines(data["models"])
@@ -104,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
         return code
     import json
 
+    from engram.config import user_keys
     from engram.report.inventory import status
 
     data = status(args.project)
-    print(json.dumps(data, indent=2) if args.json else format_status(data))
+    print(json.dumps(data, indent=2) if args.json else format_status(data, user_keys()))
     return 1 if any("error" in p for p in data["projects"]) else 0

@@ -145,10 +145,10 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str,
     return out
 
 
-def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str]) -> None:
+def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str], root: str) -> None:
     for name, rec in oe.tools(events).items():
         g.node("t", name, "concept", rec["description"], evidence=rec["evidence"][:10], data={"kind": "tool"})
-    for lib, paths in oe.libraries(events).items():
+    for lib, paths in oe.libraries(events, root).items():
         key = g.node("l", lib, "concept", f"Third-party library {lib}, imported in {', '.join(paths[:5])}.",
                      files=paths[:5], data={"kind": "library"})
         for p in paths:
@@ -207,7 +207,8 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     g = _Graph()
     g.knowledge(events, prior)
     files = _file_nodes(g, events, goal)
-    _tool_nodes(g, events, files)
+    root = next((str(e["cwd"]) for e in prior + events if e.get("type") == "session_start" and e.get("cwd")), "")
+    _tool_nodes(g, events, files, root)
     _decision_nodes(g, decs)
     _error_nodes(g, errs, files)
     _finding_nodes(g, finds, events)

@@ -21,6 +21,7 @@ and honest: everything it writes is read off the events, never guessed.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from typing import Any
@@ -272,15 +273,25 @@ def _local_modules(events: list[dict[str, Any]]) -> set[str]:
     return names
 
 
-def libraries(events: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """{third-party library: files whose diff added an import of it}."""
+def _in_project(root: str, name: str) -> bool:
+    """A module or package of that name sits in the project (`calc.py`, `calc/`, `src/calc`)."""
+    if not root or not name.isidentifier():
+        return False
+    return any(os.path.exists(os.path.join(root, *base, name + ext))
+               for base in ((), ("src",)) for ext in ("", ".py", ".js", ".ts"))
+
+
+def libraries(events: list[dict[str, Any]], root: str = "") -> dict[str, list[str]]:
+    """{third-party library: files whose diff added an import of it}; `root`, the project
+    directory, tells a local module imported from a file written in another session."""
     out: dict[str, list[str]] = {}
     local = _local_modules(events)
     for ev in _ok_writes(events):
         for m in _IMPORT.finditer(str(ev.get("diff") or "")):
             name = next(g for g in m.groups() if g)
             top = name.split(".")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
-            if top in sys.stdlib_module_names or top in NODE_BUILTINS or top.startswith("node:") or top in local:
+            if (top in sys.stdlib_module_names or top in NODE_BUILTINS or top.startswith("node:") or top in local
+                    or _in_project(root, top)):
                 continue
             out.setdefault(top, [])
             if ev["path"] not in out[top]:

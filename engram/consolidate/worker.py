@@ -82,6 +82,11 @@ class Outcome:
     error: str = ""
 
 
+def counts_text(counts: dict[str, int]) -> str:
+    """What a graph change did, for people: "3 created, 1 merged, 4 edges" (nothing: "no changes")."""
+    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "no changes"
+
+
 # -- reading the stream ----------------------------------------------------------------
 
 
@@ -321,7 +326,7 @@ def _write_graph(conn: Any, resolver: Resolver, session: str, out: Outcome, reco
         embeddings.sync(conn, embedder)
     except Exception as exc:  # the next run's sync embeds whatever is still stale
         log(None, "worker", f"embedding sync deferred: {exc}")
-    say(f"{session}: episode {applied.episode_id}: {applied.counts}")
+    say(f"{session}: episode {applied.episode_id}: {counts_text(applied.counts)}")
     return True
 
 

@@ -116,8 +116,10 @@ class Recorder:
         self.items.append({"session": self.session, "channel": channel, "seq": seq, "node": node,
                            "keys": keys, "read": read})
 
-    def _recency_start(self, project: Any, session: str, cfg: dict, st: dict, source: str = "startup") -> str | None:
-        """The recency baseline: the previous session's files, as many as the budget holds."""
+    def _recency_start(self, project: Any, session: str, cfg: dict, st: dict, source: str = "startup",
+                       *_: Any) -> str | None:
+        """The recency baseline: the previous session's files, as many as the budget holds (it
+        takes inject.session_start's arguments and has no names-only line to word)."""
         lines, used = [RECENCY_HEADER], (len(RECENCY_HEADER) + 3) // 4
         for path in self.recent:
             line = f"- {path}"

@@ -19,9 +19,14 @@ CHANNEL_NOTE = ("start+prompts = SessionStart and prompt injections; all = also 
 
 
 def write(data: dict[str, Any], out: str) -> list[str]:
-    """Write report.json, report.md and (when matplotlib is installed) plots/*.png; the paths."""
+    """Write report.json, report.md and (when matplotlib is installed) plots/*.png; the paths.
+    Without matplotlib the report and stderr say so."""
+    import sys
+
     from engram.evaluation import plots
 
+    if not plots.available():
+        print(plots.MISSING, file=sys.stderr)
     os.makedirs(out, exist_ok=True)
     paths = [os.path.join(out, "report.json"), os.path.join(out, "report.md")]
     with open(paths[0], "w") as f:
@@ -51,8 +56,11 @@ def table(head: list[str], rows: list[list[Any]]) -> str:
 
 
 def render(data: dict[str, Any], images: dict[str, str]) -> str:
-    parts = [_header(data), _comparison(data), _knowledge(data.get("knowledge")), _supersession(data["supersession"]),
-             _cost(data),
+    from engram.evaluation import plots
+
+    missing = "" if plots.available() else plots.MISSING
+    parts = [_header(data), missing, _comparison(data, images), _knowledge(data.get("knowledge")),
+             _supersession(data["supersession"]), _cost(data),
              _sensitivity(data["sweep"], images), _per_session(data), _definitions()]
     return "\n\n".join(p for p in parts if p) + "\n"
 
@@ -77,7 +85,7 @@ def _graph_cell(g: dict[str, Any] | None) -> str:
     return f"{g['nodes']} / {g['live']} / {g['superseded']} / {g['edges']}" if g else "–"
 
 
-def _comparison(data: dict[str, Any]) -> str:
+def _comparison(data: dict[str, Any], images: dict[str, str]) -> str:
     comp = data["comparison"]
     rows = []
     for name, s in comp.items():
@@ -105,7 +113,8 @@ def _comparison(data: dict[str, Any]) -> str:
         table(head, rows), "", CHANNEL_NOTE, "",
         "No memory shows nothing, so its recall is 0 by construction; the run checks it.", "",
         "Recall (all channels) by kind of target:", "",
-        table(["", "files read or written", "tests run", "errors hit"], kinds)])
+        table(["", "files read or written", "tests run", "errors hit"], kinds)]
+        + (["", f"![engram against the baselines]({images['baselines']})"] if "baselines" in images else []))
 
 
 def _knowledge(k: dict[str, Any] | None) -> str:

@@ -54,8 +54,19 @@ def _connection_class(module: Any) -> type:
     return cls
 
 
-def _vector_driver() -> tuple[Any, Any, str]:
-    """(driver module, sqlite_vec module or None, reason when None)."""
+def _vec_loadable() -> str | None:
+    """The path of sqlite-vec's loadable extension, found without importing the package:
+    its __init__ imports numpy when numpy is installed (~100 ms of every CLI command)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("sqlite_vec")
+    if spec is None or not spec.origin:
+        return None
+    return os.path.join(os.path.dirname(spec.origin), "vec0")
+
+
+def _vector_driver() -> tuple[Any, str | None, str]:
+    """(driver module, sqlite-vec's loadable path or None, reason when None)."""
     if os.environ.get("ENGRAM_NO_VECTORS"):
         return sqlite3, None, "disabled by ENGRAM_NO_VECTORS"
     try:
@@ -65,11 +76,10 @@ def _vector_driver() -> tuple[Any, Any, str]:
     driver: Any = sqlean if sqlean is not None else sqlite3
     if sqlean is None and not hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3, None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
-    try:
-        import sqlite_vec
-    except ImportError:
+    loadable = _vec_loadable()
+    if loadable is None:
         return driver, None, "the sqlite-vec package is not installed"
-    return driver, sqlite_vec, ""
+    return driver, loadable, ""
 
 
 def _open(module: Any, path: str, **kw: Any) -> Any:
@@ -78,10 +88,10 @@ def _open(module: Any, path: str, **kw: Any) -> Any:
     )
 
 
-def _load_vec(conn: Any, sqlite_vec: Any) -> None:
+def _load_vec(conn: Any, loadable: str) -> None:
     try:
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(loadable)
         conn.enable_load_extension(False)
         conn.vec_version = conn.execute("SELECT vec_version()").fetchone()[0]
         conn.vector_reason = ""
@@ -120,13 +130,13 @@ def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: 
             if not os.path.exists(path):
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
     if vectors:
-        module, sqlite_vec, reason = _vector_driver()
+        module, loadable, reason = _vector_driver()
     else:
-        module, sqlite_vec, reason = sqlite3, None, "vectors=False"
+        module, loadable, reason = sqlite3, None, "vectors=False"
     conn = _open_ro(module, path) if readonly else _open(module, path, check_same_thread=False)
     conn.vector_reason = reason
-    if sqlite_vec is not None:
-        _load_vec(conn, sqlite_vec)
+    if loadable is not None:
+        _load_vec(conn, loadable)
     _pragmas(conn, write=not readonly)
     if migrate and not readonly:
         from engram.graph.migrations import migrate as _migrate

@@ -198,3 +198,45 @@ ALTER TABLE nodes ADD COLUMN decay_rate REAL NOT NULL DEFAULT 0.1 CHECK (decay_r
 UPDATE nodes SET asserted = CASE WHEN json_extract(data, '$.explicit') THEN 0.85 ELSE 0.35 END,
                  decay_rate = CASE WHEN json_extract(data, '$.explicit') THEN 0.05 ELSE 0.1 END
     WHERE type = 'decision';
+
+-- @migration m005_node_fulltext
+-- The keyword index `engram query` and query_knowledge search (engram/graph/fulltext.py):
+-- SQLite's FTS5 over each node's name, summary, description and file paths, kept current
+-- by the triggers below, so a question reads an index instead of tokenising every node
+-- (~6 s per question at 50,000 nodes before). FTS5 is compiled into the SQLite of CPython's
+-- builds and of sqlean.py. `node_fulltext_rows` finds a node's index row for the update
+-- and delete triggers: nodes has no INTEGER PRIMARY KEY, and VACUUM (`engram forget`)
+-- may renumber its rowids, so they cannot be the index's. Only text columns fire the
+-- update trigger: decay rewrites every node's strength and must not touch the index.
+CREATE VIRTUAL TABLE IF NOT EXISTS node_fulltext USING fts5(node_id UNINDEXED, body, tokenize = 'porter unicode61');
+CREATE TABLE IF NOT EXISTS node_fulltext_rows (
+    node_id   TEXT PRIMARY KEY,
+    fts_rowid INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS node_fulltext_inserted AFTER INSERT ON nodes
+BEGIN
+    INSERT INTO node_fulltext (node_id, body)
+        VALUES (NEW.id, NEW.name || ' ' || NEW.summary || ' ' || NEW.description || ' '
+                        || replace(NEW.affected_files, '"', ' '));
+    INSERT OR REPLACE INTO node_fulltext_rows (node_id, fts_rowid) VALUES (NEW.id, last_insert_rowid());
+END;
+CREATE TRIGGER IF NOT EXISTS node_fulltext_changed
+    AFTER UPDATE OF name, summary, description, affected_files ON nodes
+    WHEN OLD.name IS NOT NEW.name OR OLD.summary IS NOT NEW.summary
+         OR OLD.description IS NOT NEW.description OR OLD.affected_files IS NOT NEW.affected_files
+BEGIN
+    DELETE FROM node_fulltext WHERE rowid = (SELECT fts_rowid FROM node_fulltext_rows WHERE node_id = OLD.id);
+    INSERT INTO node_fulltext (node_id, body)
+        VALUES (NEW.id, NEW.name || ' ' || NEW.summary || ' ' || NEW.description || ' '
+                        || replace(NEW.affected_files, '"', ' '));
+    INSERT OR REPLACE INTO node_fulltext_rows (node_id, fts_rowid) VALUES (NEW.id, last_insert_rowid());
+END;
+CREATE TRIGGER IF NOT EXISTS node_fulltext_deleted AFTER DELETE ON nodes
+BEGIN
+    DELETE FROM node_fulltext WHERE rowid = (SELECT fts_rowid FROM node_fulltext_rows WHERE node_id = OLD.id);
+    DELETE FROM node_fulltext_rows WHERE node_id = OLD.id;
+END;
+INSERT INTO node_fulltext (rowid, node_id, body)
+    SELECT rowid, id, name || ' ' || summary || ' ' || description || ' ' || replace(affected_files, '"', ' ')
+    FROM nodes;
+INSERT INTO node_fulltext_rows (node_id, fts_rowid) SELECT id, rowid FROM nodes;

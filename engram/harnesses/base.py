@@ -30,6 +30,8 @@ if TYPE_CHECKING:
         # -- the install side: settings file, engram's entries, what the user does next ---------
         NESTED: bool  # entries grouped under matchers (Claude Code style) or flat (GSD)
         ALLOW_COMMENTS: bool  # the settings file may hold comments (kept when editing)
+        MCP: str | None  # how its MCP server is registered: "cli", "config.toml", "settings" or None
+        COMMAND: str  # its CLI's name (doctor: is this harness on the machine?)
 
         def settings_path(self, project: str | None) -> str: ...
         def wanted(self, command: Callable[[str, str], str]) -> dict[str, list]: ...

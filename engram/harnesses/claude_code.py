@@ -185,6 +185,8 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, False
+MCP = "cli"  # the MCP server is registered through the `claude` CLI (engram/install/mcp.py)
+COMMAND = "claude"  # its CLI: doctor counts the harness as found when this is on PATH
 TIMEOUT_S = 10
 EVENTS = {  # event: (matcher or None, timeout seconds)
     "SessionStart": ("startup|resume|clear|compact", TIMEOUT_S),

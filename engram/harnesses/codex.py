@@ -9,7 +9,8 @@ becomes one write call per file. Codex has no SessionEnd (the Stop of each turn 
 it), Stop must print nothing, and context goes out only as hookSpecificOutput JSON.
 
 Install: hooks in ~/.codex/hooks.json ($CODEX_HOME), or a project's .codex/hooks.json;
-JSON rather than config.toml, so the user's TOML (and its comments) is never rewritten.
+JSON rather than config.toml, so the user's TOML (and its comments) is never rewritten; the MCP
+server, which only config.toml can hold, is one marked table appended to it (engram/install/mcp.py).
 Codex runs a hook only after the user trusts its exact definition in the `/hooks` panel,
 and again after any change to it; project hooks also need a trusted project.
 """
@@ -95,6 +96,8 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, False
+MCP = "config.toml"  # the MCP server: a table appended to config.toml (engram/install/mcp.py)
+COMMAND = "codex"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = {  # no matcher means every tool: Codex only hooks Bash, apply_patch and MCP tools
     "SessionStart": "startup|resume|clear|compact",
     "UserPromptSubmit": None,

@@ -139,6 +139,8 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, True
+MCP = "settings"  # the MCP server: mcpServers in the same settings.json
+COMMAND = "gemini"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = {  # event: (matcher, timeout ms, handler name)
     "SessionStart": (None, 10000, "engram-session-start"),
     "BeforeAgent": (None, 10000, "engram-prompt"),

@@ -112,6 +112,8 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = False, False
+MCP = None  # no MCP registration is known for GSD 2 (docs/harness-contracts.md §5.2)
+COMMAND = "gsd"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd",
           "PreUnit", "PostUnit", "PostVerify")
 

@@ -21,15 +21,23 @@ def checkout_script(name: str = "engram-hook") -> str | None:
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
+def runner_target() -> str:
+    """The executable the hook command starts: the checkout's bin/engram-hook (which finds
+    the interpreter recorded at install), else this interpreter's absolute path."""
+    return checkout_script() or os.path.abspath(sys.executable)
+
+
+def runner_words() -> str:
+    """Shell words that start the hook: `runner_target`, plus `-m engram.hook` for an interpreter."""
+    return shlex.quote(runner_target()) + ("" if checkout_script() else " -m engram.hook")
+
+
 def runner() -> str:
-    """Shell words that start the hook: the checkout's bin/engram-hook (which finds the
-    interpreter recorded at install), else this interpreter's absolute path, never a PATH
-    lookup. ENGRAM_HOME is pinned when it is not the default, since the harness's
-    environment will not have it."""
+    """Shell words that start the hook (never a PATH lookup). ENGRAM_HOME is pinned when it
+    is not the default, since the harness's environment will not have it."""
     from engram.config import engram_home
 
-    script = checkout_script()
-    words = shlex.quote(script) if script else f"{shlex.quote(os.path.abspath(sys.executable))} -m engram.hook"
+    words = runner_words()
     home = engram_home()
     if home != os.path.abspath(os.path.expanduser("~/.engram")):
         words = f"ENGRAM_HOME={shlex.quote(home)} {words}"

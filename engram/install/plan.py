@@ -42,13 +42,9 @@ class Change:
 
 def load(path: str, allow_comments: bool) -> tuple[str | None, dict]:
     """(text or None, parsed object); a malformed file is an EngramError naming it."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
-    except FileNotFoundError:
+    text = _read_text(path)
+    if text is None:
         return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EngramError(f"{path}: cannot read it ({exc}); engram left it unchanged") from None
     if not text.strip():
         return text, {}
     try:
@@ -97,13 +93,55 @@ def plan_install(mod, project: str | None) -> Change:
     path = mod.settings_path(project)
     text, doc = load(path, mod.ALLOW_COMMENTS)
     hooks = _hooks_of(path, doc, mod.NESTED, merge.add, mod.wanted(hook_command))
-    if "hooks" in doc and hooks == doc["hooks"]:
-        return Change(mod.NAME, path, text, text, "already installed")
-    n = len(mod.wanted(hook_command))
-    after = _targeted(text, doc, hooks, mod)
-    if after is None:
-        after = jsonedit.set_member(text or "", "hooks", hooks)
-    return Change(mod.NAME, path, text, after, f"{n} hooks registered")
+    after, note = text, "already installed"
+    if not ("hooks" in doc and hooks == doc["hooks"]):
+        note = f"{len(mod.wanted(hook_command))} hooks registered"
+        after = _targeted(text, doc, hooks, mod)
+        if after is None:
+            after = jsonedit.set_member(text or "", "hooks", hooks)
+    if mod.MCP == "settings":
+        after, said = _with_mcp_server(after or "", mod.ALLOW_COMMENTS)
+        note += "; " + said
+    return Change(mod.NAME, path, text, after, note)
+
+
+def _with_mcp_server(text: str, allow_comments: bool) -> tuple[str, str]:
+    """(text with `mcpServers.engram`, note); a server of the user's own by that name is kept."""
+    from engram.install import mcp
+
+    doc = jsonedit.loads(text, allow_comments) if text.strip() else {}
+    servers = doc.get("mcpServers")
+    entry = mcp.gemini_entry()
+    if isinstance(servers, dict) and mcp.SERVER in servers:
+        if servers[mcp.SERVER] == entry:
+            return text, "MCP server already registered"
+        if not _is_our_server(servers[mcp.SERVER]):
+            return text, "an 'engram' MCP server of your own is configured there; left as it is"
+    if isinstance(servers, dict):
+        return jsonedit.set_member(text, mcp.SERVER, entry, ("mcpServers",)), "MCP server registered"
+    return jsonedit.set_member(text, "mcpServers", {mcp.SERVER: entry}), "MCP server registered"
+
+
+def _is_our_server(entry) -> bool:
+    """An `engram mcp` server entry engram wrote (args `-m engram mcp`)."""
+    return isinstance(entry, dict) and entry.get("args") == ["-m", "engram", "mcp"]
+
+
+def _without_mcp_server(doc: dict, drop_key: bool) -> dict:
+    """The document without engram's `mcpServers.engram` (and without `mcpServers` if it
+    held only that and `drop_key`)."""
+    from engram.install import mcp
+
+    servers = doc.get("mcpServers")
+    if not isinstance(servers, dict) or not _is_our_server(servers.get(mcp.SERVER)):
+        return doc
+    rest = {k: v for k, v in servers.items() if k != mcp.SERVER}
+    out = dict(doc)
+    if rest or not drop_key:
+        out["mcpServers"] = rest
+    else:
+        out.pop("mcpServers")
+    return out
 
 
 def _targeted(text: str | None, doc: dict, hooks: dict, mod) -> str | None:
@@ -132,7 +170,7 @@ def _targeted(text: str | None, doc: dict, hooks: dict, mod) -> str | None:
     return out if ok else None
 
 
-def _original(entry: dict | None) -> tuple[bool, str | None]:
+def recorded_original(entry: dict | None) -> tuple[bool, str | None]:
     """(known, original text or None when the file did not exist) from a manifest entry."""
     if not entry:
         return False, None
@@ -150,25 +188,39 @@ def _original(entry: dict | None) -> tuple[bool, str | None]:
 def plan_uninstall(mod, project: str | None, manifest: dict) -> Change:
     path = mod.settings_path(project)
     text, doc = load(path, mod.ALLOW_COMMENTS)
-    if text is None or not merge.commands(doc.get("hooks"), mod.NESTED):
+    entry = manifest["files"].get(path)
+    no_server = _without_mcp_server(doc, entry is None or entry.get("created_mcp_key", False))
+    if text is None or (not merge.commands(doc.get("hooks"), mod.NESTED) and no_server == doc):
         return Change(mod.NAME, path, text, text, "not installed")
     hooks = _hooks_of(path, doc, mod.NESTED, merge.remove)
-    entry = manifest["files"].get(path)
-    rest = dict(doc)
+    rest = dict(no_server)
     drop_key = not hooks and (entry is None or entry.get("created_hooks_key"))
     if drop_key:
         rest.pop("hooks", None)
     else:
         rest["hooks"] = hooks
-    known, original = _original(entry)
+    known, original = recorded_original(entry)
     if known and original is None and not rest:
         return Change(mod.NAME, path, text, None, "removed the file engram created")
     if known and original is not None and _same(original, rest, mod.ALLOW_COMMENTS):
         return Change(mod.NAME, path, text, original, "restored the file as it was before install")
-    after = _targeted_removal(text, doc, hooks, drop_key, mod)
-    if after is None:
-        after = jsonedit.remove_member(text, "hooks") if drop_key else jsonedit.set_member(text, "hooks", hooks)
-    return Change(mod.NAME, path, text, after, "removed engram's hooks")
+    after = _removed_server(text, doc, no_server)
+    after_doc = jsonedit.loads(after, mod.ALLOW_COMMENTS) if after.strip() else {}
+    hooks_text = _targeted_removal(after, after_doc, hooks, drop_key, mod) if "hooks" in after_doc else after
+    if hooks_text is None:
+        hooks_text = jsonedit.remove_member(after, "hooks") if drop_key else jsonedit.set_member(after, "hooks", hooks)
+    return Change(mod.NAME, path, text, hooks_text, "removed engram's hooks")
+
+
+def _removed_server(text: str, doc: dict, no_server: dict) -> str:
+    """`text` without engram's MCP server entry, when `no_server` says it goes."""
+    from engram.install import mcp
+
+    if no_server == doc:
+        return text
+    if "mcpServers" not in no_server:
+        return jsonedit.remove_member(text, "mcpServers")
+    return jsonedit.remove_member(text, mcp.SERVER, ("mcpServers",))
 
 
 def _targeted_removal(text: str, doc: dict, hooks: dict, drop_key: bool, mod) -> str | None:
@@ -272,6 +324,7 @@ def apply(change: Change, manifest: dict, installing: bool) -> str | None:
                 "harness": change.harness, "backup": saved, "created_file": change.before is None,
                 "sha256": hashlib.sha256(change.before.encode("utf-8")).hexdigest() if change.before is not None else None,
                 "created_dirs": created, "created_hooks_key": not _has_key(change.before, "hooks"),
+                "created_mcp_key": not _has_key(change.before, "mcpServers"),
                 "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
             }
     if not installing:
@@ -280,10 +333,57 @@ def apply(change: Change, manifest: dict, installing: bool) -> str | None:
 
 
 def _has_key(text: str | None, key: str) -> bool:
+    """Whether the JSON document `text` has a top-level `key` (False for other formats)."""
     if not text or not text.strip():
         return False
-    return any(m[0] == key for m in jsonedit.members(text)[0])
+    try:
+        return any(m[0] == key for m in jsonedit.members(text)[0])
+    except (ValueError, KeyError, IndexError):
+        return False
 
 
 def _had_engram(change: Change) -> bool:
     return any(m in (change.before or "") for m in merge.MARKERS)
+
+
+# -- Codex's MCP server: a table in config.toml (engram.install.mcp) ------------------------
+
+
+def plan_codex_server(mod, project: str | None) -> Change:
+    """The change to config.toml that registers the MCP server."""
+    from engram.install import mcp
+
+    path = mcp.codex_config_path(mod, project)
+    text = _read_text(path)
+    after, note = mcp.codex_with_server(text, path)
+    return Change(mod.NAME, path, text, after if after != (text or "") else text, note)
+
+
+def plan_codex_server_removal(mod, project: str | None, manifest: dict) -> Change:
+    """The change that takes engram's table out of config.toml: the file as it was before
+    install when nothing else changed (byte for byte), else the file minus that table."""
+    import tomllib
+
+    from engram.install import mcp
+
+    path = mcp.codex_config_path(mod, project)
+    text = _read_text(path)
+    if text is None or mcp.TOML_MARK not in text:
+        return Change(mod.NAME, path, text, text, "no MCP server of engram's")
+    after: str | None = mcp.codex_without_server(text)
+    known, original = recorded_original(manifest["files"].get(path))
+    if known and original is None and not tomllib.loads(after):
+        return Change(mod.NAME, path, text, None, "removed the file engram created")
+    if known and original is not None and tomllib.loads(original) == tomllib.loads(after):
+        after = original
+    return Change(mod.NAME, path, text, after, "removed engram's MCP server")
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngramError(f"{path}: cannot read it ({exc}); engram left it unchanged") from None

@@ -1,11 +1,13 @@
-"""The parts of install that are not hook registration: data dir, interpreter, database."""
+"""The parts of install that are not hook registration: data dir, interpreter, launcher, database."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 
 PYTHON_FILE = "python"
+LAUNCHER = os.path.join("bin", "engram-hook")
 
 
 def ensure_home() -> str:
@@ -30,6 +32,32 @@ def record_interpreter(home: str) -> str:
 
     path = os.path.join(home, PYTHON_FILE)
     write_atomic(path, (interpreter() + "\n").encode())
+    return path
+
+
+def write_launcher(home: str) -> str:
+    """Write $ENGRAM_HOME/bin/engram-hook, a stable path to engram's hook: what the
+    repository's hooks.json runs when copied into a settings file, outside a Claude Code
+    plugin (its commands fall back from ${CLAUDE_PLUGIN_ROOT} to it). It runs the same
+    command `engram install` registers, and, like bin/engram-hook, never fails the agent
+    when that command is gone. Its path."""
+    from engram.fsio import write_atomic
+    from engram.install import runner_target, runner_words
+
+    path = os.path.join(home, LAUNCHER)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    target = shlex.quote(runner_target())
+    script = (
+        "#!/bin/sh\n"
+        "# Written by `engram install`: engram's hook at a path that does not move (docs/harnesses.md).\n"
+        f"export ENGRAM_HOME={shlex.quote(home)}\n"
+        f"if [ -x {target} ]; then\n"
+        f"  exec {runner_words()} \"$@\"\n"
+        "fi\n"
+        f"echo \"engram-hook: {target} is gone; run 'engram install' again\" >&2\n"
+        "cat >/dev/null\n"
+        "exit 0\n")
+    write_atomic(path, script.encode(), mode=0o700)
     return path
 
 

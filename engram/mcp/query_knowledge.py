@@ -88,7 +88,3 @@ def build():
     server.tool()(save_decision)
     return server
 
-
-def serve() -> int:
-    build().run()  # stdio transport by default
-    return 0

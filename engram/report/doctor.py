@@ -94,8 +94,10 @@ def registration(name: str, project: str | None) -> list[Check]:
     hooks = doc.get("hooks")
     commands = merge.commands(hooks, mod.NESTED)
     if not commands:
-        return [] if project else [Check(OK, label, f"engram not registered in {path}",
-                                         f"`engram install --harness {name}` to use engram with {mod.LABEL}")]
+        if project or not found(mod):
+            return []  # a harness this user does not use is none of doctor's business
+        return [Check(OK, label, f"found; engram is not registered in {path} "
+                      f"(`engram install --harness {name}` adds it)")]
     good, bad = merge.coverage(hooks, mod.wanted(hook_command), mod.NESTED)
     out = []
     for cmd in sorted(set(commands)):
@@ -116,6 +118,13 @@ def registration(name: str, project: str | None) -> list[Check]:
     return out
 
 
+def found(mod) -> bool:
+    """Whether this user has the harness: its command on PATH, or its settings folder."""
+    import shutil
+
+    return shutil.which(mod.COMMAND) is not None or os.path.isdir(os.path.dirname(mod.settings_path(None)))
+
+
 def _caveat(name: str, doc: dict, project: str | None) -> str:
     if name == "claude-code" and doc.get("disableAllHooks"):
         return " - but disableAllHooks is true there, so none run"
@@ -124,6 +133,80 @@ def _caveat(name: str, doc: dict, project: str | None) -> str:
     if name == "gsd" and project and not os.path.exists(os.path.join(project, ".gsd", "hooks.trusted")):
         return " - but .gsd/hooks.trusted is missing, so GSD skips them"
     return ""
+
+
+# -- the MCP server ------------------------------------------------------------------------
+
+MCP_TOOLS = ("query_knowledge", "save_decision")
+
+
+async def _list_tools(argv: list[str], env: dict[str, str], errlog) -> list[str]:
+    """The tools a stdio MCP server started as `argv` lists (the SDK's own client)."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **env})
+    with anyio.fail_after(60):
+        async with stdio_client(params, errlog=errlog) as streams:
+            read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return sorted(t.name for t in (await session.list_tools()).tools)
+
+
+def mcp_server() -> list[Check]:
+    """Start `engram mcp` the way the harnesses are told to and list its tools."""
+    import tempfile
+
+    from engram.install import mcp
+
+    argv, env = mcp.server()
+    try:
+        import anyio
+        import mcp as _sdk  # noqa: F401  (only to say so when it is missing)
+    except ImportError as exc:
+        return [Check(FAIL, "MCP server", f"the MCP SDK is not installed in {sys.executable} ({exc}), so "
+                      "`engram mcp` cannot start", f"`{sys.executable} -m pip install 'mcp>=1.10,<3'` "
+                      "(engram-hooks depends on it: reinstalling engram also brings it)")]
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            tools = anyio.run(_list_tools, argv, env, errlog)
+        except Exception as exc:  # the server did not start or answer: say what it printed
+            errlog.seek(0)
+            last = (errlog.read().strip().splitlines() or [f"{type(exc).__name__}: {exc}"])[-1]
+            return [Check(FAIL, "MCP server", f"`{' '.join(argv)}` did not answer: {last[:200]}",
+                          "run `engram mcp` by hand to see the error")]
+    missing = [t for t in MCP_TOOLS if t not in tools]
+    if missing:
+        return [Check(FAIL, "MCP server", f"`engram mcp` lists {', '.join(tools) or 'no tools'}, not {', '.join(missing)}",
+                      "reinstall engram")]
+    return [Check(OK, "MCP server", f"`engram mcp` starts and lists {', '.join(tools)}")]
+
+
+def mcp_registrations(names: list[str]) -> list[Check]:
+    """Per harness with engram's hooks: does its agent have the query_knowledge tool?"""
+    import shlex
+
+    from engram.config import mcp_registered
+    from engram.harnesses.registry import get
+    from engram.install import mcp
+
+    out = []
+    for name in names:
+        mod = get(name)
+        if mod.MCP is None:
+            continue
+        if mcp_registered(name):
+            out.append(Check(OK, f"MCP {mod.LABEL}", "engram's MCP server is registered (query_knowledge)"))
+        elif mod.MCP == "cli":
+            out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered (or engram does not "
+                             "know it is), so the agent has no query_knowledge tool",
+                             f"`{shlex.join(mcp.claude_add_command(None))}`, then `engram install` again"))
+        else:
+            out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered",
+                             f"`engram install --harness {name}`"))
+    return out
 
 
 # -- data ----------------------------------------------------------------------------------
@@ -246,19 +329,18 @@ def vectors() -> list[Check]:
 
 
 def providers() -> list[Check]:
-    """Which model and embedding providers a worker would use; keys by presence only."""
-    from engram.config import load_config
+    """Which model and embedding providers a worker would use; keys by presence only. What
+    the user never configured (a default provider without its key) is no warning."""
+    from engram.config import load_config, user_keys
     from engram.errors import ConfigError
 
     try:
         cfg, warnings = load_config()
     except ConfigError as exc:
         return [Check(FAIL, "config", str(exc))]
-    from engram.jsonio import read_object
-
-    explicit = read_object(os.path.join(home(), "config.json"))
+    explicit = user_keys()
     out = [Check(WARN, "config", w, "remove or rename the key") for w in warnings]
-    keys = ", ".join(f"{k} {'set' if os.environ.get(k) else 'not set'}" for k in KEYS)
+    keys = [k for k in KEYS if os.environ.get(k)]
     from engram.providers import registry
 
     try:
@@ -270,9 +352,14 @@ def providers() -> list[Check]:
             and "ENGRAM_OFFLINE" not in why:
         out.append(Check(WARN, "providers", f"config.json asks for {wanted.NAME}, but {why}: consolidating offline",
                          _fix(wanted, why)))
+    elif name == "offline" and "llmProvider" not in explicit:
+        out.append(Check(OK, "providers", "consolidation and write checks: offline (no API key set; one upgrades it)"))
     else:
         out.append(Check(OK, "providers", f"consolidation and write checks: {name} ({why})"))
-    return out + [Check(OK, "keys", keys)] + model_budget(cfg) + _embedding(cfg, explicit)
+    if keys:
+        out.append(Check(OK, "keys", ", ".join(f"{k} set" for k in keys)))
+    budget = model_budget(cfg) if name != "offline" or "budget" in why else []  # quiet when nothing is metered
+    return out + budget + _embedding(cfg, explicit)
 
 
 def _fix(wanted: object, why: str) -> str:
@@ -306,7 +393,7 @@ def model_budget(cfg: dict) -> list[Check]:
     return out
 
 
-def _embedding(cfg: dict, explicit: dict) -> list[Check]:
+def _embedding(cfg: dict, explicit: set[str]) -> list[Check]:
     from engram.providers import registry
 
     try:
@@ -317,6 +404,8 @@ def _embedding(cfg: dict, explicit: dict) -> list[Check]:
     name = type(emb).__name__.replace("Embedder", "").lower() or "local"
     if reason and "embeddingProvider" in explicit and "ENGRAM_OFFLINE" not in reason:
         return [Check(WARN, "embeddings", f"local embedder: {reason}", "set the key, or embeddingProvider: local")]
+    if reason and "embeddingProvider" not in explicit:
+        return [Check(OK, "embeddings", f"{name} (offline)")]
     return [Check(OK, "embeddings", f"{name}" + (f" ({reason})" if reason else ""))]
 
 
@@ -398,10 +487,14 @@ def run_all(project: str | None = None) -> list[Check]:
     from engram.harnesses.registry import HARNESSES
 
     checks = interpreter()
+    hooked = []
     for name in HARNESSES:
-        checks += registration(name, None)
-        if project:
-            checks += registration(name, project)
+        mine = registration(name, None) + (registration(name, project) if project else [])
+        checks += mine
+        if any(c.level != OK or "hooks registered" in c.message for c in mine):
+            hooked.append(name)
+    if hooked:
+        checks += mcp_server() + mcp_registrations(hooked)
     for fn in (data_dir, special_files, databases, vectors, providers, backlog, faults):
         try:
             checks += fn()

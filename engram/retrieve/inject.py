@@ -26,6 +26,9 @@ from engram.retrieve.shown import is_new, remember, rstate
 from engram.text import AS_DATA
 
 FETCH_LIMIT = 80  # candidates formatted; 1,200 tokens hold ~30 lines, or ~80 names
+# The closing names-only line names the query_knowledge tool only where the agent has it
+# (lifecycle chooses, from engram.config.mcp_registered).
+PLAIN_LOW_PREFIX = "Also in memory: "
 SESSION_HEADER = f"Project memory from earlier sessions (engram; {AS_DATA}):"
 PROMPT_HEADER = f"Project memory related to this prompt (engram; {AS_DATA}):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
@@ -53,7 +56,8 @@ def wanted(rs: dict) -> int:
 
 
 def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
-            exclude: set[str] = frozenset(), standing: list[tuple[dict, float]] = ()) -> str | None:
+            exclude: set[str] = frozenset(), standing: list[tuple[dict, float]] = (),
+            low_prefix: str = tiers.LOW_PREFIX) -> str | None:
     """Drop what this session already saw, render within the budget, remember what was shown.
 
     `standing`: (node, activation) pairs shown whatever the entry points (SessionStart's
@@ -71,7 +75,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.level(n, a))]
     if not first and not items:
         return None
-    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header)
+    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header, low_prefix)
     remember(injected, {**nodes, **{n["id"]: n for n, _ in first}}, shown)
     return text
 
@@ -84,7 +88,8 @@ def standing(conn) -> list[tuple[dict, float]]:
     return out + [(node, 0.5) for node in readonly.latest_episodes(conn, STANDING_EPISODES)]
 
 
-def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup") -> str | None:
+def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup",
+                  low_prefix: str = tiers.LOW_PREFIX) -> str | None:
     """Context for a new (or resumed, cleared, compacted) session, or None."""
     rs = rstate(st)
     if source in RESET_SOURCES:
@@ -100,7 +105,7 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
         terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"),
                                                        session, lambda paths: readonly.linked(conn, paths))
         ranked = retrieve(conn, terms, cfg, top=wanted(rs)) if terms else []
-        return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=standing(conn))
+        return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=standing(conn), low_prefix=low_prefix)
     finally:
         conn.close()
 
@@ -118,7 +123,8 @@ def own_nodes(conn, session: str, ids: list[str]) -> set[str]:
     return out
 
 
-def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | None = None) -> str | None:
+def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | None = None,
+           low_prefix: str = tiers.LOW_PREFIX) -> str | None:
     """Context for one user prompt, or None."""
     rs = rstate(st)
     db = project.db_path
@@ -138,6 +144,6 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
         if not ranked:
             return None
         own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])
-        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own)
+        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix)
     finally:
         conn.close()

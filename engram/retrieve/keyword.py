@@ -1,16 +1,21 @@
 """Okapi BM25 over node text: keyword seeds for `engram query`, and the evaluation baseline.
 
-A node's document is its name, summary, description and linked file paths, tokenised
-the way entry points are (casefolded words, identifiers split on camelCase and
-separators, stop words dropped). Scores are the textbook BM25 (k1 = 1.2, b = 0.75) with
-the non-negative IDF log(1 + (N - df + 0.5) / (df + 0.5)).
+A node's document is its name, summary, description and linked file paths. `search`
+asks the persisted FTS5 index (engram/graph/fulltext.py), kept current by triggers, so a
+question costs milliseconds at 50,000 nodes; the words of the question are cut the way
+the index cuts node text (separators, stop words dropped) and FTS5 stems them.
+
+`BM25` is the in-memory index the evaluation's keyword baseline builds per question over
+the same text, tokenised the way entry points are (casefolded words, identifiers split
+on separators, stop words dropped), with the textbook BM25 (k1 = 1.2, b = 0.75) and the
+non-negative IDF log(1 + (N - df + 0.5) / (df + 0.5)).
 """
 
 from __future__ import annotations
 
 import math
 
-from engram.graph import readonly
+from engram.graph import fulltext, readonly
 from engram.retrieve.entry_points import split_ident, words_of
 from engram.text import STOPWORDS, stem
 
@@ -26,6 +31,20 @@ def tokenize(text: str) -> list[str]:
             if len(t) > 1 and t not in STOPWORDS:
                 out.append(stem(t))
     return out
+
+
+def words(text: str) -> list[str]:
+    """The question's words as the index cut node text: parts of identifiers and paths,
+    no stop words, unstemmed (FTS5 stems them)."""
+    out = []
+    for w in words_of(text or ""):
+        out += [t for t in split_ident(w) if len(t) > 1 and t not in STOPWORDS]
+    return list(dict.fromkeys(out))
+
+
+def search(conn, question: str, limit: int) -> list[tuple[str, float]]:
+    """[(live node id, BM25 score > 0)] best first from the persisted index."""
+    return fulltext.search(conn, words(question), limit)
 
 
 def live_docs(conn) -> dict[str, str]:

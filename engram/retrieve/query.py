@@ -3,7 +3,8 @@
 Same spreading activation as the hooks, with richer entry points, since nobody waits on
 a hook here:
 * the question's file paths, module names and names (as in a prompt);
-* keyword seeds: the best BM25 matches over node names, summaries and descriptions;
+* keyword seeds: the best BM25 matches over node names, summaries, descriptions and
+  files, from the persisted full-text index (engram.graph.fulltext);
 * vector seeds: nearest nodes by embedding when the database holds vectors and the
   question can be embedded without a network call (the caller's embedder when it is the
   local one the vectors came from, or a cached remote embedding of this exact text). Otherwise vectors are skipped and `notes` says why.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import readonly
+from engram.graph import fulltext, readonly
 from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
 from engram.text import AS_DATA, inert
 
@@ -29,26 +30,35 @@ VECTOR_SEEDS = 8
 MIN_SIMILARITY = 0.35
 TOPIC_ACTIVATION = 1.0
 SCOPES = ("current_project", "all")
+MAX_WEAKER = 12  # names on the closing "Weaker matches" line; --json lists every hit
 
 
-def _keyword_seeds(conn, question: str) -> dict[str, tuple[float, str]]:
-    hits = keyword.BM25(keyword.live_docs(conn)).rank(question, KEYWORD_SEEDS)
+def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[float, str]]:
+    if not fulltext.available(conn):
+        notes.append("keyword seeds skipped: this database predates the full-text index; the next "
+                     "consolidation or `engram maintain` adds it")
+        return {}
+    hits = keyword.search(conn, question, KEYWORD_SEEDS)
     if not hits:
         return {}
     top = hits[0][1]
     strength = readonly.strengths(conn, [h for h, _ in hits])
-    return {nid: (strength.get(nid, 0.0) * score / top, f"keyword:{score:.2f}") for nid, score in hits}
+    return {nid: (strength.get(nid, 0.0) * (score / top), f"keyword:{score:.2f}") for nid, score in hits}
 
 
 def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:
     """The question as a vector of the model the graph's vectors were made with, without
-    a network call: by `embedder` when it is that model and local, else from the cache."""
+    a network call: by `embedder` when it is that model and local, else from the cache.
+    `embedder` may be a function that builds it: it is called only here, once vectors are
+    known to exist (building one imports the providers: ~15 ms of every CLI query)."""
     from engram.graph.store import get_meta
     from engram.graph.vectors import cached_vector
 
     model = get_meta(conn, "embedding_model")
     if not model:
         return None, "no embeddings stored yet"
+    if embedder is not None and not hasattr(embedder, "embed"):
+        embedder = embedder()
     if embedder is not None and embedder.model == model and not embedder.remote:
         return embedder.embed([question])[0], ""
     vec = cached_vector(conn, model, question)
@@ -78,14 +88,15 @@ def _vector_seeds(conn, question: str, embedder, notes: list[str]) -> dict[str, 
 
 def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool = True, embedder=None,
            notes: list[str] | None = None) -> list[dict]:
-    """Ranked hits [{id, name, type, activation, tier, line, files, why}] for one database."""
+    """Ranked hits [{id, name, type, activation, tier, files, why, node}] for one database
+    (`line(hit)` is the hit's line of text, for --json)."""
     notes = notes if notes is not None else []
     terms = entry_points.terms_from_text(question, project_root)
     found = seeds.match(conn, terms)
     for nid, (a, why) in found.items():  # the question asks what this decision decided
         if why.startswith("topic:"):
             found[nid] = (max(a, TOPIC_ACTIVATION), why)
-    for extra in (_keyword_seeds(conn, question), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
+    for extra in (_keyword_seeds(conn, question, notes), _vector_seeds(conn, question, embedder, notes) if vectors else {}):
         for nid, (a, why) in extra.items():
             if a > found.get(nid, (0.0, ""))[0]:
                 found[nid] = (a, why)
@@ -101,9 +112,8 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
             continue
         level = tiers.tier(a)
         hits.append({"id": nid, "name": node["name"], "type": node["type"], "activation": round(a, 4),
-                     "tier": tiers.TIER_NAMES[level], "line": tiers.line(node, max(level, tiers.SUMMARY)),
-                     "files": tiers.files_of(node), "why": found[nid][1] if nid in found else "spread",
-                     "node": node})  # fmt: skip
+                     "tier": tiers.TIER_NAMES[level], "files": tiers.files_of(node),
+                     "why": found[nid][1] if nid in found else "spread", "node": node})  # fmt: skip
     return hits
 
 
@@ -112,17 +122,29 @@ def pending_hits(conn, project_root: str, question: str, events_dir: str) -> lis
     ranked like a decision named by its subject (pending.py); `conn` None: no graph yet."""
     words = seeds.subject_words(entry_points.terms_from_text(question, project_root))
     return [{"id": n["id"], "name": n["name"], "type": "decision", "activation": TOPIC_ACTIVATION,
-             "tier": tiers.TIER_NAMES[tiers.FULL], "line": tiers.line(n, tiers.FULL), "files": [], "why": "pending",
+             "tier": tiers.TIER_NAMES[tiers.FULL], "files": [], "why": "pending",
              "node": n} for n in pending.about(pending.decisions(conn, events_dir), words)]
 
 
-def open_db(db_path: str):
-    """A connection that can read vectors (sqlite-vec when available), or None if no file."""
+def line(hit: dict) -> str:
+    """A hit's line of text at its tier (the summary at least): what --json shows of it."""
+    return tiers.line(hit["node"], max(tiers.tier(hit["activation"]), tiers.SUMMARY))
+
+
+def open_db(db_path: str, vectors: bool = True):
+    """A connection to the database, or None if there is no file; it can read vectors
+    (sqlite-vec when available) only when asked and the graph holds any, since loading
+    the extension costs more than the rest of a query."""
     if not os.path.exists(db_path):
         return None
     from engram.graph.connect import connect
+    from engram.graph.store import get_meta
 
-    return connect(db_path, vectors=True, migrate=False, readonly=True)
+    conn = connect(db_path, vectors=False, migrate=False, readonly=True)
+    if vectors and get_meta(conn, "embedding_model"):
+        conn.close()
+        conn = connect(db_path, vectors=True, migrate=False, readonly=True)
+    return conn
 
 
 def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | None = None,
@@ -143,7 +165,7 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
     hits: list[dict] = []
     notes: list[str] = []
     for project in projects:
-        conn = open_db(project.db_path)
+        conn = open_db(project.db_path, vectors)
         events_dir = os.path.join(project.dir, "events")
         try:
             found = pending_hits(conn, project.root, question, events_dir)
@@ -168,8 +190,10 @@ def format_text(question: str, hits: list[dict], budget: int, scope: str) -> str
     if not hits:
         return f"engram has no stored knowledge matching {asked}."
     multi = scope == "all" and len({h["project"] for h in hits}) > 1
+    weak = [h for h in hits if tiers.tier(h["activation"]) == tiers.LOW]
+    shown = [h for h in hits if tiers.tier(h["activation"]) > tiers.LOW] + weak[:MAX_WEAKER]
     items = []
-    for h in hits:
+    for h in shown:
         node = dict(h["node"])
         if multi:
             node["name"] = f"[{os.path.basename(h['project'])}] {node['name']}"

@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 from testing.helpers import REPO
 
 
-def test_demo_shows_the_whole_cycle(tmp_path):
+def _demo(tmp_path, *argv: str) -> str:
     env = {k: v for k, v in os.environ.items() if k != "ENGRAM_OFFLINE"}
-    res = subprocess.run([sys.executable, "-m", "engram", "demo", "--dir", str(tmp_path / "demo")],
-                         capture_output=True, text=True, cwd=str(REPO), env=env, timeout=180)
+    env["TMPDIR"] = str(tmp_path)  # where the demo makes its temporary folder
+    res = subprocess.run([sys.executable, "-m", "engram", "demo", *argv], capture_output=True, text=True,
+                         cwd=str(REPO), env=env, timeout=180)
     assert res.returncode == 0, res.stderr
-    out = res.stdout
-    for heading in ("Session 1", "Consolidation", "Session 2 starts", "On demand", "contradicts",
+    return res.stdout
+
+
+def _section(out: str, start: str) -> str:
+    """The lines under the heading that starts with `start`, up to the next heading."""
+    return out.split("\n== " + start, 1)[1].split("\n== ", 1)[0].split("\n", 1)[1]
+
+
+def test_demo_shows_the_whole_cycle(tmp_path):
+    out = _demo(tmp_path, "--dir", str(tmp_path / "demo"))
+    for heading in ("Session 1", "Session 2", "Consolidation", "Session 5 starts", "On demand", "contradicts",
                     "the warning arrives", "Where everything is"):
         assert heading in out, heading
     assert "fix_attempt" in out and "Decision: Use Decimal for all money arithmetic" in out
-    start = out.split("Session 2 starts", 1)[1].split("==", 1)[0]
+    start = out.split("starts: what engram injects at SessionStart", 1)[1].split("==", 1)[0]
     for group in ("Unfinished:", "Commands that work:", "Known problems:", "Decisions and instructions:"):
         assert group in start, group
     assert "Add apply_discount() to calc.py" in start and "`python -m unittest test_calc` runs the tests" in start
@@ -27,3 +38,24 @@ def test_demo_shows_the_whole_cycle(tmp_path):
     after_write = out.split("the warning arrives", 1)[1]
     assert "may contradict a recorded decision" in after_write.split("And the one after")[0]
     assert "contradict" not in after_write.split("And the one after")[1].split("Where everything")[0]
+
+
+def test_each_channel_delivers_what_session_start_did_not_show(tmp_path):
+    """Finding 10: the prompt and the first read each bring something new, and the query's
+    heading is the question that ran."""
+    out = _demo(tmp_path, "--dir", str(tmp_path / "demo"))
+    start = _section(out, "Session 5 starts")
+    prompt = _section(out, "The user asks")
+    first_read = _section(out, "The agent's first read of invoice.py")
+    assert "Keep VAT rates in rates.py" in prompt and "Keep VAT rates" not in start
+    assert "rates.py:" in prompt and "rates.py" not in start
+    shown = [line for line in first_read.splitlines() if line.startswith("  | - ")]
+    assert shown and all(line[4:] not in start + prompt for line in shown)
+    (asked,) = re.findall(r"== On demand: engram query '([^']+)'", out)
+    assert f"engram memory for “{asked}”" in _section(out, "On demand")
+
+
+def test_demo_removes_its_temporary_folder(tmp_path):
+    out = _demo(tmp_path)
+    assert not [p for p in os.listdir(tmp_path) if p.startswith("engram-demo-")]
+    assert "temporary folder is removed" in out and "demo --dir DIR" in out

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 
+import pytest
 from testing.helpers import REPO, events, payload
 
 from engram.harnesses import claude_code
@@ -31,7 +32,8 @@ def test_hooks_json_registers_what_install_registers():
         matcher, _ = claude_code.EVENTS[event]
         assert group.get("matcher") == matcher
         (handler,) = group["hooks"]
-        assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}"/bin/engram-hook {event} --harness claude-code'
+        assert handler["command"] == (f'"${{CLAUDE_PLUGIN_ROOT:-${{ENGRAM_HOME:-$HOME/.engram}}}}"/bin/engram-hook '
+                                      f'{event} --harness claude-code')
 
 
 def test_the_plugin_command_runs_with_state_outside_the_plugin(tmp_path, engram_home):
@@ -49,13 +51,78 @@ def test_the_plugin_command_runs_with_state_outside_the_plugin(tmp_path, engram_
     assert sorted(p.name for p in REPO.iterdir()) == before  # nothing written into the plugin dir
 
 
-def test_engram_hook_without_any_interpreter_exits_zero(tmp_path):
-    """Copied without a venv and without `engram install`: say so on stderr, never fail the agent."""
+def bare_plugin(tmp_path) -> tuple[str, dict]:
+    """The plugin as Claude Code installs it (no .venv), on a machine where `engram install` never ran."""
     plugin = tmp_path / "plugin"
     (plugin / "bin").mkdir(parents=True)
     script = (REPO / "bin" / "engram-hook").read_text()
     (plugin / "bin" / "engram-hook").write_text(script)
     os.chmod(plugin / "bin" / "engram-hook", 0o755)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ENGRAM_HOME": str(tmp_path / "none")}
-    res = subprocess.run([str(plugin / "bin" / "engram-hook"), "Stop"], input=b"{}", capture_output=True, env=env)
-    assert res.returncode == 0 and res.stdout == b"" and b"engram install" in res.stderr
+    return str(plugin / "bin" / "engram-hook"), env
+
+
+def test_engram_hook_without_any_interpreter_exits_zero(tmp_path):
+    """Copied without a venv and without `engram install`: say so on stderr, never fail the agent."""
+    hook, env = bare_plugin(tmp_path)
+    for event in ("Stop", "PostToolUse", "UserPromptSubmit"):
+        res = subprocess.run([hook, event, "--harness", "claude-code"], input=b"{}", capture_output=True, env=env)
+        assert res.returncode == 0 and res.stdout == b"" and b"engram install" in res.stderr
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
+def test_the_plugin_without_an_interpreter_tells_the_user_at_session_start(tmp_path, harness):
+    """Finding 2: no silent failure. SessionStart prints the harness's user-visible systemMessage
+    with the one command that turns memory on; the agent's context gets nothing."""
+    hook, env = bare_plugin(tmp_path)
+    res = subprocess.run([hook, "SessionStart", "--harness", harness], input=b"{}", capture_output=True, env=env)
+    assert res.returncode == 0
+    out = json.loads(res.stdout)
+    assert set(out) == {"systemMessage"}
+    assert f"pipx install '{os.path.dirname(os.path.dirname(hook))}' && engram install --plugin" in out["systemMessage"]
+    gsd = subprocess.run([hook, "SessionStart", "--harness", "gsd"], input=b"{}", capture_output=True, env=env)
+    assert gsd.returncode == 0 and gsd.stdout == b""  # GSD 2 shell hooks print nothing
+
+
+def _copied_settings(tmp_path) -> dict:
+    """hooks.json copied into a settings file, as the design card says users do."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": json.loads((REPO / "hooks.json").read_text())["hooks"]}, indent=2))
+    return json.loads(settings.read_text())["hooks"]
+
+
+@pytest.mark.parametrize("inside_plugin", [True, False])
+def test_copied_hooks_json_runs_inside_and_outside_a_plugin(tmp_path, engram_home, inside_plugin):
+    """Finding 5: every command of hooks.json, run through `sh -c` as Claude Code does, with
+    CLAUDE_PLUGIN_ROOT (a plugin) and without it (copied into settings, after `engram install`)."""
+    from engram.cli import main
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    env = dict(os.environ, ENGRAM_NO_WORKER="1")
+    env.pop("CLAUDE_PLUGIN_ROOT", None)
+    if inside_plugin:
+        env["CLAUDE_PLUGIN_ROOT"] = str(REPO)
+    else:
+        assert main(["install", "--plugin"]) == 0  # writes $ENGRAM_HOME/bin/engram-hook
+    hooks = _copied_settings(tmp_path)
+    for event, groups in hooks.items():
+        command = groups[0]["hooks"][0]["command"]
+        data = payload(event, f"copy-{inside_plugin}", proj, prompt="hi", source="startup", tool_name="Bash",
+                       tool_input={"command": "true"}, tool_response={"stdout": "", "stderr": ""})
+        res = subprocess.run(["sh", "-c", command], input=json.dumps(data).encode(), capture_output=True, env=env,
+                             cwd=str(proj), timeout=60)
+        assert res.returncode == 0, (event, res.stderr)
+        assert res.stdout == b"" or "hookSpecificOutput" in json.loads(res.stdout), event
+        assert not res.stderr, (event, res.stderr)
+    types = [e["type"] for e in events(proj, f"copy-{inside_plugin}")]
+    assert {"session_start", "user_prompt", "command", "turn_complete", "compact", "session_end"} <= set(types)
+
+
+def test_outside_a_plugin_before_install_the_command_is_missing(tmp_path):
+    """Without `engram install` the fallback path does not exist yet: the shell says so (127),
+    which is why the docs say to run `engram install --plugin` first."""
+    command = _copied_settings(tmp_path)["Stop"][0]["hooks"][0]["command"]
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ENGRAM_HOME": str(tmp_path / "h")}
+    res = subprocess.run(["sh", "-c", command], input=b"{}", capture_output=True, env=env)
+    assert res.returncode == 127 and str(tmp_path / "h" / "bin" / "engram-hook").encode() in res.stderr

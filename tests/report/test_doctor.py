@@ -83,7 +83,7 @@ def test_keys_are_reported_by_presence_never_value(capsys, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-do-not-print")
     code, lines = doctor(capsys)
     out = lines["_all"][0]
-    assert "SECRET" not in out and "ANTHROPIC_API_KEY set" in out and "OPENAI_API_KEY not set" in out
+    assert "SECRET" not in out and "ANTHROPIC_API_KEY set" in out and "OPENAI_API_KEY" not in out  # only keys set
 
 
 def test_recent_hook_faults_warn(tmp_path, capsys):
@@ -126,3 +126,34 @@ def test_plugin_and_settings_together_warn(home, capsys, settings):
     capsys.readouterr()
     code, lines = doctor(capsys)
     assert code == 0 and any("runs twice" in x for x in lines["WARN"])
+
+
+def test_a_default_install_says_nothing_about_keys_it_never_asked_for(home, capsys, engram_home, monkeypatch):
+    """Finding 8: the spec's default embeddingProvider without VOYAGE_API_KEY is no warning,
+    in doctor or status (no key is set, so nothing can reach a network either way)."""
+    monkeypatch.delenv("ENGRAM_OFFLINE")
+    main(["install"])  # Claude Code only; ~/.codex, ~/.gemini and ~/.gsd exist in this home, so they are "found"
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    out = lines["_all"][0]
+    assert "VOYAGE_API_KEY" not in out and "needs" not in out
+    assert main(["status"]) == 0
+    assert "VOYAGE_API_KEY" not in capsys.readouterr().out
+    (engram_home / "config.json").write_text('{"embeddingProvider": "voyage"}')  # asked for: now it is said
+    assert main(["status"]) == 0
+    assert "needs VOYAGE_API_KEY" in capsys.readouterr().out
+    code, lines = doctor(capsys)
+    assert any("VOYAGE_API_KEY" in x for x in lines["WARN"])
+
+
+def test_doctor_lists_only_harnesses_found_or_installed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # none of the harness CLIs
+    code, lines = doctor(capsys)
+    out = lines["_all"][0]
+    for label in ("Claude Code", "Codex CLI", "Gemini CLI", "GSD 2"):
+        assert label not in out
+    assert "fix:" not in "\n".join(lines.get("OK", []))
+    (tmp_path / "user-home" / ".codex").mkdir()
+    code, lines = doctor(capsys)
+    (codex,) = [x for x in lines["OK"] if "Codex CLI" in x]
+    assert "found; engram is not registered" in codex

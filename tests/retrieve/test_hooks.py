@@ -157,3 +157,26 @@ def test_graph_change_between_prompts_brings_knowledge_on_files_written(g, root)
     assert ctx is not None and "Parser needs UTF-8" in ctx
     assert "What s1 itself did" not in ctx  # learnt from this very session: not fed back to it
     assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "and now?"))) is None  # unchanged graph
+
+
+@pytest.mark.parametrize("registered", ["none", "install", "plugin"])
+def test_the_names_line_mentions_query_knowledge_only_where_the_agent_has_it(g, root, engram_home, registered):
+    """Finding 1: without a registered MCP server the agent has no query_knowledge tool, so the
+    closing names-only line must not send it there."""
+    g.node("retry budget", strength=0.2, files=["src/net/retry.ts"])
+    env = dict(os.environ)
+    env.pop("CLAUDE_PLUGIN_ROOT", None)
+    if registered == "install":
+        (engram_home / "mcp.json").write_text('{"claude-code": true}')
+    elif registered == "plugin":
+        env["CLAUDE_PLUGIN_ROOT"] = "/opt/plugins/engram"  # Claude Code exports it to plugin hooks
+    text = _context(run_hook("UserPromptSubmit", _prompt(f"names-{registered}", root, "fix src/net/retry.ts"),
+                             env=env))
+    assert "retry budget" in text
+    if registered == "none":
+        assert "Also in memory: retry budget" in text and "query_knowledge" not in text
+    else:
+        assert "Also in memory (details via the query_knowledge tool): retry budget" in text
+    codex = _context(run_hook("UserPromptSubmit", _prompt(f"codex-{registered}", root, "fix src/net/retry.ts"),
+                              "--harness", "codex", env=env))
+    assert "query_knowledge" not in codex  # neither mcp.json's Claude Code entry nor the plugin covers Codex

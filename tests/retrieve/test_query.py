@@ -61,7 +61,7 @@ async def _mcp_session(root: str, calls: list[tuple[str, dict]]):
     env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp"], env=env, cwd=root)
     out = []
-    async with stdio_client(params) as streams:
+    async with stdio_client(params, errlog=sys.stderr) as streams:  # the SDK's default is bound at its import
         read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -95,3 +95,16 @@ def test_mcp_save_decision_records_an_event_and_is_queried_at_once(facts, g, roo
     assert evs and evs[0]["content"] == "Use SQLite for the queue" and evs[0]["files"] == ["q.py"]
     bullets = [line for line in text.splitlines() if line.startswith("- ")]
     assert bullets[0] == "- Decision: Use SQLite for the queue because one file [files: q.py]"
+
+
+def test_the_weaker_matches_line_is_short_and_json_has_every_hit(g, root, capsys):
+    """Finding 6: a hub question listed hundreds of names on one line."""
+    hub = g.node("payment service", strength=1.0, description="Handles card payments.")
+    for i in range(60):
+        g.edge(hub, g.node(f"payment detail {i:02d}", strength=0.25), 0.3)
+    assert main(["query", "payment service", "--project", root]) == 0
+    out = capsys.readouterr().out
+    (weak,) = [line for line in out.splitlines() if line.startswith("Weaker matches: ")]
+    assert 1 <= weak.count(";") + 1 <= 12
+    assert main(["query", "payment service", "--project", root, "--json", "--limit", "100"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 61

@@ -1,0 +1,113 @@
+"""One CLI (issue 15, finding 7): one --project option, an example in every --help, human
+output with --json where the output is data, one-line errors for unknown sessions and bad paths."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import pytest
+from testing.evaluation import shop_history
+
+from engram import config
+from engram.cli import build_parser, main
+
+NO_PROJECT = {"demo", "eval"}  # the demo builds its own project; eval replays transcripts into a temporary home
+
+
+def verbs() -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("verb", sorted(verbs()))
+def test_every_verb_has_an_example_and_the_one_project_option(verb):
+    parser = verbs()[verb]
+    text = parser.format_help()
+    assert "example" in text.lower(), f"engram {verb} --help has no example"
+    options = {s for a in parser._actions for s in a.option_strings}
+    if verb not in NO_PROJECT:
+        assert "--project" in options and "--cwd" in options  # --cwd: the hidden alias of earlier versions
+    assert "--cwd" not in text
+
+
+@pytest.mark.parametrize("argv", [["query", "x"], ["status"], ["show", "x"], ["maintain"], ["consolidate"],
+                                  ["decide", "Use X"], ["forget", "something"], ["export"], ["import", "x"],
+                                  ["backfill"], ["doctor"], ["install"], ["uninstall"], ["mcp"], ["worker"]])
+def test_a_project_that_does_not_exist_is_a_one_line_error(argv, tmp_path, capsys, engram_home):
+    missing = str(tmp_path / "no-such-dir")
+    assert main([*argv, "--project", missing]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"Error: --project {missing}: no such directory, and engram has no memory of it"]
+    assert not os.path.exists(engram_home / "projects")  # nothing filed under the mistyped path
+
+
+def test_consolidate_an_unknown_session_is_an_error(tmp_path, capsys):
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    assert main(["consolidate", "--session", "nope", "--project", str(root)]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("Error: no session 'nope' in ") and "does not exist" in line
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    (root / ".git").mkdir(parents=True)
+    history = tmp_path / "history"
+    shop_history(str(history), str(root))
+    return str(root), str(history)
+
+
+def test_consolidate_and_backfill_print_sentences_not_dicts(shop, capsys, monkeypatch):
+    root, history = shop
+    assert main(["backfill", history, "--wait"]) == 0
+    out = capsys.readouterr()
+    assert "{" not in out.out + out.err and "created" in out.err
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    from testing.helpers import payload, run_hook
+
+    run_hook("UserPromptSubmit", payload("UserPromptSubmit", "more", root, prompt="add a cart total"))
+    assert main(["consolidate", "--project", root, "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["session"] == "more" and row["status"] == "consolidated"
+
+
+def test_backfill_progress_reports_on_the_projects_of_dir(shop, tmp_path, capsys):
+    root, history = shop
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    config.Project.from_cwd(str(other)).ensure()
+    main(["backfill", history])
+    capsys.readouterr()
+    assert main(["backfill", history, "--progress"]) == 0
+    out = capsys.readouterr().out
+    assert config.Project.from_cwd(root).root in out and str(other) not in out
+
+
+def test_export_defaults_under_engram_home_and_refuses_a_file(shop, tmp_path, capsys, engram_home, monkeypatch):
+    root, history = shop
+    main(["backfill", history])
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    assert main(["export"]) == 0
+    assert os.listdir(root) == [".git"]  # nothing written into the user's repository
+    (made,) = os.listdir(engram_home / "exports")
+    assert made.startswith("shop-") and (engram_home / "exports" / made / "graph.json").is_file()
+    a_file = tmp_path / "passwd"
+    a_file.write_text("root:x:0:0\n")
+    assert main(["export", str(a_file)]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"Error: {a_file}: exists and is not a directory; name a new or empty directory"]
+    assert main(["export", str(tmp_path / "nowhere" / "deeper")]) == 1
+    assert "does not exist; create it first" in capsys.readouterr().err
+
+
+def test_hidden_cwd_alias_still_works(shop, capsys):
+    root, history = shop
+    assert main(["backfill", history]) == 0
+    capsys.readouterr()
+    assert main(["status", "--cwd", root, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["projects"][0]["root"] == config.Project.from_cwd(root).root
+
