@@ -31,6 +31,10 @@ MIN_SIMILARITY = 0.35
 TOPIC_ACTIVATION = 1.0
 SCOPES = ("current_project", "all")
 MAX_WEAKER = 12  # names on the closing "Weaker matches" line; --json lists every hit
+# At equal activation, what the question names comes before a textual match, and that before
+# spread: the top keyword match of a small graph starts at its node's full strength, as a
+# decision on the question's subject does, and the tie must not fall to the node id.
+SEED_ORDER = {kind: i for i, kind in enumerate(("topic", "pending", "file", "name", "loose", "keyword", "vector"))}
 
 
 def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[float, str]]:
@@ -114,7 +118,14 @@ def search(conn, project_root: str, question: str, cfg: dict, *, vectors: bool =
         hits.append({"id": nid, "name": node["name"], "type": node["type"], "activation": round(a, 4),
                      "tier": tiers.TIER_NAMES[level], "files": tiers.files_of(node),
                      "why": found[nid][1] if nid in found else "spread", "node": node})  # fmt: skip
+    hits.sort(key=order)
     return hits
+
+
+def order(hit: dict) -> tuple:
+    """Sort key, best first: activation, then how the hit was found (SEED_ORDER), project, id."""
+    kind = hit["why"].split(":", 1)[0]
+    return (-hit["activation"], SEED_ORDER.get(kind, len(SEED_ORDER)), hit.get("project", ""), hit["id"])
 
 
 def pending_hits(conn, project_root: str, question: str, events_dir: str) -> list[dict]:
@@ -179,7 +190,7 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
         for h in found:
             h["project"] = project.root
             hits.append(h)
-    hits.sort(key=lambda h: (-h["activation"], h["project"], h["id"]))
+    hits.sort(key=order)
     return hits, sorted(set(notes))
 
 
