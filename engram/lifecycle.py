@@ -254,6 +254,12 @@ def compact(ctx: Ctx, trigger: str = "") -> None:
     _consolidate(ctx, "compact")
 
 
+# The lifecycle kinds an adapter's `request` may name (besides "tool" and "ignore", which
+# the hook handles itself), each called with the arguments the adapter read off its payload.
+HANDLERS = {"session_start": session_start, "prompt": prompt, "stop": stop, "session_end": session_end,
+            "compact": compact}
+
+
 def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) -> str | None:
     """The last assistant text block in a Claude-style transcript JSONL (bounded read; the
     harness's file, so a symlink to it is followed)."""
