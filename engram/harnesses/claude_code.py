@@ -23,7 +23,7 @@ INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFai
 # Our own MCP tools: saving a decision is a decision event, querying is not captured.
 DECISION_TOOLS = {"mcp__engram__save_decision", "mcp__plugin_engram_engram__save_decision"}
 OWN_QUERY_SUFFIX = "__query_knowledge"
-# The agents' own task lists (docs/harness-contracts.md, "Task lists"): tool -> (list field,
+# The agents' own task lists (docs/harness-contracts.md §1.9, §2.7, §3.5): tool -> (list field,
 # text field). Each call carries the whole list with every item's status.
 TODO_TOOLS = {"TodoWrite": ("todos", "content"), "update_plan": ("plan", "step"),
               "write_todos": ("todos", "description")}
