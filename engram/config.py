@@ -63,6 +63,7 @@ def engram_home() -> str:
 
 
 MCP_STATE = "mcp.json"  # {harness: true} where `engram install` registered the MCP server
+MCP_SERVER = "engram"  # the name engram's MCP server is registered under, in every harness
 
 
 def mcp_state(home: str | None = None) -> dict:

@@ -53,7 +53,7 @@ def run(event: str, harness: str | None, raw: bytes, env_cwd: str) -> str:
     if kind == "tool":
         context = lifecycle.tool_calls(ctx, data["calls"]) if data["calls"] else None
     else:
-        handler = adapter.HANDLERS.get(kind) or getattr(lifecycle, kind)
+        handler = adapter.HANDLERS.get(kind) or lifecycle.HANDLERS[kind]
         context = handler(ctx, **data)
     return adapter.render(event, context)
 

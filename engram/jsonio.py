@@ -121,3 +121,29 @@ def read_jsonl(path: str) -> tuple[list, int, int]:
         except ValueError:
             bad += 1
     return objects, bad, end
+
+
+def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, follow: bool = False):
+    """The JSON objects on the lines of the last `limit` bytes of a file, newest first.
+
+    A generator, so a reader stops at the first it wants: the hooks read a stream's last
+    seq, the recent sessions' writes and a transcript's last message this way, in bounded
+    time whatever the file's size. A line holding none of `needles` is skipped unparsed
+    (parsing is the cost); so are the tail's torn first line, a killed writer's last one
+    and anything not an object. Nothing for a missing file or anything but a regular file
+    (a symlink too, unless `follow`).
+    """
+    from engram.fsio import read_regular
+
+    tail = read_regular(path, limit, tail=True, follow=follow)
+    if tail is None:
+        return
+    for raw in reversed(tail.split(b"\n")):
+        if not raw.strip() or (needles and not any(n in raw for n in needles)):
+            continue
+        try:
+            obj = loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            yield obj

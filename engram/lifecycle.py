@@ -254,24 +254,23 @@ def compact(ctx: Ctx, trigger: str = "") -> None:
     _consolidate(ctx, "compact")
 
 
+# The lifecycle kinds an adapter's `request` may name (besides "tool" and "ignore", which
+# the hook handles itself), each called with the arguments the adapter read off its payload.
+HANDLERS = {"session_start": session_start, "prompt": prompt, "stop": stop, "session_end": session_end,
+            "compact": compact}
+
+
 def _last_assistant_text(transcript_path: str | None, tail_bytes: int = 262144) -> str | None:
-    """The last assistant text block in a Claude-style transcript JSONL (bounded read)."""
+    """The last assistant text block in a Claude-style transcript JSONL (bounded read; the
+    harness's file, so a symlink to it is followed)."""
     if not transcript_path or not isinstance(transcript_path, str):
         return None
     from engram import jsonio
-    from engram.fsio import read_regular
 
-    tail = read_regular(transcript_path, tail_bytes, tail=True)  # a FIFO or /dev/zero: None
-    if tail is None:
-        return None
-    lines = tail.split(b"\n")
-    for raw in reversed(lines):
-        if b'"assistant"' not in raw:
-            continue
+    for rec in jsonio.tail_objects(transcript_path, tail_bytes, (b'"assistant"',), follow=True):
         try:
-            rec = jsonio.loads(raw.decode("utf-8", "replace"))
             content = rec["message"]["content"]
-        except (ValueError, KeyError, TypeError):
+        except (KeyError, TypeError):
             continue
         if isinstance(content, str):
             return content

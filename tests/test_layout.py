@@ -132,3 +132,9 @@ def test_every_module_is_placed_and_folders_stay_small():
     for folder in [PACKAGE, *[p for p in PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__"]]:
         count = len(list(folder.glob("*.py")))
         assert count <= MAX_MODULES, f"{folder.relative_to(REPO)} holds {count} modules: group them by concern"
+
+
+def test_one_module_builds_the_read_only_uri():
+    """One read-only opener (graph/readonly.py `open_ro`): `connect(readonly=True)` goes through it."""
+    holders = sorted(p.relative_to(REPO).as_posix() for p in PACKAGE.rglob("*.py") if "mode=ro" in p.read_text())
+    assert holders == ["engram/graph/readonly.py"]

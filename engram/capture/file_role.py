@@ -15,6 +15,8 @@ hook runs it for reads and whole-file writes. An empty string when nothing says 
 
 from __future__ import annotations
 
+from engram.text import clip_words
+
 HEAD_CHARS = 4000
 MAX_ROLE = 160
 _SKIP = ("copyright", "license", "licence", "spdx", "eslint", "prettier", "noqa", "type:", "pylint",
@@ -33,13 +35,6 @@ def _clean(line: str) -> str:
 def _useful(text: str) -> bool:
     low = text.lower()
     return len(text) > 3 and any(c.isalpha() for c in text) and not any(s in low for s in _SKIP)
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_ROLE:
-        return text
-    cut = text[: MAX_ROLE - 1].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + "…"
 
 
 def _heading(lines: list[str]) -> str:
@@ -92,9 +87,9 @@ def role(path: str, content: str) -> str:
     lines = content[:HEAD_CHARS].split("\n")
     ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
     if ext in ("md", "markdown", "rst", "txt"):
-        return _clip(_heading(lines))
+        return clip_words(_heading(lines), MAX_ROLE)
     for find in (_comment, _package, _definitions):
         found = find(lines)
         if found:
-            return _clip(found)
+            return clip_words(found, MAX_ROLE)
     return ""

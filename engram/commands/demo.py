@@ -153,9 +153,9 @@ class Demo:
         return Project.from_cwd(self.project, self.home).dir
 
     def events(self, session: str) -> list[dict]:
-        path = os.path.join(self.project_dir(), "events", f"{session}.jsonl")
-        with open(path) as f:
-            return [json.loads(line) for line in f if line.strip()]
+        from engram.capture.event_stream import read_events
+
+        return read_events(os.path.join(self.project_dir(), "events", f"{session}.jsonl"))[0]
 
 
 def heading(text: str) -> None:

@@ -90,8 +90,8 @@ def tilde(path: str) -> str:
 
 
 def planned(names: list[str], project: str | None) -> tuple[list, list[str]]:
-    """([(harness module, Change)], errors): every settings file install changes, Codex's
-    config.toml (its MCP server) included."""
+    """([(harness module, Change)], errors): every settings file install changes, a TOML
+    file of a harness's own that holds its MCP server (Codex's config.toml) included."""
     from engram.errors import EngramError
     from engram.harnesses.registry import get as harness
     from engram.install import plan
@@ -101,24 +101,43 @@ def planned(names: list[str], project: str | None) -> tuple[list, list[str]]:
         mod = harness(name)
         try:
             changes.append((mod, plan.plan_install(mod, project)))
-            if mod.MCP == "config.toml":
-                changes.append((mod, plan.plan_codex_server(mod, project)))
+            server = plan.plan_mcp_file(mod, project)
+            if server is not None:
+                changes.append((mod, server))
         except EngramError as exc:
             errors.append(str(exc))
     return changes, errors
 
 
+def plugin_steps() -> dict:
+    """{name: (harness, what to run)} for the harnesses that load engram as a plugin from this
+    checkout (Claude Code): `--plugin` writes none of their settings."""
+    from engram.harnesses.registry import HARNESSES
+    from engram.install import checkout_script
+
+    script = checkout_script()
+    root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
+    steps = {}
+    for name, load in HARNESSES.items():
+        mod = load()
+        step = mod.plugin_step(root)
+        if step is not None:
+            steps[name] = (mod, step)
+    return steps
+
+
 def run(args: argparse.Namespace) -> int:
     from engram.commands import runnable
-    from engram.install import checkout_script, mcp, plan, setup
+    from engram.harnesses.registry import get as harness
+    from engram.install import mcp, plan, setup
 
     project = project_dir(args)
     names = harnesses(args, ("claude-code",))
-    if args.plugin and "claude-code" in names:
-        names.remove("claude-code")
+    plugins = plugin_steps() if args.plugin else {}
+    names = [n for n in names if n not in plugins]
     changes, errors = planned(names, project)
     if args.dry_run:
-        return _dry_run(changes, errors, "claude-code" in names, project)
+        return _dry_run(changes, errors, [harness(n) for n in names], project)
     home = setup.ensure_home()
     print(f"data dir     {tilde(home)} (0700)")
     print(f"interpreter  {setup.interpreter()} (recorded in {tilde(setup.record_interpreter(home))})")
@@ -128,13 +147,15 @@ def run(args: argparse.Namespace) -> int:
         saved = plan.apply(change, manifest, installing=True)
         print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}"
               + (f"; previous file saved as {tilde(saved)}" if saved else ""))
-        if mod.MCP in ("config.toml", "settings") and "MCP server" in change.note:
+        if "MCP server" in change.note:  # a file entry registered it (only those notes name it)
             mcp.record(mod.NAME, True)
     plan.write_manifest(manifest)
-    if "claude-code" in names:
-        registered, said = mcp.claude_register(project)
-        mcp.record("claude-code", registered)
-        print(f"{'Claude Code':<12} {said}")
+    for name in names:  # a harness whose own CLI registers the server (Claude Code)
+        mod = harness(name)
+        done = mod.register_mcp(project, *mcp.server())
+        if done is not None:
+            mcp.record(mod.NAME, done[0])
+            print(f"{mod.LABEL:<12} {done[1]}")
     if project:
         db, version = setup.init_database(project)
         print(f"database     {tilde(db)} (schema v{version})")
@@ -143,15 +164,12 @@ def run(args: argparse.Namespace) -> int:
     for mod in dict.fromkeys(mod for mod, _ in changes):
         print(runnable(f"Next ({mod.LABEL}): {mod.next_step(project)}"))
     print(runnable("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions"))
-    if args.plugin:
-        script = checkout_script()
-        root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
-        print(f"Next (Claude Code plugin): run `claude --plugin-dir {root}`, or install engram from a "
-              "plugin marketplace with /plugin")
+    for mod, step in plugins.values():
+        print(f"Next ({mod.LABEL} plugin): {step}")
     return 1 if errors else 0
 
 
-def _dry_run(changes, errors, claude: bool, project: str | None) -> int:
+def _dry_run(changes, errors, mods: list, project: str | None) -> int:
     import shlex
 
     from engram.install import mcp, plan
@@ -159,8 +177,10 @@ def _dry_run(changes, errors, claude: bool, project: str | None) -> int:
     for mod, change in changes:
         print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
               end="" if change.changed else "\n")
-    if claude:
-        print(f"Claude Code: would run (when `claude` is on PATH): {shlex.join(mcp.claude_add_command(project))}")
+    for mod in mods:
+        command = mod.mcp_command(project, *mcp.server())
+        if command:
+            print(f"{mod.LABEL}: would run (when `{mod.COMMAND}` is on PATH): {shlex.join(command)}")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
     print("(dry run: nothing written)")
@@ -180,8 +200,9 @@ def uninstall(args: argparse.Namespace) -> int:
     for name in names:
         mod = harness(name)
         try:
-            if mod.MCP == "config.toml":  # first: the folder the hooks file goes with may then go too
-                changes.append((mod, plan.plan_codex_server_removal(mod, project, manifest)))
+            server = plan.plan_mcp_file_removal(mod, project, manifest)
+            if server is not None:  # first: the folder the hooks file goes with may then go too
+                changes.append((mod, server))
             changes.append((mod, plan.plan_uninstall(mod, project, manifest)))
         except EngramError as exc:
             errors.append(str(exc))
@@ -193,11 +214,13 @@ def uninstall(args: argparse.Namespace) -> int:
         mcp.record(mod.NAME, False)
         if change.changed:
             print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}")
-    if "claude-code" in names and not args.dry_run:
-        said = mcp.claude_unregister(project)
-        mcp.record("claude-code", False)
-        if said:
-            print(f"{'Claude Code':<12} {said}")
+    for name in names if not args.dry_run else ():  # a harness whose own CLI registered the server
+        mod = harness(name)
+        said = mod.unregister_mcp(project)
+        if said is not None:
+            mcp.record(mod.NAME, False)
+            if said:
+                print(f"{mod.LABEL:<12} {said}")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
     if args.dry_run:

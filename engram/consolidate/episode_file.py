@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # `typing` costs ~9 ms on the hook; annotations only
+TYPE_CHECKING = False  # `typing` costs ~20 ms on the hook; annotations only
 if TYPE_CHECKING:
     from typing import Any
 
@@ -29,7 +29,7 @@ MAX_BYTES = 256 * 1024 * 1024
 class Mark:
     """How far a session's stream is consolidated: the last seq and the JSONL size then.
 
-    A plain class, not a NamedTuple: `typing` costs ~9 ms of import on every SessionStart
+    A plain class, not a NamedTuple: `typing` costs ~20 ms of import on every SessionStart
     and Stop hook, which read marks.
     """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # `typing` costs ~9 ms on the hook; annotations only
+TYPE_CHECKING = False  # `typing` costs ~20 ms on the hook; annotations only
 if TYPE_CHECKING:
     from typing import Any
 

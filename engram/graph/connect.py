@@ -8,8 +8,9 @@ Two kinds of process open the database:
   load extensions) and loads sqlite-vec into it. When either is missing it falls back to
   the standard library with vectors off and records why; `vector_status()` and
   `engram.graph.embeddings.vector_path()` report it, so vectors are never skipped silently.
-* Readers (the hook's hot path first) call `engram.graph.readonly.open_ro()`: standard library only (importing sqlean
-  or sqlite_vec would cost more than the whole PostToolUse budget). Every plain table is
+* Readers (the hook's hot path first) call `engram.graph.readonly.open_ro()`: standard library
+  only (importing sqlean or sqlite_vec would cost more than the whole PostToolUse budget);
+  `connect(readonly=True)` opens through it with its own driver. Every plain table is
   readable without the extension; only `node_embeddings` (vec0) is not.
 
 Every connection gets WAL (readers never block the writer and vice versa) and a busy
@@ -146,17 +147,21 @@ def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: 
 
 
 def _open_ro(module: Any, path: str) -> Any:
-    """`mode=ro`; in a read-only directory without the WAL's shared-memory file SQLite cannot
-    use the WAL, and `immutable=1` reads the main file alone (what was checkpointed)."""
-    uri = "file:" + os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    """`readonly.open_ro` through this driver; in a read-only directory without the WAL's
+    shared-memory file SQLite cannot use the WAL, and the main file alone is read."""
+    from engram.graph.readonly import open_ro
+
+    kw = {"factory": _connection_class(module), "timeout": BUSY_TIMEOUT_MS / 1000}
     try:
-        conn = _open(module, uri + "?mode=ro", uri=True, check_same_thread=False)
+        conn = open_ro(path, module, **kw)
+        if conn is None:
+            raise module.OperationalError(f"unable to open database file: {path} does not exist")
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return conn
     except module.OperationalError:
-        if os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
-            raise  # locked or damaged, not read-only: the caller says so
-        return _open(module, uri + "?immutable=1", uri=True, check_same_thread=False)
+        if not os.path.exists(path) or os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+            raise  # missing, locked or damaged, not read-only: the caller says so
+        return open_ro(path, module, immutable=True, **kw)
 
 
 def vector_status() -> tuple[str | None, str]:

@@ -1,8 +1,10 @@
 """Read-only graph queries: the hooks' (standard library only) and every other reader's.
 
-`open_ro` is engram's one read-only opener: `file:...?mode=ro`, so a missing file is
-never created and nothing can be written, through `_sqlite3` (the hook pays for every
-import: `engram.graph.connect` imports `typing`, `sqlite3` adds `datetime`).
+`open_ro` is engram's one read-only opener, the hooks' and `connect(readonly=True)`'s:
+a `file:` URI opened read-only, so a missing file is never created and nothing can be
+written. The hooks open it through `_sqlite3` (they pay for every import:
+`engram.graph.connect` imports `typing`, `sqlite3` adds `datetime`); `connect` passes
+its own driver (sqlean, for the vector extension).
 Every query reads only "live" nodes: status 'active' and strength > 0 (the spec's
 "retrieval ignores strength-0 nodes"; a superseded node is never entered or passed
 through). Queries take lists of ids / paths / names and run as one statement each.
@@ -11,6 +13,10 @@ through). Queries take lists of ids / paths / names and run as one statement eac
 from __future__ import annotations
 
 import os
+
+TYPE_CHECKING = False  # `typing` costs every hook ~20 ms: annotations only
+if TYPE_CHECKING:
+    from types import ModuleType
 
 # The unary "+" keeps SQLite from driving a query off the low-selectivity nodes_status /
 # nodes_strength indexes (it picked them without ANALYZE statistics, and a 1,000-id
@@ -36,18 +42,23 @@ def _driver():
         return sqlite3
 
 
-def open_ro(path: str):
+def open_ro(path: str, driver: ModuleType | None = None, *, immutable: bool = False, **kw: object):
     """A read-only connection, or None when the database file does not exist.
 
-    mmap lets SQLite read pages straight from the OS page cache instead of copying them
-    in: a fresh connection's first queries (every hook's are) run about twice as fast.
+    `driver` is the SQLite module (`_sqlite3` by default); `kw` goes to its `connect`
+    (a `factory`, a longer `timeout`). `immutable` reads the main file alone, what was
+    checkpointed: in a read-only directory without the WAL's shared-memory file SQLite
+    cannot use the WAL (`connect` falls back to it there). mmap lets SQLite read pages
+    straight from the OS page cache instead of copying them in: a fresh connection's
+    first queries (every hook's are) run about twice as fast.
     """
     if not path or not os.path.exists(path):
         return None
-    check_files(path, _driver().OperationalError)
+    module = driver or _driver()
+    check_files(path, module.OperationalError)
     quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-    conn = _driver().connect("file:" + quoted + "?mode=ro", uri=True, isolation_level=None,
-                             timeout=BUSY_MS / 1000, check_same_thread=False)
+    options = {"uri": True, "isolation_level": None, "timeout": BUSY_MS / 1000, "check_same_thread": False, **kw}
+    conn = module.connect("file:" + quoted + ("?immutable=1" if immutable else "?mode=ro"), **options)
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # `timeout` above is the busy timeout
     return conn
 

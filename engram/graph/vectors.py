@@ -28,14 +28,6 @@ def pack(vector: Sequence[float]) -> bytes:
     return a.tobytes()
 
 
-def unpack(blob: bytes) -> list[float]:
-    a = array("f")
-    a.frombytes(blob)
-    if sys.byteorder == "big":  # pragma: no cover
-        a.byteswap()
-    return a.tolist()
-
-
 def quantize(vector: Sequence[float]) -> bytes:
     """int8 bytes, scaled per vector so the largest component is +-127.
 

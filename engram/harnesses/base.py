@@ -12,7 +12,7 @@ reference the others build on: its payload helpers and defaults (`as_dict`, `as_
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # `typing` costs every hook ~9 ms: the protocol is for readers and type checkers
+TYPE_CHECKING = False  # `typing` costs every hook ~20 ms: the protocol is for readers and type checkers
 if TYPE_CHECKING:
     from typing import Any, Callable, Protocol
 
@@ -30,9 +30,23 @@ if TYPE_CHECKING:
         # -- the install side: settings file, engram's entries, what the user does next ---------
         NESTED: bool  # entries grouped under matchers (Claude Code style) or flat (GSD)
         ALLOW_COMMENTS: bool  # the settings file may hold comments (kept when editing)
-        MCP: str | None  # how its MCP server is registered: "cli", "config.toml", "settings" or None
         COMMAND: str  # its CLI's name (doctor: is this harness on the machine?)
 
         def settings_path(self, project: str | None) -> str: ...
         def wanted(self, command: Callable[[str, str], str]) -> dict[str, list]: ...
         def next_step(self, project: str | None) -> str: ...
+        def plugin_step(self, root: str) -> str | None: ...  # load engram as its plugin from checkout `root`; None: no plugin
+
+        # -- its MCP server (`engram mcp` as argv + env), registered its own way (harness-contracts.md §5.2) --
+        # (the file, the entry) when a config file holds it: its settings file, or a TOML file of its own
+        def mcp_entry(self, project: str | None, argv: list[str], env: dict[str, str]) -> tuple[str, dict] | None: ...
+        # the command that registers it, when its CLI does
+        def mcp_command(self, project: str | None, argv: list[str], env: dict[str, str]) -> list[str] | None: ...
+        # run that command: (registered, what to tell the user); None when a file entry does it
+        def register_mcp(self, project: str | None, argv: list[str], env: dict[str, str]) -> tuple[bool, str] | None: ...
+        # undo it: what to tell the user ("" when nothing was registered); None when a file entry did it
+        def unregister_mcp(self, project: str | None) -> str | None: ...
+
+        # -- doctor: what its hooks being registered does not yet mean --------------------------
+        def doctor_caveat(self, doc: dict, project: str | None) -> str: ...  # appended to "N hooks registered"
+        def doctor_warnings(self, doc: dict) -> list[tuple[str, str]]: ...  # (problem, fix) in its settings

@@ -23,7 +23,7 @@ INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFai
 # Our own MCP tools: saving a decision is a decision event, querying is not captured.
 DECISION_TOOLS = {"mcp__engram__save_decision", "mcp__plugin_engram_engram__save_decision"}
 OWN_QUERY_SUFFIX = "__query_knowledge"
-# The agents' own task lists (docs/harness-contracts.md, "Task lists"): tool -> (list field,
+# The agents' own task lists (docs/harness-contracts.md §1.9, §2.7, §3.5): tool -> (list field,
 # text field). Each call carries the whole list with every item's status.
 TODO_TOOLS = {"TodoWrite": ("todos", "content"), "update_plan": ("plan", "step"),
               "write_todos": ("todos", "description")}
@@ -185,7 +185,6 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, False
-MCP = "cli"  # the MCP server is registered through the `claude` CLI (engram/install/mcp.py)
 COMMAND = "claude"  # its CLI: doctor counts the harness as found when this is on PATH
 TIMEOUT_S = 10
 EVENTS = {  # event: (matcher or None, timeout seconds)
@@ -217,3 +216,86 @@ def wanted(command) -> dict[str, list]:
 def next_step(project: str | None) -> str:
     where = f"in {project}" if project else "in any project"
     return f"start a new Claude Code session {where} (or /clear); `engram doctor` checks the setup"
+
+
+def plugin_step(root: str) -> str:
+    return f"run `claude --plugin-dir {root}`, or install engram from a plugin marketplace with /plugin"
+
+
+# -- its MCP server: ~/.claude.json belongs to its CLI, so the CLI registers it -------------
+
+
+def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None  # no file of Claude Code's is engram's to edit for it
+
+
+def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> list[str]:
+    """`claude mcp add`, at user scope (`--scope local` in the project with --project)."""
+    from engram.config import MCP_SERVER
+
+    pinned = [w for k, v in env.items() for w in ("--env", f"{k}={v}")]
+    return ["claude", "mcp", "add", "--scope", "local" if project else "user", *pinned, MCP_SERVER, "--", *argv]
+
+
+def _claude(argv: list[str], project: str | None):
+    import subprocess
+
+    return subprocess.run(argv, cwd=project or None, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
+def _has_server(project: str | None) -> bool:
+    from engram.config import MCP_SERVER
+
+    return _claude(["claude", "mcp", "get", MCP_SERVER], project).returncode == 0
+
+
+def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
+    """(registered, what to tell the user): through the `claude` CLI when it is on PATH, else
+    the exact command to run."""
+    import shlex
+    import shutil
+
+    add = mcp_command(project, argv, env)
+    if shutil.which("claude") is None:
+        return False, f"`claude` is not on PATH; to add the query_knowledge tool run: {shlex.join(add)}"
+    if _has_server(project):
+        return True, "MCP server 'engram' already registered (`claude mcp get engram` shows it)"
+    res = _claude(add, project)
+    if res.returncode != 0:
+        last = (res.stderr.strip() or res.stdout.strip() or f"exit {res.returncode}").splitlines()[-1]
+        return False, f"`{shlex.join(add)}` failed ({last}); run it yourself once that is fixed"
+    return True, "MCP server 'engram' registered with `claude mcp add`"
+
+
+def unregister_mcp(project: str | None) -> str:
+    """What happened to the registration (removed, or the command to remove it)."""
+    import shlex
+    import shutil
+
+    from engram.config import MCP_SERVER
+
+    remove = ["claude", "mcp", "remove", "--scope", "local" if project else "user", MCP_SERVER]
+    if shutil.which("claude") is None:
+        return f"`claude` is not on PATH; if you added engram's MCP server, remove it with: {shlex.join(remove)}"
+    if not _has_server(project):
+        return ""
+    res = _claude(remove, project)
+    return ("MCP server 'engram' removed" if res.returncode == 0
+            else f"`{shlex.join(remove)}` failed: {(res.stderr.strip() or res.stdout.strip())[:200]}")
+
+
+# -- doctor --------------------------------------------------------------------------------
+
+
+def doctor_caveat(doc: dict, project: str | None) -> str:
+    return " - but disableAllHooks is true there, so none run" if doc.get("disableAllHooks") else ""
+
+
+def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
+    """The plugin enabled with engram's hooks in settings too: each hook would run twice."""
+    plugins = doc.get("enabledPlugins") if isinstance(doc.get("enabledPlugins"), dict) else {}
+    if any(k.split("@")[0] == "engram" and v for k, v in plugins.items()):
+        return [("the engram plugin is enabled and engram's hooks are in settings too: each hook runs twice",
+                 "`engram uninstall --harness claude-code` (keep the plugin)")]
+    return []

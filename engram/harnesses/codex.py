@@ -10,7 +10,7 @@ it), Stop must print nothing, and context goes out only as hookSpecificOutput JS
 
 Install: hooks in ~/.codex/hooks.json ($CODEX_HOME), or a project's .codex/hooks.json;
 JSON rather than config.toml, so the user's TOML (and its comments) is never rewritten; the MCP
-server, which only config.toml can hold, is one marked table appended to it (engram/install/mcp.py).
+server, which only config.toml can hold, is one marked table appended to it (`mcp_entry`).
 Codex runs a hook only after the user trusts its exact definition in the `/hooks` panel,
 and again after any change to it; project hooks also need a trusted project.
 """
@@ -96,7 +96,6 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, False
-MCP = "config.toml"  # the MCP server: a table appended to config.toml (engram/install/mcp.py)
 COMMAND = "codex"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = {  # no matcher means every tool: Codex only hooks Bash, apply_patch and MCP tools
     "SessionStart": "startup|resume|clear|compact",
@@ -126,3 +125,35 @@ def wanted(command) -> dict[str, list]:
 def next_step(project: str | None) -> str:
     return ("open Codex, run /hooks and trust the engram hooks (Codex skips a hook until you trust "
             "its exact definition" + (", and the project must be trusted)" if project else ")"))
+
+
+def plugin_step(root: str) -> None:
+    return None  # no plugin of engram's for Codex
+
+
+def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[str, dict]:
+    """`[mcp_servers.engram]` in config.toml, next to the hooks.json engram writes."""
+    entry: dict = {"command": argv[0], "args": argv[1:], "startup_timeout_sec": 20}
+    if env:
+        entry["env"] = env
+    return os.path.join(os.path.dirname(settings_path(project)), "config.toml"), entry
+
+
+def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None  # config.toml holds it
+
+
+def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None) -> None:
+    return None
+
+
+def doctor_caveat(doc: dict, project: str | None) -> str:
+    return " (Codex runs them once trusted in /hooks)"
+
+
+def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
+    return []

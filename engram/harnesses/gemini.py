@@ -139,7 +139,6 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = True, True
-MCP = "settings"  # the MCP server: mcpServers in the same settings.json
 COMMAND = "gemini"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = {  # event: (matcher, timeout ms, handler name)
     "SessionStart": (None, 10000, "engram-session-start"),
@@ -169,3 +168,36 @@ def wanted(command) -> dict[str, list]:
 def next_step(project: str | None) -> str:
     extra = " and accept the new project hooks when Gemini asks" if project else ""
     return f"start `gemini`{extra}; `/hooks panel` lists the engram hooks"
+
+
+def plugin_step(root: str) -> None:
+    return None  # no plugin of engram's for Gemini CLI
+
+
+def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[str, dict]:
+    """`mcpServers.engram` in the settings.json that holds the hooks (one change edits both,
+    so uninstall restores the file byte for byte); the timeout is milliseconds."""
+    entry: dict = {"command": argv[0], "args": argv[1:], "timeout": 30000}
+    if env:
+        entry["env"] = env
+    return settings_path(project), entry
+
+
+def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None  # settings.json holds it
+
+
+def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None) -> None:
+    return None
+
+
+def doctor_caveat(doc: dict, project: str | None) -> str:
+    return ""
+
+
+def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
+    return []

@@ -112,7 +112,6 @@ def render(event: str, context: str | None) -> str:
 # -- install: where its settings live, engram's entries there, the next step ----------
 
 NESTED, ALLOW_COMMENTS = False, False
-MCP = None  # no MCP registration is known for GSD 2 (docs/harness-contracts.md §5.2)
 COMMAND = "gsd"  # its CLI: doctor counts the harness as found when this is on PATH
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd",
           "PreUnit", "PostUnit", "PostVerify")
@@ -133,3 +132,37 @@ def next_step(project: str | None) -> str:
         trust = os.path.join(project, ".gsd", "hooks.trusted")
         return f"trust the project's hooks (`touch {trust}`), then start `gsd` there"
     return "start `gsd` in a project; engram keeps a section of .gsd/KNOWLEDGE.md current after each unit"
+
+
+def plugin_step(root: str) -> None:
+    return None  # no plugin of engram's for GSD 2
+
+
+# -- its MCP server: no registration is known for GSD 2 (docs/harness-contracts.md §5.2) ----
+
+
+def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None) -> None:
+    return None
+
+
+def doctor_caveat(doc: dict, project: str | None) -> str:
+    """GSD runs project hooks only once the project trusts them."""
+    if project and not os.path.exists(os.path.join(project, ".gsd", "hooks.trusted")):
+        return " - but .gsd/hooks.trusted is missing, so GSD skips them"
+    return ""
+
+
+def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
+    return []

@@ -36,6 +36,8 @@ def load_records(path: str) -> list[dict]:
         recs = json.loads(stripped)
         return [r for r in recs if isinstance(r, dict)]
     out = []
+    # Not jsonio.read_jsonl: a finished transcript's last line may lack its newline and is
+    # still a record (in an engram stream it would be a torn append, skipped).
     for line in data.splitlines():
         line = line.strip()
         if line:

@@ -1,28 +1,22 @@
-"""Registering engram's MCP server (`engram mcp`: query_knowledge, save_decision) the harness's own way.
+"""engram's MCP server (`engram mcp`: query_knowledge, save_decision) as install writes it.
 
-docs/harness-contracts.md §5.2 has each harness's form:
-* Claude Code keeps MCP servers in ~/.claude.json, which its CLI owns: `engram install`
-  runs `claude mcp add --scope user` when the CLI is on PATH (`--scope local` in the
-  project with --project), else prints that exact command;
-* Codex: a `[mcp_servers.engram]` table appended to config.toml, marked as engram's;
-  the rest of the file is never rewritten and uninstall removes exactly that table;
-* Gemini CLI: `mcpServers.engram` in the settings.json that holds its hooks (plan.py
-  edits both in one change, so uninstall restores the file byte for byte);
-* GSD 2: no MCP registration is known (§5.2); GSD v1 runs inside Claude Code.
-What is registered is recorded in $ENGRAM_HOME/mcp.json (engram.config.mcp_registered):
-the injected text names the query_knowledge tool only where the agent has it.
+Each harness says how it registers the server (docs/harness-contracts.md §5.2, its module's
+`mcp_entry` / `mcp_command` / `register_mcp`): Claude Code through its CLI, Codex as a
+table in config.toml, Gemini CLI as `mcpServers.engram` in its settings.json, GSD 2 not at
+all. What is shared is here: the server's command line, the marked TOML table (written and
+taken out again without rewriting the rest of the file) and the record of what is
+registered, $ENGRAM_HOME/mcp.json (engram.config.mcp_registered): the injected text names
+the query_knowledge tool only where the agent has it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
-import subprocess
 import sys
 
-SERVER = "engram"
+from engram.config import MCP_SERVER as SERVER
+
 TOML_MARK = "# engram's MCP server, added by `engram install` (`engram uninstall` removes this table)"
 
 
@@ -52,81 +46,26 @@ def record(harness: str, registered: bool) -> None:
     write_atomic(os.path.join(engram_home(), MCP_STATE), (json.dumps(state, indent=1) + "\n").encode())
 
 
-# -- Claude Code: its CLI -------------------------------------------------------------------
+# -- a marked table appended to a TOML file ----------------------------------------------------
 
 
-def claude_add_command(project: str | None) -> list[str]:
-    argv, env = server()
-    scope = "local" if project else "user"
-    pinned = [w for k, v in env.items() for w in ("--env", f"{k}={v}")]
-    return ["claude", "mcp", "add", "--scope", scope, *pinned, SERVER, "--", *argv]
+def _toml(value) -> str:
+    """A TOML value: strings as JSON strings (a JSON string is a TOML basic string), lists,
+    inline tables, integers."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value) if isinstance(value, int) else json.dumps(value)
 
 
-def claude_remove_command(project: str | None) -> list[str]:
-    return ["claude", "mcp", "remove", "--scope", "local" if project else "user", SERVER]
-
-
-def _claude(argv: list[str], project: str | None) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, cwd=project or None, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
-
-
-def claude_register(project: str | None) -> tuple[bool, str]:
-    """(registered, what to tell the user): through the `claude` CLI when it is on PATH."""
-    add = claude_add_command(project)
-    if shutil.which("claude") is None:
-        return False, f"`claude` is not on PATH; to add the query_knowledge tool run: {shlex.join(add)}"
-    if _claude(["claude", "mcp", "get", SERVER], project).returncode == 0:
-        return True, "MCP server 'engram' already registered (`claude mcp get engram` shows it)"
-    res = _claude(add, project)
-    if res.returncode != 0:
-        last = (res.stderr.strip() or res.stdout.strip() or f"exit {res.returncode}").splitlines()[-1]
-        return False, f"`{shlex.join(add)}` failed ({last}); run it yourself once that is fixed"
-    return True, "MCP server 'engram' registered with `claude mcp add`"
-
-
-def claude_unregister(project: str | None) -> str:
-    """What happened to the Claude Code registration (removed, or the command to remove it)."""
-    remove = claude_remove_command(project)
-    if shutil.which("claude") is None:
-        return f"`claude` is not on PATH; if you added engram's MCP server, remove it with: {shlex.join(remove)}"
-    if _claude(["claude", "mcp", "get", SERVER], project).returncode != 0:
-        return ""
-    res = _claude(remove, project)
-    return ("MCP server 'engram' removed" if res.returncode == 0
-            else f"`{shlex.join(remove)}` failed: {(res.stderr.strip() or res.stdout.strip())[:200]}")
-
-
-# -- Gemini CLI: mcpServers in settings.json ---------------------------------------------------
-
-
-def gemini_entry() -> dict:
-    argv, env = server()
-    entry: dict = {"command": argv[0], "args": argv[1:], "timeout": 30000}
-    if env:
-        entry["env"] = env
-    return entry
-
-
-# -- Codex: a table appended to config.toml -------------------------------------------------
-
-
-def codex_config_path(mod, project: str | None) -> str:
-    """Codex's config.toml, next to the hooks.json `mod` (the codex harness) writes."""
-    return os.path.join(os.path.dirname(mod.settings_path(project)), "config.toml")
-
-
-def codex_block() -> str:
-    argv, env = server()
-    q = json.dumps  # a JSON string is a TOML basic string
-    lines = ["", TOML_MARK, f"[mcp_servers.{SERVER}]", f"command = {q(argv[0])}",
-             "args = [" + ", ".join(q(a) for a in argv[1:]) + "]", "startup_timeout_sec = 20"]
-    if env:
-        lines.append("env = { " + ", ".join(f"{k} = {q(v)}" for k, v in env.items()) + " }")
+def toml_block(entry: dict) -> str:
+    """`[mcp_servers.engram]` holding `entry`, under engram's mark."""
+    lines = ["", TOML_MARK, f"[mcp_servers.{SERVER}]", *(f"{k} = {_toml(v)}" for k, v in entry.items())]
     return "\n".join(lines) + "\n"
 
 
-def _codex_tables(text: str, path: str) -> dict:
+def _toml_tables(text: str, path: str) -> dict:
     import tomllib
 
     try:
@@ -138,25 +77,24 @@ def _codex_tables(text: str, path: str) -> dict:
                           "the command again") from None
 
 
-def codex_with_server(text: str | None, path: str = "config.toml") -> tuple[str, str]:
-    """(config.toml's text with engram's table, note); the text unchanged when it has one."""
+def toml_with_server(text: str | None, entry: dict, path: str) -> tuple[str, str]:
+    """(the TOML text with engram's table, note); the text unchanged when it has one."""
     text = text or ""
-    if SERVER in _codex_tables(text, path):
+    if SERVER in _toml_tables(text, path):
         ours = TOML_MARK in text
-        if ours and codex_without_server(text) + codex_block() == text:
+        if ours and toml_without_server(text) + toml_block(entry) == text:
             return text, "MCP server already registered"
         if not ours:
             return text, "an 'engram' MCP server of your own is configured there; left as it is"
-        text = codex_without_server(text)
+        text = toml_without_server(text)
     sep = "" if not text or text.endswith("\n") else "\n"
-    return text + sep + codex_block(), "MCP server registered"
+    return text + sep + toml_block(entry), "MCP server registered"
 
 
-def codex_without_server(text: str) -> str:
-    """config.toml without the table engram appended (from its mark to the next table)."""
+def toml_without_server(text: str) -> str:
+    """The TOML text without the table engram appended (from its mark to the next table)."""
     at = text.find("\n" + TOML_MARK + "\n")
     if at < 0:
         return text
     end = text.find("\n[", at + len(TOML_MARK) + 2 + len(f"[mcp_servers.{SERVER}]"))
     return text[:at] + (text[end + 1:] if end >= 0 else "")
-

@@ -17,6 +17,7 @@ import json
 import os
 import time
 
+from engram.clock import utc_iso
 from engram.errors import EngramError
 from engram.fsio import private_dir
 from engram.install import hook_command, jsonedit, merge
@@ -99,19 +100,26 @@ def plan_install(mod, project: str | None) -> Change:
         after = _targeted(text, doc, hooks, mod)
         if after is None:
             after = jsonedit.set_member(text or "", "hooks", hooks)
-    if mod.MCP == "settings":
-        after, said = _with_mcp_server(after or "", mod.ALLOW_COMMENTS)
+    entry = _mcp_entry(mod, project)
+    if entry is not None and entry[0] == path:  # the server's entry goes in the same file (Gemini CLI)
+        after, said = _with_mcp_server(after or "", entry[1], mod.ALLOW_COMMENTS)
         note += "; " + said
     return Change(mod.NAME, path, text, after, note)
 
 
-def _with_mcp_server(text: str, allow_comments: bool) -> tuple[str, str]:
-    """(text with `mcpServers.engram`, note); a server of the user's own by that name is kept."""
+def _mcp_entry(mod, project: str | None) -> tuple[str, dict] | None:
+    """(the file, the entry) where the harness keeps engram's MCP server, if a file does."""
+    from engram.install import mcp
+
+    return mod.mcp_entry(project, *mcp.server())
+
+
+def _with_mcp_server(text: str, entry: dict, allow_comments: bool) -> tuple[str, str]:
+    """(text with `mcpServers.engram` = entry, note); a server of the user's own by that name is kept."""
     from engram.install import mcp
 
     doc = jsonedit.loads(text, allow_comments) if text.strip() else {}
     servers = doc.get("mcpServers")
-    entry = mcp.gemini_entry()
     if isinstance(servers, dict) and mcp.SERVER in servers:
         if servers[mcp.SERVER] == entry:
             return text, "MCP server already registered"
@@ -325,7 +333,7 @@ def apply(change: Change, manifest: dict, installing: bool) -> str | None:
                 "sha256": hashlib.sha256(change.before.encode("utf-8")).hexdigest() if change.before is not None else None,
                 "created_dirs": created, "created_hooks_key": not _has_key(change.before, "hooks"),
                 "created_mcp_key": not _has_key(change.before, "mcpServers"),
-                "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "installed_at": utc_iso(0),
             }
     if not installing:
         manifest["files"].pop(change.path, None)
@@ -346,31 +354,44 @@ def _had_engram(change: Change) -> bool:
     return any(m in (change.before or "") for m in merge.MARKERS)
 
 
-# -- Codex's MCP server: a table in config.toml (engram.install.mcp) ------------------------
+# -- an MCP server in a TOML file of its own (Codex's config.toml; engram.install.mcp) ---------
 
 
-def plan_codex_server(mod, project: str | None) -> Change:
-    """The change to config.toml that registers the MCP server."""
+def _mcp_file(mod, project: str | None) -> tuple[str, dict] | None:
+    """(the TOML file, the entry) when the harness keeps the server outside its settings file."""
+    entry = _mcp_entry(mod, project)
+    return entry if entry is not None and entry[0] != mod.settings_path(project) else None
+
+
+def plan_mcp_file(mod, project: str | None) -> Change | None:
+    """The change to the harness's TOML file that registers the MCP server; None when the
+    harness keeps it elsewhere (its settings file, its CLI) or nowhere."""
     from engram.install import mcp
 
-    path = mcp.codex_config_path(mod, project)
+    found = _mcp_file(mod, project)
+    if found is None:
+        return None
+    path, entry = found
     text = _read_text(path)
-    after, note = mcp.codex_with_server(text, path)
+    after, note = mcp.toml_with_server(text, entry, path)
     return Change(mod.NAME, path, text, after if after != (text or "") else text, note)
 
 
-def plan_codex_server_removal(mod, project: str | None, manifest: dict) -> Change:
-    """The change that takes engram's table out of config.toml: the file as it was before
+def plan_mcp_file_removal(mod, project: str | None, manifest: dict) -> Change | None:
+    """The change that takes engram's table out of that TOML file: the file as it was before
     install when nothing else changed (byte for byte), else the file minus that table."""
     import tomllib
 
     from engram.install import mcp
 
-    path = mcp.codex_config_path(mod, project)
+    found = _mcp_file(mod, project)
+    if found is None:
+        return None
+    path = found[0]
     text = _read_text(path)
     if text is None or mcp.TOML_MARK not in text:
         return Change(mod.NAME, path, text, text, "no MCP server of engram's")
-    after: str | None = mcp.codex_without_server(text)
+    after: str | None = mcp.toml_without_server(text)
     known, original = recorded_original(manifest["files"].get(path))
     if known and original is None and not tomllib.loads(after):
         return Change(mod.NAME, path, text, None, "removed the file engram created")

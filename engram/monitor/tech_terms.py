@@ -121,10 +121,6 @@ def canonical(term: str) -> str | None:
     return None
 
 
-def roles_of(canon: str) -> list[str]:
-    return [role for role, members in ROLES.items() if canon in members]
-
-
 MANIFESTS = {
     "package.json": "js", "package-lock.json": "js", "cargo.toml": "rust", "go.mod": "go",
     "pyproject.toml": "python", "setup.cfg": "python", "setup.py": "python", "pipfile": "python",

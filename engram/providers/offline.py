@@ -53,7 +53,10 @@ def embedder(cfg: dict[str, Any]) -> LocalEmbedder:
 
 
 _VERSION_CHARS = frozenset("0123456789.")
-# Function words carry no identity: "Use WAL mode for SQLite" ~ "SQLite WAL mode".
+# Function words carry no identity: "Use WAL mode for SQLite" ~ "SQLite WAL mode". Not
+# engram.text.STOPWORDS: that list also drops words that do tell entities apart ("add",
+# "fix", "run", "file", "one", "new"), and every local vector, with the entity-resolution
+# thresholds measured on them, depends on this one.
 _STOP = frozenset(
     "a an and are as at be by for from in into is it its of on or that the this to use used"
     " uses using was we were when with".split()

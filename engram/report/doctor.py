@@ -106,15 +106,12 @@ def registration(name: str, project: str | None) -> list[Check]:
             out.append(Check(FAIL, label, f"a hook runs {target}, which does not exist",
                              f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
             break
-    plugins = doc.get("enabledPlugins") if isinstance(doc.get("enabledPlugins"), dict) else {}
-    if name == "claude-code" and any(k.split("@")[0] == "engram" and v for k, v in plugins.items()):
-        out.append(Check(WARN, label, "the engram plugin is enabled and engram's hooks are in settings too: "
-                         "each hook runs twice", "`engram uninstall --harness claude-code` (keep the plugin)"))
+    out += [Check(WARN, label, problem, fix) for problem, fix in mod.doctor_warnings(doc)]
     if bad:
         out.append(Check(WARN, label, f"{path}: engram hooks missing or out of date for {', '.join(bad)}",
                          f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
     else:
-        out.append(Check(OK, label, f"{len(good)} hooks registered in {path}" + _caveat(name, doc, project)))
+        out.append(Check(OK, label, f"{len(good)} hooks registered in {path}" + mod.doctor_caveat(doc, project)))
     return out
 
 
@@ -123,16 +120,6 @@ def found(mod) -> bool:
     import shutil
 
     return shutil.which(mod.COMMAND) is not None or os.path.isdir(os.path.dirname(mod.settings_path(None)))
-
-
-def _caveat(name: str, doc: dict, project: str | None) -> str:
-    if name == "claude-code" and doc.get("disableAllHooks"):
-        return " - but disableAllHooks is true there, so none run"
-    if name == "codex":
-        return " (Codex runs them once trusted in /hooks)"
-    if name == "gsd" and project and not os.path.exists(os.path.join(project, ".gsd", "hooks.trusted")):
-        return " - but .gsd/hooks.trusted is missing, so GSD skips them"
-    return ""
 
 
 # -- the MCP server ------------------------------------------------------------------------
@@ -193,16 +180,18 @@ def mcp_registrations(names: list[str]) -> list[Check]:
     from engram.install import mcp
 
     out = []
+    argv, env = mcp.server()
     for name in names:
         mod = get(name)
-        if mod.MCP is None:
-            continue
+        command = mod.mcp_command(None, argv, env)
+        if command is None and mod.mcp_entry(None, argv, env) is None:
+            continue  # no way to register it is known for this harness
         if mcp_registered(name):
             out.append(Check(OK, f"MCP {mod.LABEL}", "engram's MCP server is registered (query_knowledge)"))
-        elif mod.MCP == "cli":
+        elif command:
             out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered (or engram does not "
                              "know it is), so the agent has no query_knowledge tool",
-                             f"`{shlex.join(mcp.claude_add_command(None))}`, then `engram install` again"))
+                             f"`{shlex.join(command)}`, then `engram install` again"))
         else:
             out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered",
                              f"`engram install --harness {name}`"))

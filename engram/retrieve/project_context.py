@@ -51,19 +51,8 @@ def recent_streams(events_dir: str, exclude: str | None, n: int = RECENT_SESSION
 
 def written_in(path: str) -> list[str]:
     """Files written (and named by decisions) near the end of one event stream, newest first."""
-    tail = read_regular(path, TAIL_BYTES, tail=True, follow=False)
-    if tail is None:
-        return []
     out: list[str] = []
-    for line in reversed(tail.split(b"\n")):
-        if b'"file_write"' not in line and b'"decision"' not in line:
-            continue
-        try:
-            ev = jsonio.loads(line.decode("utf-8", "replace"))
-        except ValueError:
-            continue  # the torn first line of the tail, or a killed writer's line
-        if not isinstance(ev, dict):
-            continue
+    for ev in jsonio.tail_objects(path, TAIL_BYTES, (b'"file_write"', b'"decision"')):
         if ev.get("type") == "file_write" and ev.get("ok") and isinstance(ev.get("path"), str):
             out.append(ev["path"])
         elif ev.get("type") == "decision" and isinstance(ev.get("files"), list):

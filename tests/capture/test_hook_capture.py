@@ -6,13 +6,7 @@ import json
 import os
 from collections import Counter
 
-from testing.helpers import events, payload, project_dir, run_hook, run_script
-
-
-def send(event, proj, session="s1", **fields):
-    res = run_hook(event, payload(event, session, proj, **fields))
-    assert res.returncode == 0, res.stderr
-    return res
+from testing.helpers import events, project_dir, run_script, send
 
 
 def bash(proj, script, *args, session="s1"):
@@ -20,15 +14,15 @@ def bash(proj, script, *args, session="s1"):
     res = run_script(script, *args)
     command = f"bash tests/scripts/{script} {' '.join(args)}".strip()
     if res.returncode == 0:
-        return send("PostToolUse", proj, session, tool_name="Bash", tool_input={"command": command},
+        return send("PostToolUse", proj, session=session, tool_name="Bash", tool_input={"command": command},
                     tool_response={"stdout": res.stdout, "stderr": "", "interrupted": False})
-    return send("PostToolUseFailure", proj, session, tool_name="Bash", tool_input={"command": command},
+    return send("PostToolUseFailure", proj, session=session, tool_name="Bash", tool_input={"command": command},
                 error=f"Exit code {res.returncode}\n{res.stdout}")
 
 
 def read(proj, rel, session="s1"):
     path = str(proj / rel)
-    return send("PostToolUse", proj, session, tool_name="Read", tool_input={"file_path": path},
+    return send("PostToolUse", proj, session=session, tool_name="Read", tool_input={"file_path": path},
                 tool_response={"type": "text", "file": {"filePath": path, "content": (proj / rel).read_text()}})
 
 
@@ -36,7 +30,7 @@ def edit(proj, rel, old, new, session="s1", start=2):
     path = proj / rel
     path.write_text(path.read_text().replace(old, new))
     patch = [{"oldStart": start, "oldLines": 1, "newStart": start, "newLines": 1, "lines": ["-" + old, "+" + new]}]
-    return send("PostToolUse", proj, session, tool_name="Edit",
+    return send("PostToolUse", proj, session=session, tool_name="Edit",
                 tool_input={"file_path": str(path), "old_string": old, "new_string": new},
                 tool_response={"filePath": str(path), "structuredPatch": patch})
 
@@ -165,11 +159,11 @@ def test_build_and_other_commands(proj):
 
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
     def session(sid):
-        send("UserPromptSubmit", proj, sid, prompt="go")
+        send("UserPromptSubmit", proj, session=sid, prompt="go")
         read(proj, "src/calc.py", sid)
         bash(proj, "test-exit-1.sh", session=sid)
         edit(proj, "src/calc.py", "    return a + b", "    return a + b", sid)
-        send("Stop", proj, sid, last_assistant_message="done")
+        send("Stop", proj, session=sid, last_assistant_message="done")
         return [{k: v for k, v in e.items() if k not in ("ts", "session")} for e in events(proj, sid)]
 
     first = session("run-a")
@@ -181,9 +175,8 @@ def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch)
 def test_only_contract_output_and_exit_zero(proj):
     res = send("PostToolUse", proj, tool_name="Read", tool_input={"file_path": str(proj / "src/calc.py")},
                tool_response={"type": "text", "file": {"filePath": "x", "content": "y"}})
-    assert res.stdout in (b"",) or json.loads(res.stdout)["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
-    res = send("Stop", proj, last_assistant_message="ok")
-    assert res.stdout == b""  # never inject on Stop: it would keep Claude working
+    assert res == "" or json.loads(res)["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert send("Stop", proj, last_assistant_message="ok") == ""  # never inject on Stop: it would keep Claude working
 
 
 def test_files_and_dirs_are_private(proj, engram_home):

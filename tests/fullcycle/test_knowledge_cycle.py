@@ -7,20 +7,10 @@ offline consolidation, session 2's SessionStart shows each of them, once, in its
 
 from __future__ import annotations
 
-import json
-import os
-
 from testing.consolidation import cfg, consolidate
-from testing.helpers import payload, run_hook
+from testing.helpers import context, send
 
 from engram.config import Project
-
-def send(event: str, root, session: str = "s1", **fields) -> str:
-    env = dict(os.environ, ENGRAM_NO_WORKER="1")  # the test consolidates itself, in process
-    proc = run_hook(event, payload(event, session, root, **fields), env=env)
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout.decode().strip()
-    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
 
 
 def bash(root, command: str, output: str, code: int = 0) -> None:
@@ -76,12 +66,13 @@ def groups(text: str) -> dict[str, list[str]]:
     return out
 
 
-def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj):
+def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj, monkeypatch):
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")  # the test consolidates itself, in process
     session_one(proj)
     project = Project.from_cwd(str(proj))
     assert consolidate(project, "s1", cfg(project)).status == "consolidated"
 
-    text = send("SessionStart", proj, session="s2", source="startup")
+    text = context(send("SessionStart", proj, session="s2", source="startup"))
     g = groups(text)
     expected = {
         "Unfinished": ["Add total() to src/calc.py (in progress)", "Document total() in README.md"],

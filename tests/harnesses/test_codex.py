@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
-from testing.helpers import events, run_hook
+from testing import helpers
+from testing.helpers import events
 
 from engram.harnesses import apply_patch, codex
 
 
-def codex_payload(event: str, proj, session="019d-a1", **fields) -> dict:
+def codex_payload(event: str, session: str, proj, **fields) -> dict:
     base = {"session_id": session, "cwd": str(proj), "hook_event_name": event, "model": "gpt-5.5",
             "permission_mode": "default",
             "transcript_path": f"/home/u/.codex/sessions/2026/05/20/rollout-2026-05-20T10-00-00-{session}.jsonl"}
@@ -19,14 +21,7 @@ def codex_payload(event: str, proj, session="019d-a1", **fields) -> dict:
     return {**base, **fields}
 
 
-def send(event, proj, *, harness=True, session="019d-a1", **fields):
-    args = ("--harness", "codex") if harness else ()
-    res = run_hook(event, codex_payload(event, proj, session, **fields), *args)
-    assert res.returncode == 0, res.stderr
-    out = res.stdout.decode()
-    if out:  # only hookSpecificOutput JSON is allowed on stdout
-        assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == event
-    return out
+send = partial(helpers.send, build=codex_payload, args=("--harness", "codex"), session="019d-a1")
 
 
 def bash(proj, command, exit_code=0, output="", **kw):
@@ -93,7 +88,7 @@ def test_mcp_tools_and_own_query_tool(proj):
 
 
 def test_without_harness_flag_turn_id_means_codex(proj):
-    bash(proj, "cat src/calc.py", output="def add", harness=False)
+    bash(proj, "cat src/calc.py", output="def add", args=())
     (ev, _) = events(proj, "019d-a1")
     assert ev["type"] == "file_read" and ev["via"] == "shell"
 

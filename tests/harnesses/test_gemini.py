@@ -3,29 +3,24 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
-from testing.helpers import events, run_hook
+from testing import helpers
+from testing.helpers import events
 
 from engram.harnesses import gemini
 
 SESSION = "8f2c-gem"
 
 
-def gem_payload(event, proj, **fields) -> dict:
-    return {"session_id": SESSION, "cwd": str(proj), "hook_event_name": event,
+def gem_payload(event: str, session: str, proj, **fields) -> dict:
+    return {"session_id": session, "cwd": str(proj), "hook_event_name": event,
             "transcript_path": "/home/u/.gemini/tmp/ab12/chats/session-1.json",
             "timestamp": "2026-08-21T10:00:00.000Z", **fields}
 
 
-def send(event, proj, *, harness=True, **fields):
-    res = run_hook(event, gem_payload(event, proj, **fields), *(("--harness", "gemini") if harness else ()))
-    assert res.returncode == 0, res.stderr
-    out = res.stdout.decode()
-    if out:  # Gemini turns any non-JSON stdout into a warning: it must be pure JSON
-        assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == event
-    assert res.stderr == b""
-    return out
+send = partial(helpers.send, build=gem_payload, args=("--harness", "gemini"), session=SESSION)
 
 
 def tool(proj, name, tool_input, llm="", error=None, **kw):
@@ -83,7 +78,7 @@ def test_mcp_tool_names_have_single_underscores(proj):
 
 
 def test_without_harness_flag_gemini_event_names_are_recognised(proj):
-    tool(proj, "read_file", {"file_path": "src/calc.py"}, llm="def add", harness=False)
+    tool(proj, "read_file", {"file_path": "src/calc.py"}, llm="def add", args=())
     assert events(proj, SESSION)[0]["type"] == "file_read"
 
 

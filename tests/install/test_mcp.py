@@ -125,20 +125,6 @@ def test_doctor_says_when_the_sdk_is_missing(home, tmp_path, capsys, monkeypatch
     assert "FAIL  MCP server" in out and "-m pip install 'mcp>=1.10,<3'" in out
 
 
-def test_engram_mcp_without_the_sdk_is_one_line_with_the_fix(tmp_path):
-    import subprocess
-
-    shadow = tmp_path / "shadow"
-    shadow.mkdir()
-    (shadow / "mcp.py").write_text("raise ModuleNotFoundError(\"No module named 'mcp'\", name='mcp')\n")
-    env = dict(os.environ, PYTHONPATH=str(shadow))
-    res = subprocess.run([sys.executable, "-m", "engram", "mcp"], capture_output=True, text=True, env=env,
-                         stdin=subprocess.DEVNULL, timeout=60)
-    assert res.returncode == 1 and res.stdout == ""
-    (line,) = res.stderr.strip().splitlines()
-    assert "No module named 'mcp'" in line and "pip install" in line
-
-
 def test_the_manifest_declares_mcp_and_no_unused_dependency():
     """`mcp` comes with the package (finding 1); every dependency is imported somewhere (finding 11)."""
     from testing.helpers import REPO

@@ -85,7 +85,7 @@ def test_the_plugin_without_an_interpreter_tells_the_user_at_session_start(tmp_p
 
 
 def _copied_settings(tmp_path) -> dict:
-    """hooks.json copied into a settings file, as the design card says users do."""
+    """hooks.json copied into a settings file, which users do (docs/harnesses.md, "Use it with Claude Code")."""
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"hooks": json.loads((REPO / "hooks.json").read_text())["hooks"]}, indent=2))
     return json.loads(settings.read_text())["hooks"]

@@ -38,3 +38,22 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if path:
         with open(path, "w") as f:
             json.dump(_TOTALS, f, indent=1, sort_keys=True)
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    """A git project with src/app.py; its hooks start no worker (a test consolidates when it says)."""
+    from testing.reliability import make_project
+
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    return make_project(tmp_path)
+
+
+@pytest.fixture
+def proj_s0(proj):
+    """`proj` after one consolidated session, s0 (a decision linked to src/mod0.py)."""
+    from testing.reliability import consolidate_all, replay_inproc, session_script
+
+    replay_inproc(session_script(proj, "s0", 0))
+    consolidate_all(proj)
+    return proj

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.helpers import project_dir
+from testing.helpers import engram, project_dir
 from testing.reliability import consolidate_all, db_path, make_project, replay_inproc, session_script
 
 PHRASE = "bluefin-7 staging box"
@@ -33,11 +33,6 @@ def proj(tmp_path, monkeypatch):
                    ("Stop", {"session_id": "s2", "cwd": str(root), "last_assistant_message": f"{PHRASE} is up"})])
     consolidate_all(root)
     return root
-
-
-def engram(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=120,
-                          cwd=str(root))
 
 
 def copies(home: Path, text: str) -> list[str]:
@@ -68,7 +63,7 @@ def _reader(root: Path, seconds: float) -> subprocess.Popen:
 def test_forget_waits_for_a_reader_then_leaves_no_copy_in_the_wal(proj, engram_home, figures):
     reader = _reader(proj, 7.0)  # an old snapshot, held past SQLite's 5 s busy wait: its pages must stay readable
     try:
-        res = engram(proj, "forget", PHRASE)
+        res = engram("forget", PHRASE, cwd=proj)
     finally:
         reader.wait(30)
     assert res.returncode == 0, res.stderr
@@ -89,7 +84,7 @@ def test_forget_says_so_when_a_reader_keeps_the_wal(proj, engram_home, monkeypat
         reader.kill()
         reader.wait()
     assert report["checkpointed"] == 0  # the CLI turns this into exit 1 and a line saying why
-    res = engram(proj, "forget", PHRASE)  # the documented remedy: run it again
+    res = engram("forget", PHRASE, cwd=proj)  # the documented remedy: run it again
     assert res.returncode == 0 and copies(engram_home, PHRASE) == []
 
 
@@ -103,7 +98,7 @@ def test_queued_checks_and_gsd_knowledge_are_scrubbed(proj, engram_home):
     (proj / ".gsd").mkdir()
     (proj / ".gsd" / "KNOWLEDGE.md").write_text("# Knowledge\nkeep me\n" + gsd_knowledge.section(
         f"- Finding: the {PHRASE} runs the smoke tests\n- Decision: Use integer offsets") + "\n")
-    res = engram(proj, "forget", PHRASE)
+    res = engram("forget", PHRASE, cwd=proj)
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in checks.iterdir()) == ["s9.0000000004.json"]
     knowledge = (proj / ".gsd" / "KNOWLEDGE.md").read_text()
@@ -112,8 +107,8 @@ def test_queued_checks_and_gsd_knowledge_are_scrubbed(proj, engram_home):
 
 
 def test_tombstones_are_salted(proj):
-    assert engram(proj, "forget", PHRASE).returncode == 0
-    keys = engram(proj, "forget", "--list").stdout.split()
+    assert engram("forget", PHRASE, cwd=proj).returncode == 0
+    keys = engram("forget", "--list", cwd=proj).stdout.split()
     bare = hashlib.sha256("\x1f".join(["bluefin", "7", "staging", "box"]).encode()).hexdigest()[:32]  # the old key
     assert keys and all(bare not in k for k in keys)
     assert all(len(k.split(":")) == 4 for k in keys)  # term:<n>:<salt>:<hash>
@@ -121,8 +116,8 @@ def test_tombstones_are_salted(proj):
     replay_inproc([("UserPromptSubmit", {"session_id": "o", "cwd": str(other), "prompt": f"the {PHRASE} again"}),
                    ("Stop", {"session_id": "o", "cwd": str(other), "last_assistant_message": "ok"})])
     consolidate_all(other)
-    assert engram(other, "forget", PHRASE).returncode == 0
-    other_keys = engram(other, "forget", "--list").stdout.split()
+    assert engram("forget", PHRASE, cwd=other).returncode == 0
+    other_keys = engram("forget", "--list", cwd=other).stdout.split()
     assert set(keys).isdisjoint(other_keys)  # the same text leaves unrelated keys in two projects
     # and the tombstone still works: the text comes back in a new session and is kept out
     replay_inproc([("UserPromptSubmit", {"session_id": "s9", "cwd": str(proj), "prompt": f"is the {PHRASE} up?"}),
@@ -139,8 +134,8 @@ def test_forgetting_a_file_name_scrubs_every_file_list(proj, engram_home):
     before = conn.execute("SELECT count(*) FROM node_files WHERE path = ?", (name,)).fetchone()[0]
     conn.close()
     assert before > 0
-    dry = engram(proj, "forget", name, "--dry-run")
-    res = engram(proj, "forget", name)
+    dry = engram("forget", name, "--dry-run", cwd=proj)
+    res = engram("forget", name, cwd=proj)
     assert res.returncode == 0, res.stderr
     assert dry.stdout.replace("would forget", "forgot").split(";")[0] == res.stdout.split(";")[0]  # exact counts
     assert " 0 file link(s)" not in res.stdout
@@ -150,20 +145,20 @@ def test_forgetting_a_file_name_scrubs_every_file_list(proj, engram_home):
         assert conn.execute("SELECT count(*) FROM nodes WHERE affected_files LIKE '%mod1.py%'").fetchone() == (0,)
     finally:
         conn.close()
-    shown = engram(proj, "show", "Use integer offsets in mod0")
+    shown = engram("show", "Use integer offsets in mod0", cwd=proj)
     assert "mod1.py" not in shown.stdout
 
 
 def test_an_unknown_id_is_an_error_and_leaves_no_tombstone(proj):
-    res = engram(proj, "forget", "n_doesnotexist")
+    res = engram("forget", "n_doesnotexist", cwd=proj)
     assert res.returncode == 1 and res.stderr.startswith("Error: no node 'n_doesnotexist'") and "Traceback" not in res.stderr
-    assert engram(proj, "forget", "--list").stdout == ""
+    assert engram("forget", "--list", cwd=proj).stdout == ""
 
 
 def test_dry_run_counts_are_what_the_real_run_changes(proj):
     for target in ("Use integer offsets in mod1", PHRASE):
-        dry = engram(proj, "forget", target, "--dry-run")
-        real = engram(proj, "forget", target)
+        dry = engram("forget", target, "--dry-run", cwd=proj)
+        real = engram("forget", target, cwd=proj)
         assert dry.returncode == real.returncode == 0
         strip = lambda out: out.split(";")[0].replace("would forget", "forgot")  # noqa: E731
         assert strip(dry.stdout) == strip(real.stdout), (dry.stdout, real.stdout)

@@ -13,11 +13,9 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 
 import pytest
-from testing.helpers import project_dir
+from testing.helpers import engram, project_dir
 from testing.reliability import consolidate_all, db_path, graph_problems, make_project, replay_inproc, run_inproc, \
     session_script
 
@@ -38,11 +36,6 @@ def _names(root) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM nodes WHERE type = 'decision'")}
     finally:
         conn.close()
-
-
-def engram(root, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=180,
-                          cwd=str(root))
 
 
 def _damage(root, how: str, tmp_path) -> None:
@@ -68,9 +61,9 @@ def test_a_lost_graph_is_reported_and_rebuilt(proj, tmp_path, how, figures):
         shutil.copy(db_path(other), tmp_path / "older.db")
     _damage(proj, how, tmp_path)
 
-    status = engram(proj, "status", "--project", str(proj))
+    status = engram("status", "--project", str(proj), cwd=proj)
     assert status.returncode == 1 and "consolidate --all" in status.stdout, status.stdout
-    report = engram(proj, "doctor")
+    report = engram("doctor", cwd=proj)
     assert report.returncode == 1
     assert any(ln.startswith("FAIL") and "database" in ln for ln in report.stdout.splitlines()), report.stdout
     if how != "older":  # the hooks' check is two stats: a missing or empty file
@@ -79,13 +72,13 @@ def test_a_lost_graph_is_reported_and_rebuilt(proj, tmp_path, how, figures):
         assert "missing or empty" in ctx and "rebuilt" in ctx
         queued = sorted(p.name for p in (project_dir(proj) / "queue").iterdir())
         assert {"s0", "s1", "s2"} <= set(queued)
-    res = engram(proj, "consolidate", "--all", "--project", str(proj))
+    res = engram("consolidate", "--all", "--project", str(proj), cwd=proj)
     assert res.returncode == 0, res.stderr
     assert before <= _names(proj)
     assert graph_problems(db_path(proj)) == []
-    assert engram(proj, "doctor").returncode in (0, 1)
-    assert "database" not in " ".join(ln for ln in engram(proj, "doctor").stdout.splitlines() if ln.startswith("FAIL"))
-    again = engram(proj, "consolidate", "--all", "--project", str(proj))
+    assert engram("doctor", cwd=proj).returncode in (0, 1)
+    assert "database" not in " ".join(ln for ln in engram("doctor", cwd=proj).stdout.splitlines() if ln.startswith("FAIL"))
+    again = engram("consolidate", "--all", "--project", str(proj), cwd=proj)
     assert again.stdout.strip() == "nothing to consolidate"  # rebuilt once, not on every run
     figures.add("graph_loss", scenarios=1, sessions_rebuilt=3, silent=0)
 

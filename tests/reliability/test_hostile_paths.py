@@ -13,13 +13,6 @@ import time
 
 import pytest
 from testing.helpers import events, payload, run_hook
-from testing.reliability import make_project
-
-
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    return make_project(tmp_path)
 
 
 @pytest.fixture

@@ -12,19 +12,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from testing.helpers import project_dir
+from testing.helpers import engram, project_dir
 from testing.reliability import consolidate_all, make_project, replay_inproc, session_script
-
-
-def engram(*args: str, cwd: Path, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=str(cwd), env=env)
 
 
 @pytest.fixture

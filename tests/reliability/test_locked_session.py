@@ -15,9 +15,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from testing.helpers import events, payload
-from testing.reliability import consolidate_all, db_path, make_project, replay_inproc, session_script
+from testing.reliability import db_path
 
 LOCKER = """
 import sqlite3, sys, time
@@ -31,15 +30,6 @@ c.execute("ROLLBACK")
 """
 
 
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    root = make_project(tmp_path)
-    replay_inproc(session_script(root, "s0", 0))  # a decision linked to src/mod0.py
-    consolidate_all(root)
-    return root
-
-
 def _timed_hook(event: str, body: dict) -> float:
     t = time.monotonic()
     res = subprocess.run([sys.executable, "-m", "engram.hook", event], input=json.dumps(body).encode(),
@@ -48,17 +38,17 @@ def _timed_hook(event: str, body: dict) -> float:
     return time.monotonic() - t
 
 
-def test_parallel_hooks_of_one_session_do_not_queue_behind_a_locked_database(proj, figures):
-    src = proj / "src" / "mod0.py"
-    edit = payload("PostToolUse", "live", proj, tool_name="Edit",
+def test_parallel_hooks_of_one_session_do_not_queue_behind_a_locked_database(proj_s0, figures):
+    src = proj_s0 / "src" / "mod0.py"
+    edit = payload("PostToolUse", "live", proj_s0, tool_name="Edit",
                    tool_input={"file_path": str(src), "old_string": "+ 1", "new_string": "+ 2"},
                    tool_response={"filePath": str(src), "structuredPatch": [
                        {"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1,
                         "lines": ["-    return 0 + 1", "+    return 0 + 2"]}]})
-    read = payload("PostToolUse", "live", proj, tool_name="Read", tool_input={"file_path": str(src)},
+    read = payload("PostToolUse", "live", proj_s0, tool_name="Read", tool_input={"file_path": str(src)},
                    tool_response={"type": "text", "file": {"filePath": str(src), "content": src.read_text()}})
     bodies = [("PostToolUse", edit)] * 3 + [("PostToolUse", read)] * 3
-    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db_path(proj)), "60"], stdout=subprocess.PIPE, text=True)
+    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db_path(proj_s0)), "60"], stdout=subprocess.PIPE, text=True)
     try:
         assert locker.stdout.readline().strip() == "locked"
         t = time.monotonic()
@@ -71,6 +61,6 @@ def test_parallel_hooks_of_one_session_do_not_queue_behind_a_locked_database(pro
     # before: 2, 4, 6, 8, 10, 12 s (each hook's 2 s busy wait inside the session lock)
     assert max(times) < 4.0, f"hook times {sorted(round(x, 2) for x in times)}"
     assert wall < 6.0
-    types = [e["type"] for e in events(proj, "live")]
+    types = [e["type"] for e in events(proj_s0, "live")]
     assert types.count("file_write") == 3 and types.count("file_read") == 3
     figures.add("locked_db", parallel_hooks=len(bodies), slowest_ms=int(max(times) * 1000))

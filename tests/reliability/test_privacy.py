@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from testing.helpers import project_dir
+from testing.helpers import engram, project_dir
 from testing.reliability import (EVENT_NAMES, adapter_events, consolidate_all, db_path, graph_problems, harnesses,
                                  jsonl_lines, make_project, replay_inproc, run_inproc, session_script)
 
@@ -31,11 +30,6 @@ def proj(tmp_path, monkeypatch):
     replay_inproc([("UserPromptSubmit", {"session_id": "s2", "cwd": str(root), "prompt": f"deploy to the {SECRET_PHRASE} tonight"})])
     consolidate_all(root)
     return root
-
-
-def engram(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=120,
-                          cwd=str(cwd) if cwd else None, env=env)
 
 
 def everywhere(home: Path, text: str) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from testing.reliability import all_bytes, consolidate_all, make_project, replay_inproc, run_inproc
+from testing.reliability import all_bytes, consolidate_all, replay_inproc, run_inproc
 
 # (the secret, text that carries it). Fake values shaped like the real ones.
 SECRETS = [
@@ -41,12 +41,6 @@ SECRETS = [
     ("plain-looking-value-42", "SMTP_PASS=plain-looking-value-42"),  # also written to .env below
 ]
 ENV_ONLY = "zebra-crossing-1987"  # a value with no secret shape: only its .env file makes it one
-
-
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    return make_project(tmp_path)
 
 
 def _session(root, n: int, secret: str, text: str) -> list[tuple[str, dict]]:

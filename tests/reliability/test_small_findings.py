@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.helpers import project_dir
-from testing.reliability import consolidate_all, db_path, make_project, replay_inproc, session_script
+from testing.helpers import engram
+from testing.reliability import db_path, replay_inproc, session_script
 
 LIMIT = 64 * 1024
 
@@ -31,20 +31,6 @@ def _fsize_limit(limit: int):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death, as ENOSPC would be
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     return pre
-
-
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    root = make_project(tmp_path)
-    replay_inproc(session_script(root, "s0", 0))
-    consolidate_all(root)
-    return root
-
-
-def engram(root: Path, *args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=120,
-                          cwd=str(root), **kw)
 
 
 def _one_line_error(res: subprocess.CompletedProcess) -> None:
@@ -64,9 +50,9 @@ def test_write_atomic_leaves_no_temp_file_when_the_write_fails(tmp_path):
     assert list(folder.iterdir()) == []
 
 
-def test_consolidate_on_a_full_disk_says_so_in_one_line(proj):
-    replay_inproc(session_script(proj, "s1", 1))
-    res = engram(proj, "consolidate", "--all", "--project", str(proj), preexec_fn=_fsize_limit(4096))
+def test_consolidate_on_a_full_disk_says_so_in_one_line(proj_s0):
+    replay_inproc(session_script(proj_s0, "s1", 1))
+    res = engram("consolidate", "--all", "--project", str(proj_s0), preexec_fn=_fsize_limit(4096), cwd=proj_s0)
     assert "Traceback" not in res.stderr + res.stdout
     assert res.returncode == 1 and ("FAILED" in res.stdout or res.stderr.startswith("Error: ")), (res.stdout, res.stderr)
 
@@ -82,11 +68,11 @@ time.sleep(60)
 """
 
 
-def test_query_on_a_locked_database_is_one_line(proj):
-    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db_path(proj))], stdout=subprocess.PIPE, text=True)
+def test_query_on_a_locked_database_is_one_line(proj_s0):
+    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db_path(proj_s0))], stdout=subprocess.PIPE, text=True)
     try:
         assert locker.stdout.readline().strip() == "locked"
-        res = engram(proj, "query", "integer offsets in mod0")
+        res = engram("query", "integer offsets in mod0", cwd=proj_s0)
     finally:
         locker.kill()
         locker.wait()
@@ -101,15 +87,15 @@ def _immutable(path: Path, on: bool) -> bool:
     return subprocess.run(["chattr", "-R", "+i" if on else "-i", str(path)], capture_output=True).returncode == 0
 
 
-def test_read_only_home_query_answers_and_doctor_does_not_call_it_damage(proj, engram_home):
-    conn = sqlite3.connect(db_path(proj))
+def test_read_only_home_query_answers_and_doctor_does_not_call_it_damage(proj_s0, engram_home):
+    conn = sqlite3.connect(db_path(proj_s0))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     if not _immutable(engram_home, True):
         pytest.skip("cannot make a directory read-only here")
     try:
-        query = engram(proj, "query", "integer offsets in mod0")
-        report = engram(proj, "doctor")
+        query = engram("query", "integer offsets in mod0", cwd=proj_s0)
+        report = engram("doctor", cwd=proj_s0)
     finally:
         _immutable(engram_home, False)
     assert query.returncode == 0 and "Use integer offsets in mod0" in query.stdout, query.stderr
@@ -120,8 +106,8 @@ def test_read_only_home_query_answers_and_doctor_does_not_call_it_damage(proj, e
 
 
 @pytest.mark.parametrize("damage", ["missing table", "dev zero"])
-def test_doctor_fails_on_a_missing_table_or_a_device(proj, damage):
-    db = db_path(proj)
+def test_doctor_fails_on_a_missing_table_or_a_device(proj_s0, damage):
+    db = db_path(proj_s0)
     for extra in ("-wal", "-shm"):
         db.with_name(db.name + extra).unlink(missing_ok=True)
     if damage == "missing table":
@@ -132,22 +118,22 @@ def test_doctor_fails_on_a_missing_table_or_a_device(proj, damage):
     else:
         db.unlink()
         db.symlink_to("/dev/zero")
-    res = engram(proj, "doctor")
+    res = engram("doctor", cwd=proj_s0)
     assert res.returncode == 1, res.stdout
     assert any(ln.startswith("FAIL") for ln in res.stdout.splitlines())
 
 
-def test_every_file_and_folder_is_private(proj, engram_home, tmp_path):
+def test_every_file_and_folder_is_private(proj_s0, engram_home, tmp_path):
     from engram.consolidate import trigger
     from engram.workers import lock
 
-    fd = lock(trigger.session_lock_path(__import__("engram.config").config.Project.from_cwd(str(proj)), "s0"))
+    fd = lock(trigger.session_lock_path(__import__("engram.config").config.Project.from_cwd(str(proj_s0)), "s0"))
     os.close(fd)
     settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
     settings.write_text("{}")
-    assert engram(proj, "install", "--harness", "claude-code").returncode == 0  # writes a backup
-    assert engram(proj, "export", str(tmp_path / "exported")).returncode == 0
+    assert engram("install", "--harness", "claude-code", cwd=proj_s0).returncode == 0  # writes a backup
+    assert engram("export", str(tmp_path / "exported"), cwd=proj_s0).returncode == 0
     loose = []
     for root in (engram_home, tmp_path / "exported"):
         for p in [root, *root.rglob("*")]:

@@ -14,24 +14,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from testing.helpers import events, payload, project_dir, run_hook
-from testing.reliability import consolidate_all, make_project, replay_inproc, session_script
+from testing.helpers import engram, events, payload, project_dir, run_hook
+from testing.reliability import replay_inproc
 
 FAST = 8.0  # seconds: a hook that hangs is killed by the harness at 10 s (or 60 s), so anything near is a fail
-
-
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    root = make_project(tmp_path)
-    replay_inproc(session_script(root, "s0", 0))
-    consolidate_all(root)
-    return root
 
 
 def _special(kind: str, where: Path) -> str:
@@ -49,53 +39,53 @@ def _timed(event: str, body: dict, **kw) -> tuple[subprocess.CompletedProcess, f
 
 @pytest.mark.parametrize("kind", ["fifo", "stdout", "zero"])
 @pytest.mark.parametrize("rel", [".planning/STATE.md", ".gsd/STATE.md", "plans/01-PLAN.md"])
-def test_committed_symlink_in_the_project_is_not_followed(proj, tmp_path, kind, rel):
+def test_committed_symlink_in_the_project_is_not_followed(proj_s0, tmp_path, kind, rel):
     target = _special(kind, tmp_path)
-    (proj / ".planning").mkdir(exist_ok=True)
+    (proj_s0 / ".planning").mkdir(exist_ok=True)
     if rel.endswith("-PLAN.md"):  # the state file names the plan, which is the special file
-        (proj / ".planning" / "STATE.md").write_text("Current plan: plans/01-PLAN.md\n")
-    link = proj / rel
+        (proj_s0 / ".planning" / "STATE.md").write_text("Current plan: plans/01-PLAN.md\n")
+    link = proj_s0 / rel
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(target)
-    res, took = _timed("SessionStart", payload("SessionStart", "s", proj, source="startup"))
+    res, took = _timed("SessionStart", payload("SessionStart", "s", proj_s0, source="startup"))
     assert res.returncode == 0 and took < FAST, f"{rel} -> {target}: {took:.1f}s"
     assert b"Traceback" not in res.stdout + res.stderr
 
 
-def test_symlinked_gsd_dir_gets_no_write(proj, tmp_path):
+def test_symlinked_gsd_dir_gets_no_write(proj_s0, tmp_path):
     from engram import lifecycle
     from engram.harnesses import gsd_knowledge
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    (proj / ".gsd").symlink_to(outside)
-    ctx = lifecycle.Ctx("gsd-1", str(proj), "gsd")
+    (proj_s0 / ".gsd").symlink_to(outside)
+    ctx = lifecycle.Ctx("gsd-1", str(proj_s0), "gsd")
     assert gsd_knowledge.refresh(ctx, "- Decision: Use integer offsets") is False
     assert list(outside.iterdir()) == []
 
 
-def test_knowledge_file_that_is_a_link_out_is_left_alone(proj, tmp_path):
+def test_knowledge_file_that_is_a_link_out_is_left_alone(proj_s0, tmp_path):
     from engram import lifecycle
     from engram.harnesses import gsd_knowledge
 
     secret = tmp_path / "secret.md"
     secret.write_text("do not touch\n")
-    (proj / ".gsd").mkdir()
-    (proj / ".gsd" / "KNOWLEDGE.md").symlink_to(secret)
-    assert gsd_knowledge.refresh(lifecycle.Ctx("gsd-1", str(proj), "gsd"), "- Decision: x") is False
-    assert secret.read_text() == "do not touch\n" and (proj / ".gsd" / "KNOWLEDGE.md").is_symlink()
+    (proj_s0 / ".gsd").mkdir()
+    (proj_s0 / ".gsd" / "KNOWLEDGE.md").symlink_to(secret)
+    assert gsd_knowledge.refresh(lifecycle.Ctx("gsd-1", str(proj_s0), "gsd"), "- Decision: x") is False
+    assert secret.read_text() == "do not touch\n" and (proj_s0 / ".gsd" / "KNOWLEDGE.md").is_symlink()
 
 
 @pytest.mark.parametrize("tool", ["Edit", "Write"])
-def test_a_write_outside_the_project_keeps_no_lines_of_the_file(proj, tmp_path, tool):
+def test_a_write_outside_the_project_keeps_no_lines_of_the_file(proj_s0, tmp_path, tool):
     creds = tmp_path / "home" / ".aws" / "credentials"
     creds.parent.mkdir(parents=True)
     creds.write_text("[default]\nregion = eu-west-1\nmarker_line_one = 1\nmarker_line_two = 2\nregion = x\n")
     tin = {"file_path": str(creds), "old_string": "region = x", "new_string": "region = y", "content": "region = y\n"}
-    res = run_hook("PostToolUse", payload("PostToolUse", "w", proj, tool_name=tool, tool_input=tin,
+    res = run_hook("PostToolUse", payload("PostToolUse", "w", proj_s0, tool_name=tool, tool_input=tin,
                                           tool_response={"filePath": str(creds)}))
     assert res.returncode == 0
-    ev = [e for e in events(proj, "w") if e["type"] == "file_write"]
+    ev = [e for e in events(proj_s0, "w") if e["type"] == "file_write"]
     assert len(ev) == 1 and "snippet" not in ev[0]
     assert "marker_line" not in json.dumps(ev[0])
 
@@ -113,8 +103,8 @@ def _replace(path: Path, kind: str, tmp_path: Path) -> None:
         path.symlink_to("/dev/zero")
 
 
-def _home_file(proj: Path, engram_home: Path, which: str) -> Path:
-    pdir = project_dir(proj)
+def _home_file(proj_s0: Path, engram_home: Path, which: str) -> Path:
+    pdir = project_dir(proj_s0)
     return {"config": engram_home / "config.json", "state": pdir / "sessions" / "s.state.json",
             "episode": pdir / "episodes" / "s0.episode.json", "events": pdir / "events" / "s.jsonl",
             "database": pdir / "engram.db", "wal": pdir / "engram.db-wal",
@@ -123,33 +113,31 @@ def _home_file(proj: Path, engram_home: Path, which: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["fifo", "zero"])
 @pytest.mark.parametrize("which", ["config", "state", "episode", "events", "database", "wal", "lock"])
-def test_engram_files_replaced_never_hang_a_hook(proj, engram_home, tmp_path, which, kind, figures):
-    _replace(_home_file(proj, engram_home, which), kind, tmp_path)
-    target = str(proj / "src" / "mod0.py")
+def test_engram_files_replaced_never_hang_a_hook(proj_s0, engram_home, tmp_path, which, kind, figures):
+    _replace(_home_file(proj_s0, engram_home, which), kind, tmp_path)
+    target = str(proj_s0 / "src" / "mod0.py")
     bodies = [("SessionStart", dict(source="startup")), ("UserPromptSubmit", dict(prompt="why integer offsets in mod0?")),
               ("PostToolUse", dict(tool_name="Read", tool_input={"file_path": target},
                                    tool_response={"type": "text", "file": {"filePath": target, "content": "x"}})),
               ("Stop", dict(last_assistant_message="done"))]
     for event, fields in bodies:
-        res, took = _timed(event, payload(event, "s", proj, **fields))
+        res, took = _timed(event, payload(event, "s", proj_s0, **fields))
         assert res.returncode == 0 and took < FAST, f"{which} as {kind}: {event} took {took:.1f}s"
     if which not in ("events",):
-        assert "turn_complete" in [e["type"] for e in events(proj, "s")], which
+        assert "turn_complete" in [e["type"] for e in events(proj_s0, "s")], which
     figures.add("special_files", replaced=1, hooks=len(bodies), hung=0)
 
 
 @pytest.mark.parametrize("which", ["config", "episode", "events", "database", "wal"])
-def test_doctor_and_worker_refuse_a_fifo_at_once(proj, engram_home, tmp_path, which):
-    replay_inproc([("UserPromptSubmit", {"session_id": "s", "cwd": str(proj), "prompt": "more work"})])
-    _replace(_home_file(proj, engram_home, which), "fifo", tmp_path)
-    for argv in (["doctor"], ["consolidate", "--all", "--project", str(proj)]):
+def test_doctor_and_worker_refuse_a_fifo_at_once(proj_s0, engram_home, tmp_path, which):
+    replay_inproc([("UserPromptSubmit", {"session_id": "s", "cwd": str(proj_s0), "prompt": "more work"})])
+    _replace(_home_file(proj_s0, engram_home, which), "fifo", tmp_path)
+    for argv in (["doctor"], ["consolidate", "--all", "--project", str(proj_s0)]):
         t = time.monotonic()
-        res = subprocess.run([sys.executable, "-m", "engram", *argv], capture_output=True, text=True, timeout=120,
-                             cwd=str(proj))
+        res = engram(*argv, cwd=proj_s0)
         took = time.monotonic() - t
         assert took < 30, f"engram {argv[0]} took {took:.1f}s with {which} a FIFO"
         assert "Traceback" not in res.stdout + res.stderr, res.stderr
     if which in ("database", "wal", "events"):
-        report = subprocess.run([sys.executable, "-m", "engram", "doctor"], capture_output=True, text=True,
-                                timeout=120).stdout
+        report = engram("doctor").stdout
         assert any(ln.startswith("FAIL") and "not a regular file" in ln for ln in report.splitlines()), report

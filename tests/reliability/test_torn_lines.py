@@ -9,7 +9,6 @@ moments never leave more than one torn line per kill.
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
@@ -18,7 +17,7 @@ import time
 
 import pytest
 from testing.helpers import events, payload, project_dir
-from testing.reliability import jsonl_lines, make_project, run_inproc
+from testing.reliability import jsonl_lines, run_inproc
 
 PREFIX_CHECK = r"""
 import sys
@@ -48,12 +47,6 @@ def test_every_prefix_of_a_line_is_a_value_error_without_json_imported():
     res = subprocess.run([sys.executable, "-c", PREFIX_CHECK], input=line, capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == f"{len(line)} []"
-
-
-@pytest.fixture
-def proj(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
-    return make_project(tmp_path)
 
 
 def _bash(proj, session: str, i: int) -> bytes:

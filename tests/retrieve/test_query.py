@@ -1,25 +1,13 @@
-"""`engram query` (through the CLI's main) and the MCP server over real stdio."""
+"""`engram query` through the CLI's main."""
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 
-import anyio
 import pytest
 
 from engram.cli import main
-
-
-@pytest.fixture
-def facts(g):
-    a = g.node("retry client", strength=0.9, files=["src/net/retry.ts"],
-               description="The fetch client retries with exponential backoff.")
-    b = g.node("Timeout in fetch", type="error", strength=0.8, description="Requests hung for 30 s.")
-    g.edge(a, b, 0.9, "caused_by")
-    g.node("unrelated", strength=0.9, description="Nothing to do with it.")
-    return a, b
 
 
 def test_query_text(facts, root, capsys):
@@ -52,49 +40,6 @@ def test_query_without_memory(root, capsys):
     assert main(["query", "anything", "--cwd", root]) == 0
     out = capsys.readouterr().out
     assert "no stored knowledge" in out and "no memory yet" in out
-
-
-async def _mcp_session(root: str, calls: list[tuple[str, dict]]):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp"], env=env, cwd=root)
-    out = []
-    async with stdio_client(params, errlog=sys.stderr) as streams:  # the SDK's default is bound at its import
-        read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            out.append(sorted(t.name for t in (await session.list_tools()).tools))
-            for name, args in calls:
-                result = await session.call_tool(name, args)
-                out.append(result.content[0].text)
-    return out
-
-
-def test_mcp_query_knowledge_over_stdio(facts, root):
-    tools, text, bad = anyio.run(_mcp_session, root, [
-        ("query_knowledge", {"question": "retry client timeouts", "scope": "current_project"}),
-        ("query_knowledge", {"question": "x", "scope": "galaxy"})])
-    assert tools == ["query_knowledge", "save_decision"]
-    assert "- retry client — " in text and "Known problems:\n- Timeout in fetch" in text
-    assert "scope must be one of" in bad
-
-
-def test_mcp_save_decision_records_an_event_and_is_queried_at_once(facts, g, root):
-    """Issue 14, finding 7: saved, then asked about its subject, before any consolidation."""
-    from testing.helpers import events
-
-    for i in range(12):  # a graph where much else is about the queue, most of it stronger
-        g.node(f"queue worker {i}", strength=1.0, description="The queue worker drains jobs.")
-    _, reply, text = anyio.run(_mcp_session, root, [
-        ("save_decision", {"decision": "Use SQLite for the queue", "rationale": "one file", "files": ["q.py"]}),
-        ("query_knowledge", {"question": "what do we use for the queue?"})])
-    assert reply.startswith("Decision recorded")
-    evs = [e for e in events(root, "mcp") if e["type"] == "decision"]
-    assert evs and evs[0]["content"] == "Use SQLite for the queue" and evs[0]["files"] == ["q.py"]
-    bullets = [line for line in text.splitlines() if line.startswith("- ")]
-    assert bullets[0] == "- Decision: Use SQLite for the queue because one file [files: q.py]"
 
 
 def test_the_weaker_matches_line_is_short_and_json_has_every_hit(g, root, capsys):

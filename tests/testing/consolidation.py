@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
+
+from testing.helpers import wait_for  # noqa: F401  (the tests import it from here)
 
 from engram import lifecycle
 from engram.config import Project, load_config
@@ -106,17 +107,6 @@ def rows(project: Project, sql: str, *args: Any) -> list[tuple]:
 def episode_file(project: Project, sid: str) -> dict[str, Any] | None:
     path = project.episode_path(sid)
     return json.loads(Path(path).read_text()) if os.path.exists(path) else None
-
-
-def wait_for(predicate, timeout: float = 20.0, interval: float = 0.05) -> bool:
-    """Poll with a bounded back-off instead of fixed sleeps."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-        interval = min(interval * 1.5, 0.5)
-    return predicate()
 
 
 def fix_session(root: Path, sid: str = "s1") -> Session:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,48 @@ def run_hook(event: str, payload, *args: str, env: dict | None = None, timeout: 
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return subprocess.run([sys.executable, "-m", "engram.hook", event, *args], input=raw,
                           capture_output=True, env=env, timeout=timeout, cwd=str(REPO))
+
+
+def engram(*args: str, cwd=None, env: dict | None = None, timeout: float = 180, **kw) -> subprocess.CompletedProcess:
+    """`python -m engram ARGS` as a real subprocess in `cwd` (text output captured)."""
+    return subprocess.run([sys.executable, "-m", "engram", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=str(cwd) if cwd else None, env=env, **kw)
+
+
+def send(event: str, cwd, *, build=None, args: tuple[str, ...] = (), session: str = "s1",
+         env: dict | None = None, **fields) -> str:
+    """One hook call as a harness makes it; returns stdout. `build(event, session, cwd, **fields)`
+    shapes the payload (`payload`, Claude Code's, by default). Whatever the harness, the hook
+    exits 0, says nothing on stderr (Gemini CLI shows it as a warning) and prints nothing or
+    one hookSpecificOutput JSON object naming this event."""
+    res = run_hook(event, (build or payload)(event, session, cwd, **fields), *args, env=env)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+    out = res.stdout.decode()
+    if out:
+        assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == event, out
+    return out
+
+
+def context(out: str) -> str:
+    """The additionalContext of a hook's stdout ("" when it printed nothing)."""
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
+
+
+def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):
+    """Poll with a bounded back-off instead of fixed sleeps; the predicate's truthy value, or
+    AssertionError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.2)
+    value = predicate()
+    if not value:
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    return value
 
 
 def project_dir(cwd) -> Path:

@@ -7,10 +7,10 @@ import io
 import json
 import os
 import threading
-import time
 from pathlib import Path
 from typing import Iterator
 
+from testing.helpers import wait_for  # noqa: F401  (the tests import it from here)
 from testing.servers.llm_server import LLMServer, _Handler
 
 
@@ -84,19 +84,6 @@ class Project:
 
     def log(self) -> str:
         return Path(self.p.log_path).read_text() if Path(self.p.log_path).exists() else ""
-
-
-def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):
-    """Poll with a bounded back-off instead of fixed sleeps."""
-    deadline = time.monotonic() + timeout
-    delay = 0.01
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(delay)
-        delay = min(delay * 1.5, 0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 REDIS = "Use SQLite instead of Redis for the job queue."

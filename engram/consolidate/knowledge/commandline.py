@@ -215,7 +215,3 @@ def family(normalised: str) -> tuple[str, ...]:
     if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":
         return tuple(words[:3])
     return tuple(words[:2]) if len(words) > 1 and not _is_file_arg(words[1]) else tuple(words[:1])
-
-
-def file_args(normalised: str) -> list[str]:
-    return [w for w in split_words(normalised)[1:] if _is_file_arg(w) and w[:1] not in "'\""]

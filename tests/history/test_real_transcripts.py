@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 from testing.helpers import TRANSCRIPTS, needs_shared, run_hook
 
-from engram.history.replay import replay, replay_as_processes
+from engram.history.replay import replay_as_processes
 from engram.history.transcripts import load_records, payloads
 
 pytestmark = needs_shared

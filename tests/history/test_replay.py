@@ -22,8 +22,10 @@ def _context(proc) -> str | None:
 
 
 @pytest.fixture
-def first_session():
-    """Replay the first session through the hook (in process, for speed), then consolidate it offline."""
+def first_session(monkeypatch):
+    """Replay the first session through the hook (in process, for speed), then consolidate it
+    offline, here: no detached worker races the test for it."""
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
     from engram import config, hook
     from engram.history import transcripts
     from testing.consolidation import consolidate
