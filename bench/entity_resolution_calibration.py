@@ -95,7 +95,9 @@ def similarities(embedder, pairs: list[Pair]) -> list[float | str]:
 def _resolve(embedder, p: Pair, path: str) -> float | str:
     conn = connect(path)
     try:
-        nid = store.create_node(conn, name=p.existing, type="concept", description="")
+        # one source episode: the strength a node the consolidator wrote has (a node of
+        # strength 0 is not live, and the keyword index finds live nodes only)
+        nid = store.create_node(conn, name=p.existing, type="concept", description="", source_episodes=["ep_bench"])
         res = er.Resolver(conn, embedder, table=aliases.table()).resolve(p.proposed, "concept")
     finally:
         conn.close()
