@@ -145,12 +145,18 @@ def test_calibration_set_and_report():
         import entity_resolution_calibration as cal
     finally:
         sys.path.remove(str(REPO / "bench"))
-    dev, held = cal.load_real("dev"), cal.load_real("holdout")
-    assert len(dev) + len(held) >= 200 and {p[2] for p in dev + held} == {"same", "child", "different"}
-    assert not {(a, b) for a, b, _ in dev} & {(a, b) for a, b, _ in held}
-    for pairs in (dev, held):  # held-out macro F1 >= 0.85 is issue 17's bar
-        sims = cal.similarities(LocalEmbedder(), pairs)
-        assert cal.macro_f1(cal.scores(pairs, sims, er.bands_for(LocalEmbedder.model))) >= 0.85
+    for dev_half, held_half, path in (("dev", "holdout", cal.REAL), ("dev2", "holdout2", cal.ROUND2)):
+        dev, held = cal.load_real(dev_half), cal.load_real(held_half)
+        assert len(dev) + len(held) >= 200 and {p.label for p in dev + held} == {"same", "child", "different"}
+        groups = {half: {r[1] for r in cal._rows(path) if r[0] == half} for half in (dev_half, held_half)}
+        assert not groups[dev_half] & groups[held_half]  # a held-out family never seen in tuning
+    assert {p.in_table for p in cal.load_real("holdout2")} == {True, False}
+    bands = er.bands_for(LocalEmbedder.model)
+    # the held-out halves' figures (docs/labelled-sets.md): round 1 meets issue 17's bar of 0.85
+    # (an upper bound, the table was written for it); round 2, the independent set, does not (0.81)
+    for half, floor in (("holdout", 0.85), ("holdout2", 0.80)):
+        pairs = cal.load_real(half)
+        assert cal.macro_f1(cal.scores(pairs, cal.similarities(LocalEmbedder(), pairs), bands)) >= floor
 
 
 # -- through graph_apply ------------------------------------------------------------------
