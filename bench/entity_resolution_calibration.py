@@ -1,18 +1,27 @@
 """Entity resolution's figures, and the calibration of its bands per embedding model.
 
     .venv/bin/python bench/entity_resolution_calibration.py [--provider local|voyage|openai]
+        [--split dev|holdout|all] [--misses]
 
-Two labelled sets (same / child / different): tests/consolidate/data/entity_pairs.tsv, real
-names split into a development half and a held-out half before any tuning (the headline
-figures are the held-out half's; docs/labelled-sets.md), and the older in-sample
-tests/consolidate/data/concept_pairs.tsv, reported for comparison. Each proposal is
-resolved against its existing name the way the consolidator does (the name rules of
-engram/consolidate/names.py first, then the cosine similarity of the embeddings), and
-precision and recall of each band (merge <-> same, child <-> child, new <-> different) are
-printed for the bands in engram/consolidate/entity_resolution.py, for the spec's
-(docs/spec.md) fixed 0.95 / 0.80, and for the best bands a grid search finds on the
-development half only. Remote embedders need their key (VOYAGE_API_KEY / OPENAI_API_KEY);
-without one only the local embedder is measured.
+Labelled sets (same / child / different), each split by entity family before any tuning
+(docs/labelled-sets.md has the method and the figures):
+
+* round 1, tests/consolidate/data/entity_pairs.tsv: halves `dev` and `holdout`;
+* round 2, tests/consolidate/data/entity_pairs_r2.tsv: halves `dev2` and `holdout2`, written
+  after the audit by a method independent of the alias table; each pair records whether
+  both names were in graph/aliases.txt when it was written, and the figures are also given
+  for the pairs that were and the pairs that were not;
+* the older in-sample tests/consolidate/data/concept_pairs.tsv, reported for comparison.
+
+Each pair goes through the real `Resolver` on a real SQLite file holding only the existing
+name: the name rules of engram/consolidate/names.py first, then the embeddings' cosine
+similarity under the bands. Precision and recall of each outcome (merge <-> same, child <->
+child, new <-> different) are printed for the configured bands (engram/consolidate/
+entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid search finds
+on the development halves only. `--split dev` prints only the halves tuning may look at
+(dev, dev2, in-sample); `--split holdout` only the held-out ones; `--misses` lists each
+printed half's wrong pairs. Remote embedders need their key (VOYAGE_API_KEY /
+OPENAI_API_KEY); without one only the local embedder is measured.
 """
 
 from __future__ import annotations
@@ -20,12 +29,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engram.consolidate import entity_resolution as er  # noqa: E402
-from engram.graph.vectors import normalise  # noqa: E402
+from engram.graph import aliases, store  # noqa: E402
+from engram.graph.connect import connect  # noqa: E402
 from engram.providers.offline import LocalEmbedder  # noqa: E402
 from engram.providers.openai import OpenAIEmbedder  # noqa: E402
 from engram.providers.voyage import VoyageEmbedder  # noqa: E402
@@ -33,51 +45,78 @@ from engram.providers.voyage import VoyageEmbedder  # noqa: E402
 DATA = Path(__file__).resolve().parents[1] / "tests" / "consolidate" / "data"
 PAIRS = DATA / "concept_pairs.tsv"
 REAL = DATA / "entity_pairs.tsv"
+ROUND2 = DATA / "entity_pairs_r2.tsv"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
+HALVES = {"dev": ["dev", "dev2", "in-sample"], "holdout": ["holdout", "holdout2"]}
+HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "in-sample"]
 
 
-def load_pairs(path: Path = PAIRS) -> list[tuple[str, str, str]]:
+class Pair(NamedTuple):
+    proposed: str
+    existing: str
+    label: str
+    in_table: bool | None = None  # round 2: both names in aliases.txt when the pair was written
+
+
+def _rows(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
+def load_pairs(path: Path = PAIRS) -> list[Pair]:
     """The in-sample pairs: proposed, existing, label."""
-    out = []
-    for line in path.read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            a, b, label = line.split("\t")
-            out.append((a, b, label.strip()))
-    return out
+    return [Pair(a, b, label.strip()) for a, b, label in _rows(path)]
 
 
-def load_real(split: str, path: Path = REAL) -> list[tuple[str, str, str]]:
-    """One half ("dev" or "holdout") of the real-name pairs."""
-    rows = [line.split("\t") for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    return [(a, b, label) for half, _group, a, b, label, _source in rows if half == split]
+def load_real(split: str) -> list[Pair]:
+    """One half of the real-name pairs: "dev" / "holdout" (round 1), "dev2" / "holdout2" (round 2)."""
+    if split in ("dev", "holdout"):
+        return [Pair(a, b, label) for half, _g, a, b, label, _src in _rows(REAL) if half == split]
+    return [Pair(a, b, label, in_table == "yes")
+            for half, _g, a, b, label, in_table, _why, _src in _rows(ROUND2) if half == split]
 
 
-def similarities(embedder, pairs) -> list[float | str]:
-    """The name rules' verdict (merge / child / new) when they decide, else the embeddings' cosine."""
-    texts = sorted({t for a, b, _ in pairs for t in (a, b)})
-    vecs = dict(zip(texts, embedder.embed(texts)))
-    out: list[float | str] = []
-    for a, b, _ in pairs:
-        rel = er.name_relation(a, b)
-        if rel:
-            out.append(rel)
-        else:
-            va, vb = normalise(vecs[a]), normalise(vecs[b])
-            out.append(sum(x * y for x, y in zip(va, vb)))
-    return out
+def load(name: str) -> list[Pair]:
+    return load_pairs() if name == "in-sample" else load_real(name)
+
+
+_SEEN: dict[tuple[str, str, str], float | str] = {}  # (model, proposed, existing): halves are measured twice
+
+
+def similarities(embedder, pairs: list[Pair]) -> list[float | str]:
+    """Per pair, what the Resolver decided by name (merge / child / new), or the cosine
+    similarity the bands decide on when the names left it to the embeddings."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, p in enumerate(pairs):
+            if (embedder.model, p.proposed, p.existing) not in _SEEN:
+                _SEEN[(embedder.model, p.proposed, p.existing)] = _resolve(embedder, p, os.path.join(tmp, f"{i}.db"))
+    return [_SEEN[(embedder.model, p.proposed, p.existing)] for p in pairs]
+
+
+def _resolve(embedder, p: Pair, path: str) -> float | str:
+    conn = connect(path)
+    try:
+        # one source episode: the strength a node the consolidator wrote has (a node of
+        # strength 0 is not live, and the keyword index finds live nodes only)
+        nid = store.create_node(conn, name=p.existing, type="concept", description="", source_episodes=["ep_bench"])
+        res = er.Resolver(conn, embedder, table=aliases.table()).resolve(p.proposed, "concept")
+    finally:
+        conn.close()
+    if res.action != "new" and res.node_id != nid:
+        raise AssertionError(f"{p.proposed!r} resolved to a node that is not {p.existing!r}")
+    return res.similarity if res.how == "embedding" else res.action
 
 
 def action(sim: float | str, bands: tuple[float, float]) -> str:
     return sim if isinstance(sim, str) else er.band(sim, bands)
 
 
-def scores(pairs, sims, bands) -> dict[str, tuple[float, float, int]]:
-    """{band: (precision, recall, support)}."""
+def scores(pairs: list[Pair], sims, bands) -> dict[str, tuple[float, float, int]]:
+    """{outcome: (precision, recall, support)}."""
     out = {}
     for act, label in LABEL_OF.items():
-        predicted = [p[2] for p, s in zip(pairs, sims) if action(s, bands) == act]
+        predicted = [p.label for p, s in zip(pairs, sims) if action(s, bands) == act]
         tp = sum(1 for lab in predicted if lab == label)
-        support = sum(1 for p in pairs if p[2] == label)
+        support = sum(1 for p in pairs if p.label == label)
         out[act] = (tp / len(predicted) if predicted else 0.0, tp / support if support else 0.0, support)
     return out
 
@@ -101,6 +140,27 @@ def table(name: str, pairs, sims, bands) -> str:
     return "\n".join(rows)
 
 
+def by_table(pairs: list[Pair], sims, bands) -> str:
+    """Round 2's figures for the pairs whose names the table knew when written, and the rest."""
+    t = aliases.table()
+    now = sum(1 for p in pairs if aliases.key(p.proposed) in t.canon and aliases.key(p.existing) in t.canon)
+    parts = []
+    for known in (True, False):
+        idx = [i for i, p in enumerate(pairs) if p.in_table is known]
+        sub, ss = [pairs[i] for i in idx], [sims[i] for i in idx]
+        parts.append(f"{'in the table' if known else 'not in it'} {len(sub)}: macro F1 "
+                     f"{macro_f1(scores(sub, ss, bands)):.2f}")
+    return (f"  configured bands, both names in aliases.txt when written: {'; '.join(parts)}"
+            f" (both in it now: {now})")
+
+
+def misses(pairs: list[Pair], sims, bands) -> str:
+    rows = [f"    {p.proposed!r} / {p.existing!r}: {p.label}, got {LABEL_OF[action(s, bands)]}"
+            + (f" (cosine {s:.2f})" if isinstance(s, float) else "")
+            for p, s in zip(pairs, sims) if LABEL_OF[action(s, bands)] != p.label]
+    return "\n".join([f"  misses ({len(rows)}):"] + rows)
+
+
 def make(provider: str):
     if provider == "local":
         return LocalEmbedder()
@@ -111,31 +171,39 @@ def make(provider: str):
     return None
 
 
-def measure(emb) -> None:
-    """Both halves and the in-sample set, under the configured, the spec's and dev's best bands."""
-    sets = {"dev": load_real("dev"), "holdout": load_real("holdout"), "in-sample": load_pairs()}
-    sims = {name: similarities(emb, pairs) for name, pairs in sets.items()}
-    best = best_bands(sets["dev"], sims["dev"])
-    print(f"\n{emb.name} ({emb.model}); best bands on dev: merge > {best[0]:.2f}, child > {best[1]:.2f}")
-    for name, pairs in sets.items():
-        counts = {lab: sum(1 for p in pairs if p[2] == lab) for lab in ("same", "child", "different")}
+def measure(emb, split: str, show_misses: bool) -> None:
+    """The halves of `split` under the configured, the spec's and the development halves' best bands."""
+    dev = load("dev") + load("dev2")
+    best = best_bands(dev, similarities(emb, dev))
+    print(f"\n{emb.name} ({emb.model}); best bands on dev + dev2: merge > {best[0]:.2f}, child > {best[1]:.2f}")
+    for name in HALVES[split]:
+        pairs = load(name)
+        sims = similarities(emb, pairs)
+        counts = {lab: sum(1 for p in pairs if p.label == lab) for lab in ("same", "child", "different")}
         print(f"\n  {name}: {len(pairs)} pairs {counts}")
         for label, bands in (("configured", er.bands_for(emb.model)), ("spec", er.SPEC_BANDS), ("best on dev", best)):
-            print(table(label, pairs, sims[name], bands))
+            print(table(label, pairs, sims, bands))
+        if name.endswith("2"):
+            print(by_table(pairs, sims, er.bands_for(emb.model)))
+        if show_misses:
+            print(misses(pairs, sims, er.bands_for(emb.model)))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--provider", action="append", choices=("local", "voyage", "openai"))
+    ap.add_argument("--split", choices=tuple(HALVES), default="all",
+                    help="dev: only the halves tuning may see; holdout: only the held-out ones")
+    ap.add_argument("--misses", action="store_true", help="list each printed half's wrong pairs")
     args = ap.parse_args()
-    print(f"real-name pairs: {REAL.relative_to(DATA.parents[2])} (headline: holdout); "
-          f"in-sample: {PAIRS.relative_to(DATA.parents[2])}")
+    print(f"pairs: {REAL.relative_to(DATA.parents[2])} (round 1), {ROUND2.relative_to(DATA.parents[2])} "
+          f"(round 2; headline: holdout2); in-sample: {PAIRS.relative_to(DATA.parents[2])}; split {args.split}")
     for provider in args.provider or ["local", "voyage", "openai"]:
         emb = make(provider)
         if emb is None:
             print(f"\n{provider}: not measured (no API key in the environment; no network here)")
             continue
-        measure(emb)
+        measure(emb, args.split, args.misses)
     return 0
 
 

@@ -5,8 +5,10 @@ Runs between Pass 2 and the graph write, for every proposed node except the epis
 1. names first (`engram.consolidate.names`): the existing nodes of the same type whose
    names could be related to the proposal (same first letters as any of its words, or as
    any name the curated alias table gives its canonical or the canonicals it is a part
-   of) are compared by rule. A merge wins over a child; a rule's "new" rules that node
-   out of step 2 ("React Native" never merges into "React", however alike they embed);
+   of, or a word of it anywhere in their name: "AWS Secrets Manager" for "Secrets
+   Manager", "attio MCP server" for "github MCP server") are compared by rule. A merge
+   wins over a child; a rule's "new" rules that node out of step 2 ("React Native" never
+   merges into "React", however alike they embed);
 2. otherwise name + description (and the name alone) are embedded to find the nearest
    existing nodes of the same type, superseded ones included, and the best cosine
    similarity between the names picks the band (the bands are calibrated on names):
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from engram.consolidate import names
-from engram.graph import aliases, embeddings, store
+from engram.graph import aliases, embeddings, fulltext, store
 
 SPEC_BANDS = (0.95, 0.80)
 # (merge above, child above), per embedding model; see the module docstring.
@@ -42,6 +44,7 @@ BANDS: dict[str, tuple[float, float]] = {
 AMBIGUOUS_MARGIN = 0.10
 KNN_K = 20
 CANDIDATES_PER_PREFIX = 200
+CANDIDATES_BY_WORD = 50
 
 
 class Adjudicator(Protocol):
@@ -128,18 +131,22 @@ class Resolver:
         return None
 
     def _candidates(self, name: str, type: str) -> list[tuple[str, str, str]]:
-        """Existing nodes whose names start like a word of the proposal or a name of its canonicals."""
-        forms = names.loose(name).split()
-        for canon in [self.table.canonical(name) or self.table.canonical(names.loose(name))]:
-            if canon:
-                forms += self.table.aliases.get(canon, [])
-                forms += [a for p in self.table.parents_of(canon) for a in self.table.aliases.get(p, [])]
-        prefixes = {store.normalise_name(f)[:3] for f in forms if len(f) >= 2}
+        """Existing nodes whose names start like a name the rules could relate to the proposal
+        (names.search_prefixes), or hold a word of it."""
         rows: dict[str, tuple[str, str, str]] = {}
-        for prefix in sorted(prefixes):
+        for prefix in sorted(names.search_prefixes(name, self.table)):
             for nid, other, status in store.names_starting(self.conn, prefix, type, CANDIDATES_PER_PREFIX):
                 rows.setdefault(nid, (nid, other, status))
+        for node in self._sharing_a_word(names.loose(name).split(), type):
+            rows.setdefault(node["id"], (node["id"], node["name"], node["status"]))
         return list(rows.values())
+
+    def _sharing_a_word(self, words: list[str], type: str) -> list[dict[str, Any]]:
+        """Live nodes of `type` whose text holds a word of the proposal (the keyword index, best first)."""
+        if not words or not fulltext.available(self.conn):
+            return []
+        ids = [nid for nid, _ in fulltext.search(self.conn, words, CANDIDATES_BY_WORD)]
+        return [n for n in store.get_nodes(self.conn, ids).values() if n["type"] == type]
 
     def by_embedding(self, name: str, type: str, description: str) -> Resolution:
         """Candidates by knn on name + description (and on the name alone), decided on the names.

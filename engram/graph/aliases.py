@@ -1,7 +1,8 @@
 """One table of technology names: which names are the same thing, and which are parts of which.
 
 `aliases.txt` beside this module is curated by hand, one fact a line ("PostgreSQL = postgres,
-pg", "tsconfig.json < TypeScript"); a project adds its own names in config.json
+pg", "tsconfig.json < TypeScript", "AWS ^ amazon, aws": a company or foundation that writes
+its name before its products' names); a project adds its own names in config.json
 (`"aliases": {"Canonical": ["alias", ...]}`). Three readers share it:
 
 * entity resolution (consolidate): "k8s" is Kubernetes (merge), "tsconfig.json" is a part
@@ -45,6 +46,7 @@ class Table:
         self.display: dict[str, str] = {}  # canonical key -> the name as the table writes it
         self.aliases: dict[str, list[str]] = {}  # canonical key -> its names, canonical first
         self.parents: dict[str, list[str]] = {}  # canonical key -> canonical keys it is a part of
+        self.owners: dict[str, str] = {}  # a prefix ("amazon") -> the canonical key of its owner ("aws")
         self._squashed: dict[str, str] | None = None  # built on first use: the prompt hook never needs it
 
     def add_same(self, canonical: str, names: list[str]) -> None:
@@ -61,6 +63,13 @@ class Table:
         p, c = self._ensure(part), self._ensure(parent)
         if p != c and c not in self.parents.setdefault(p, []):
             self.parents[p].append(c)
+
+    def add_owner(self, owner: str, prefixes: list[str]) -> None:
+        """`owner` writes any of `prefixes` before its products' names ("Amazon RDS" is RDS, AWS's)."""
+        o = self._ensure(owner)
+        for prefix in prefixes:
+            if key(prefix):
+                self.owners.setdefault(key(prefix), o)
 
     def _ensure(self, name: str) -> str:
         k = key(name)
@@ -106,15 +115,18 @@ class Table:
         t.canon, t.display = dict(self.canon), dict(self.display)
         t.aliases = {k: list(v) for k, v in self.aliases.items()}
         t.parents = {k: list(v) for k, v in self.parents.items()}
+        t.owners = dict(self.owners)
         for canonical, names in extra.items():
             t.add_same(canonical, list(names))
         return t
 
 
 def parse(text: str) -> Table:
-    """A Table from the file format: `Canonical = a, b` and `part < Parent` lines, # comments."""
+    """A Table from the file format: `Canonical = a, b`, `part < Parent` and `Owner ^ prefix, ...`
+    lines, # comments."""
     t = Table()
-    parts = []
+    parts: list[tuple[str, str]] = []
+    owners: list[tuple[str, list[str]]] = []
     for raw in text.splitlines():
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
@@ -125,8 +137,13 @@ def parse(text: str) -> Table:
         elif " < " in line:
             part, _, parent = line.partition(" < ")
             parts.append((part.strip(), parent.strip()))
+        elif " ^ " in line:
+            head, _, rest = line.partition(" ^ ")
+            owners.append((head.strip(), [n.strip() for n in rest.split(",") if n.strip()]))
     for part, parent in parts:  # after every `=` line, so a part named by its alias finds its entry
         t.add_part(part, parent)
+    for owner, prefixes in owners:
+        t.add_owner(owner, prefixes)
     return t
 
 

@@ -207,6 +207,27 @@ def test_the_model_adjudicates_only_the_ambiguous_band_and_its_reason_is_logged(
     assert llm.counts["adjudicate"] == 1 and "<proposed>" in llm.calls[-1]["user"]
 
 
+def test_the_worker_writes_the_adjudication_to_the_project_log(root, llm):
+    """Through the worker: the decision and its reason reach the project's log file."""
+    from engram.graph import store
+    from engram.graph.connect import connect
+
+    s = fix_session(root)
+    conn = connect(s.project.db_path)
+    existing = store.create_node(conn, name="attio MCP server", type="concept", source_episodes=["ep0"])
+    conn.close()
+    llm.script("pass2", _answer("wire the Attio MCP", [{"key": "n1", "name": "Attio MCP", "type": "concept",
+                                                         "description": "the MCP server for Attio"}]))
+    llm.script("adjudicate", {"text": '{"decision": "merge", "reason": "the Attio MCP is the attio MCP server"}'})
+    assert _consolidate(s).status == "consolidated"
+    assert llm.counts["adjudicate"] == 1
+    line = next(x for x in open(s.project.log_path, encoding="utf-8") if "entity resolution:" in x)
+    assert " worker INFO entity resolution: 'Attio MCP' vs 'attio MCP server' (cosine " in line
+    assert line.rstrip().endswith("merge - the Attio MCP is the attio MCP server")
+    assert rows(s.project, "SELECT count(*) FROM nodes WHERE name = 'Attio MCP'") == [(0,)]
+    assert existing in {r[0] for r in rows(s.project, "SELECT id FROM nodes WHERE name = 'attio MCP server'")}
+
+
 def test_offline_consolidation_has_no_adjudicator():
     from engram import config
     from engram.providers import registry
