@@ -128,13 +128,15 @@ def order(hit: dict) -> tuple:
     return (-hit["activation"], SEED_ORDER.get(kind, len(SEED_ORDER)), hit.get("project", ""), hit["id"])
 
 
-def pending_hits(conn, project_root: str, question: str, events_dir: str) -> list[dict]:
-    """Decisions stated in a session not consolidated yet that the question names by subject,
-    ranked like a decision named by its subject (pending.py); `conn` None: no graph yet."""
+def pending_hits(conn, project_root: str, question: str, events_dir: str) -> tuple[list[dict], set[str]]:
+    """(decisions stated in a session not consolidated yet that the question names by subject,
+    ranked like a decision named by its subject; the ids of live decisions they replace)
+    (pending.py); `conn` None: no graph yet."""
     words = seeds.subject_words(entry_points.terms_from_text(question, project_root))
+    stated, replaced = pending.decisions(conn, events_dir)
     return [{"id": n["id"], "name": n["name"], "type": "decision", "activation": TOPIC_ACTIVATION,
              "tier": tiers.TIER_NAMES[tiers.FULL], "files": [], "why": "pending",
-             "node": n} for n in pending.about(pending.decisions(conn, events_dir), words)]
+             "node": n} for n in pending.about(stated, words)], replaced
 
 
 def line(hit: dict) -> str:
@@ -179,11 +181,12 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
         conn = open_db(project.db_path, vectors)
         events_dir = os.path.join(project.dir, "events")
         try:
-            found = pending_hits(conn, project.root, question, events_dir)
+            found, replaced = pending_hits(conn, project.root, question, events_dir)
             if conn is None and scope != "all" and not found:
                 notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
             if conn is not None:
                 found += search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes)
+            found = [h for h in found if h["id"] not in replaced]  # a newer pending decision replaces it
         finally:
             if conn is not None:
                 conn.close()

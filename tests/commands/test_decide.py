@@ -17,6 +17,7 @@ from engram.cli import main
 from engram.config import Project
 from engram.graph import store
 from engram.graph.connect import connect
+from engram.mcp.query_knowledge import query_knowledge
 from testing.consolidation import Session, cfg, consolidate
 from testing.helpers import events, payload, run_hook
 
@@ -262,3 +263,31 @@ def test_a_session_consolidated_after_a_later_decide_does_not_retire_it(root, ca
     (new,) = nodes(s.project, QUEUE_NEW)
     assert (old["status"], new["status"], old["superseded_by"]) == ("superseded", "active", new["id"])
     assert query("what do we use for the job queue?", capsys)[0]["name"] == QUEUE_NEW
+
+
+# -- the query before consolidation (defect B) ----------------------------------------------------
+
+
+def test_a_replaced_decision_is_not_queried_from_the_stream(root, capsys):
+    """decide A, decide B (B replaces A): A is in the graph, superseded, and its event still
+    waits for consolidation; the query must not show it as pending."""
+    decide(QUEUE_OLD)
+    decide(QUEUE_NEW)
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == QUEUE_NEW
+    assert QUEUE_OLD not in [h["name"] for h in hits]
+    assert not [h for h in hits if "not consolidated yet" in h["line"]]
+    text = query_knowledge(  # the MCP tool, on the same project (the working directory)
+        "what do we use for the job queue?")
+    assert QUEUE_NEW in text and QUEUE_OLD not in text and "not consolidated yet" not in text
+
+
+def test_among_pending_and_live_decisions_the_newer_wins(root, capsys):
+    """Two statements in a session not consolidated yet, and a live decision a newer pending one replaces."""
+    decide("Use Celery for the job queue")
+    s = Session(root, "s1").start()
+    s.prompt("Let's use RabbitMQ for the job queue.")
+    s.prompt(QUEUE_NEW + ".")
+    names = [h["name"] for h in query("what do we use for the job queue?", capsys)]
+    assert names[0] == QUEUE_NEW + "."
+    assert "Let's use RabbitMQ for the job queue." not in names and "Use Celery for the job queue" not in names
