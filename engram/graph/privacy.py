@@ -25,7 +25,7 @@ from typing import Any
 
 from engram import jsonio
 from engram.errors import EngramError
-from engram.graph import store
+from engram.graph import fulltext, store
 
 FORGOTTEN = "[forgotten]"
 PREFIX = "term:"
@@ -228,6 +228,8 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
             counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"),
                                                       p.terms)
             counts["cache_rows"] = _drop_cache(conn, hashes)
+            if fulltext.available(conn):  # deleted rows' terms stay in FTS5's segments until rebuilt
+                conn.execute("INSERT INTO node_fulltext (node_fulltext) VALUES ('rebuild')")
             if store.get_meta(conn, SALT_KEY) is None:
                 store.set_meta(conn, SALT_KEY, p.terms.salts[-1])
             for key in p.terms.keys:
@@ -242,9 +244,11 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
 
 
 def _text_hash(node: dict[str, Any]) -> str:
+    """The embedding cache's key of a node's text (what `embeddings.sync` sent the model)."""
     from engram.graph import embeddings
+    from engram.graph.vectors import text_hash
 
-    return embeddings._text_hash(embeddings.node_text(node["name"], node.get("description") or ""))
+    return text_hash(embeddings.node_text(node["name"], node.get("description") or ""))
 
 
 def _scrub_nodes(conn: Any, terms: Terms, hashes: list[str]) -> int:
