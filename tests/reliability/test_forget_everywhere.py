@@ -221,3 +221,38 @@ def test_forget_drops_the_cached_embeddings_of_what_it_removed(proj):
     finally:
         conn.close()
     assert cached and not gone & cached  # the rest of the cache stays
+
+
+def _contents(*roots: Path) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for root in roots for p in root.rglob("*")
+            if p.is_file()}
+
+
+def _listed(out: str) -> set[str]:
+    """The files a forget run names, one per indented line after its count."""
+    return {line.strip() for line in out.splitlines() if line.startswith("  ")}
+
+
+@pytest.mark.parametrize("target", ["src/mod1.py", PHRASE])
+def test_dry_run_names_every_node_scrubbed_and_every_file_the_real_run_changes(proj, engram_home, target):
+    from engram.harnesses import gsd_knowledge
+
+    checks = project_dir(proj) / "checks"
+    checks.mkdir(exist_ok=True)
+    (checks / "s9.0000000003.json").write_text(json.dumps({"session": "s9", "diff": f"+x = '{target}'\n"}))
+    (proj / ".gsd").mkdir()
+    (proj / ".gsd" / "KNOWLEDGE.md").write_text(gsd_knowledge.section(f"- Finding: {target} is slow") + "\n")
+    before = _contents(engram_home, proj)
+    dry = engram(proj, "forget", target, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert _contents(engram_home, proj) == before  # a dry run changes nothing
+    real = engram(proj, "forget", target)
+    assert real.returncode == 0, real.stderr
+    after = _contents(engram_home, proj)
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    sqlite_side = {p for p in changed if p.endswith(("engram.db-wal", "engram.db-shm"))}  # SQLite's own
+    assert _listed(dry.stdout) == changed - sqlite_side, dry.stdout
+    assert _listed(real.stdout) == _listed(dry.stdout)
+    scrubbed = [ln for ln in dry.stdout.splitlines() if ln.startswith("would scrub the text of: ")]
+    count = int(dry.stdout.split(" scrubbed, ")[0].rsplit(" ", 1)[1])
+    assert bool(scrubbed) == bool(count) and (not count or scrubbed[0].count("', '") == count - 1)
