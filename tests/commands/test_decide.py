@@ -291,3 +291,22 @@ def test_among_pending_and_live_decisions_the_newer_wins(root, capsys):
     names = [h["name"] for h in query("what do we use for the job queue?", capsys)]
     assert names[0] == QUEUE_NEW + "."
     assert "Let's use RabbitMQ for the job queue." not in names and "Use Celery for the job queue" not in names
+
+
+# -- related decisions in the query's answer (F) ---------------------------------------------------
+
+
+def test_the_query_says_when_a_decision_it_returns_is_related_to_another(root, capsys):
+    """Two decisions linked as related (both kept) are said to be so by `engram query`,
+    its --json lines and query_knowledge, not only by `engram show`."""
+    decide("Use Redis for the HTTP response cache")
+    decide("Use SQLite instead of Redis for the job queue")
+    hits = {h["name"]: h for h in query("what do we use for the job queue?", capsys)}
+    queue = hits["Use SQLite instead of Redis for the job queue"]
+    assert "(related decision: Use Redis for the HTTP response cache)" in queue["line"]
+    assert queue["related"] == ["Use Redis for the HTTP response cache"]
+    capsys.readouterr()
+    assert main(["query", "what do we use for the job queue?"]) == 0
+    assert "(related decision: Use Redis for the HTTP response cache)" in capsys.readouterr().out
+    text = query_knowledge("what do we use for the HTTP response cache?")
+    assert "(related decision: Use SQLite instead of Redis for the job queue)" in text
