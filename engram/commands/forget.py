@@ -8,8 +8,9 @@ lines it came from as `forgotten` stubs, drops matching log lines and fault reco
 leaves a salted tombstone so consolidation never re-creates it from old events. The database
 is vacuumed and its WAL checkpointed, so no freed page keeps a copy; while another process
 holds an old snapshot of the database open the WAL cannot be emptied, and the command says so
-and exits 1 (run it again once that process is done). `--dry-run` reports exactly the counts
-a real run would change. An id that names no node is an error, not a text to forget.
+and exits 1 (run it again once that process is done). `--dry-run` reports exactly what a
+real run changes: the counts, the nodes whose text is scrubbed and every file rewritten or
+deleted. An id that names no node is an error, not a text to forget.
 """
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ def tombstones(project: Any, allow: str | None = None) -> list[str]:
 
 def forget(project: Any, target: str, *, dry_run: bool = False) -> dict[str, Any]:
     """Do the work (tests call this); returns counts and the plan's terms."""
-    from engram.graph import privacy
     from engram.consolidate import purge
+    from engram.graph import privacy
     from engram.graph.connect import connect
+    from engram.harnesses import gsd_knowledge
 
     # created if missing, so the tombstone outlives this run (a dry run looks at nothing real)
     conn = connect(":memory:" if dry_run and not os.path.exists(project.db_path) else project.db_path)
@@ -68,12 +70,15 @@ def forget(project: Any, target: str, *, dry_run: bool = False) -> dict[str, Any
         report.update(privacy.apply(conn, p, dry_run=dry_run))
     finally:
         conn.close()
-    lines = 0
+    lines, files = 0, [project.db_path]  # tombstones at least, and vacuumed
     for s in purge.sessions(project):
-        lines += purge.purge_session(project, s, p.terms, p.evidence.get(s, set()), dry_run=dry_run)
+        n, rewritten = purge.purge_session(project, s, p.terms, p.evidence.get(s, set()), dry_run=dry_run)
+        lines, files = lines + n, files + rewritten
     report["jsonl_lines"] = lines
-    report["log_lines"] = purge.purge_text_files(project, p.terms, dry_run=dry_run)
+    report["log_lines"], rewritten = purge.purge_text_files(project, p.terms, dry_run=dry_run)
     report["knowledge_lines"] = _gsd_section(project, p.terms, dry_run)
+    report["files"] = files + rewritten + ([os.path.join(project.root, gsd_knowledge.REL_PATH)]
+                                           if report["knowledge_lines"] else [])
     return report
 
 
@@ -86,14 +91,20 @@ def _gsd_section(project: Any, terms: Any, dry_run: bool) -> int:
 
 
 def _summary(report: dict[str, Any], dry_run: bool) -> str:
+    """The counts on one line, then every node scrubbed and every file rewritten or deleted
+    by name: a dry run says exactly what the real run will touch."""
     names = ", ".join(repr(n) for n in report["names"][:10]) or "no node"
     verb = "would forget" if dry_run else "forgot"
-    return (f"{verb} {', '.join(repr(t) for t in report['terms'])}: {report.get('nodes_deleted', 0)} node(s) deleted "
+    head = (f"{verb} {', '.join(repr(t) for t in report['terms'])}: {report.get('nodes_deleted', 0)} node(s) deleted "
             f"({names}), {report.get('nodes_scrubbed', 0)} scrubbed, {report.get('file_links_removed', 0)} file "
             f"link(s) removed, {report.get('edges_scrubbed', 0)} edge(s) and {report.get('episodes_scrubbed', 0)} "
             f"episode record(s) scrubbed, {report['jsonl_lines']} event line(s) replaced, {report['log_lines']} log "
             f"line(s), fault or queued check(s) removed, {report['knowledge_lines']} KNOWLEDGE.md line(s) removed; "
             + ("nothing was changed" if dry_run else "a tombstone keeps it from coming back"))
+    scrubbed = [f"{'would scrub' if dry_run else 'scrubbed'} the text of: " + ", ".join(
+        repr(n) for n in report.get("scrubbed", []))] if report.get("scrubbed") else []
+    files = [f"{'would rewrite or delete' if dry_run else 'rewrote or deleted'} {len(report['files'])} file(s):"]
+    return "\n".join([head, *scrubbed, *files, *(f"  {f}" for f in report["files"])])
 
 
 def run(args: argparse.Namespace) -> int:

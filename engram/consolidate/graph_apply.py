@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram.clock import utc_iso
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolution, Resolver
 from engram.consolidate.schema import EPISODE_KEY, NAME_MAX
@@ -51,11 +52,19 @@ class Applied:
 EXACT_KINDS = ("file", "command", "gotcha", "instruction", "unfinished")
 
 
-def plan(request: dict[str, Any], resolver: Resolver) -> list[Planned]:
-    """Entity resolution for every proposed node (two proposals of one name share a fate)."""
+def plan(request: dict[str, Any], resolver: Resolver, times: dict[int, Any] | None = None) -> list[Planned]:
+    """Entity resolution for every proposed node (two proposals of one name share a fate).
+
+    `times` ({seq: ts} of the events consolidated) dates each decision by its latest
+    evidence (`data.stated_at`): supersession orders statements by when they were made,
+    not by when their sessions happen to be consolidated.
+    """
     out = []
     for n in request["graph"]["nodes"]:
         n = frame(n)
+        stated = [str(times[s]) for s in n["data"]["evidence_seqs"] if times and times.get(s)]
+        if n["type"] == "decision" and stated:
+            n["data"]["stated_at"] = max(stated)
         kind = (n.get("data") or {}).get("kind")
         out.append(Planned(n, resolver.resolve(n["name"], n["type"], n["description"],
                                                exact_only=kind in EXACT_KINDS)))
@@ -133,12 +142,12 @@ def record_decision(conn: Any, text: str, rationale: str = "", files: list[str] 
     text, rationale = redact(text), redact(rationale)
     node = frame({"key": "d1", "op": "create", "name": clip(text, NAME_MAX), "type": "decision", "description": text,
                   "files": list(files or []), "evidence": [], "explicit": True, "rationale": rationale,
-                  "alternatives": [], "data": {"source": source}})
+                  "alternatives": [], "data": {"source": source, "stated_at": utc_iso(3)}})
     with store.transaction(conn):
         same = store.find_by_name(conn, node["name"], type="decision", include_superseded=False, limit=1)
         if same:
             store.update_node(conn, same[0]["id"], affected_files=node["files"], sessions_without_reinforcement=0,
-                              **_asserted(node))
+                              data={"stated_at": node["data"]["stated_at"]}, **_asserted(node))
             nid = same[0]["id"]
         else:
             nid = store.create_node(conn, name=node["name"], type="decision", description=node["description"],
@@ -229,9 +238,20 @@ class _Writer:
         return nid
 
     def superseded_match(self, res: Resolution, n: dict[str, Any]) -> str:
-        """Un-supersede on fresh, strong evidence; otherwise annotate and reinforce the successor."""
+        """Un-supersede on fresh, strong evidence; otherwise annotate and reinforce the successor.
+
+        A decision met again is fresh evidence only when it was stated after the decision
+        that replaced it: the consolidation of a session that stated A, then B instead of
+        A (`engram decide` twice, written at once) meets A again, and must not bring it
+        back over B. Its episode is attached and it stays superseded.
+        """
         old = store.get_node(self.conn, res.node_id)  # type: ignore[arg-type]
         assert old is not None
+        if n["type"] == "decision" and old["type"] == "decision" and self._stated_before_replaced(old, n):
+            store.update_node(self.conn, old["id"], source_episodes=[self.episode_id], data=_merged_data(old, n),
+                              episode_count=old["episode_count"])  # the same statement, not a second one
+            self.counts["merged"] += 1
+            return old["id"]
         explicit = n["type"] == "decision" and n["data"].get("explicit")
         seen_again = n["data"].get("kind") in ("command", "gotcha", "instruction", "unfinished")  # observed
         if explicit or seen_again or (n["type"] != "decision" and self.outcome == "success" and n.get("files")):
@@ -249,6 +269,17 @@ class _Writer:
             return self.merge(successor, {**n, "op": "create"})
         return old["id"]
 
+    def _stated_before_replaced(self, old: dict[str, Any], n: dict[str, Any]) -> bool:
+        """This statement of a superseded decision is the one its written-at-once node
+        recorded, or was made before the decision that replaced it was."""
+        data = old["data"] if isinstance(old["data"], dict) else {}
+        if data.get("source") in ("cli", "mcp") and not old["source_episodes"] and (
+                store.normalise_name(n["name"]) == store.normalise_name(old["name"])):
+            return True
+        successor = store.get_node(self.conn, old["superseded_by"]) if old.get("superseded_by") else None
+        when = supersession.stated_at(successor) if successor else supersession.superseded_at(old)
+        return bool(n["data"].get("stated_at")) and bool(when) and supersession.ms(n["data"]["stated_at"]) <= when
+
 
 def _upgrades(old: dict[str, Any], n: dict[str, Any]) -> bool:
     """An explicit statement of what was only an observed pattern replaces its framing."""
@@ -262,6 +293,9 @@ def _merged_data(old: dict[str, Any], n: dict[str, Any]) -> dict[str, Any]:
         data = {k: v for k, v in data.items() if k not in ("explicit", "rationale")}
     seqs = list(prev.get("evidence_seqs") or []) + list(data.get("evidence_seqs") or [])
     data["evidence_seqs"] = seqs[-50:]
+    stated = [str(d["stated_at"]) for d in (prev, data) if d.get("stated_at")]
+    if stated:  # the latest statement: a session consolidated late must not date it back
+        data["stated_at"] = max(stated, key=supersession.ms)
     return data
 
 
@@ -298,9 +332,7 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         w.ids[EPISODE_KEY] = ep_node
         for p in planned:
             w.ids[p.node["key"]] = _place(w, p)
-        for p in planned:  # "use B instead of A", "X is now Y": the replaced decisions go
-            if p.node["type"] == "decision":
-                supersession.supersede_replaced(conn, w.ids[p.node["key"]], episode_id=episode_id)
+        _supersede_in_order(w, planned)
         _replace_keys(w, planned, request["graph"].get("retire") or [])
         _edges(w, request["graph"]["edges"], ep_node)
         crash_at("graph:in_transaction")
@@ -308,6 +340,17 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         w.touched = list(dict.fromkeys(w.ids.values()))
         decay.apply_session(conn, session, w.touched)
         return Applied(episode_id, ep_node, w.counts)
+
+
+def _supersede_in_order(w: _Writer, planned: list[Planned]) -> None:
+    """"Use B instead of A", "X is now Y": the replaced decisions go, in the order they were
+    stated (their latest evidence; a decision without evidence counts as stated last). A
+    decision never retires one stated after it in the same range: that one retires it."""
+    decisions = [p for p in planned if p.node["type"] == "decision"]
+    decisions.sort(key=lambda p: max(p.node["data"]["evidence_seqs"] or [float("inf")]))
+    ids = list(dict.fromkeys(w.ids[p.node["key"]] for p in decisions))
+    for i, nid in enumerate(ids):
+        supersession.supersede_replaced(w.conn, nid, episode_id=w.episode_id, later=set(ids[i + 1:]))
 
 
 def _replace_keys(w: _Writer, planned: list[Planned], retire: list[dict[str, Any]]) -> None:

@@ -20,12 +20,14 @@ from typing import Any
 from engram.consolidate import offline_episode as oe
 from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
+from engram.consolidate.knowledge import shell_files
 from engram.consolidate.schema import NAME_MAX
 from engram.graph import decision_text
 from engram.text import clip, clip_tail, clip_words
 
 MAX_NODES = 40
 MAX_EDGES = 80
+MAX_RETIRE = 40  # schema.change_request's bound
 # unfinished, command, gotcha, instruction, decision, error, required tech, file, tool, library, finding
 _PRIORITY = "ucgiderftlx"
 
@@ -94,27 +96,37 @@ class _Graph:
         kept = {(n.get("data") or {}).get("key") for n in nodes} | keys
         retire = [r if r["by"] is None or r["by"] in kept else {**r, "by": None} for r in self.retire
                   if "name" in r or r["by"] is None or r["by"] in kept]  # a deleted file goes whatever is kept
-        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": retire}
+        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": retire[:MAX_RETIRE]}
 
 
-def _deleted(events: list[dict[str, Any]]) -> dict[str, str | None]:
+def _deleted(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, str | None]:
     """{path: the path it moved to, or None} for the files this range deleted and did not write
-    again (a move is a delete followed at once by a write of the new path: apply_patch)."""
+    again: apply_patch's deletes (a move is a delete followed at once by a write of the new
+    path) and the shell's `rm`, `git rm`, `mv` and `git mv` (knowledge/shell_files.py), in
+    event order."""
     writes = oe._ok_writes(events)
-    out: dict[str, str | None] = {}
+    ops: list[tuple[int, str, str, str | None]] = []
     for i, w in enumerate(writes):
         if w.get("op") == "delete":
             nxt = writes[i + 1] if i + 1 < len(writes) else {}
             moved = nxt.get("seq") == w.get("seq", -2) + 1 and nxt.get("op") != "delete" and nxt["path"] != w["path"]
-            out[w["path"]] = nxt["path"] if moved else None
+            ops.append((w["seq"], "gone", w["path"], nxt["path"] if moved else None))
         else:
-            out.pop(w["path"], None)
+            ops.append((w["seq"], "write", w["path"], None))
+    out: dict[str, str | None] = {}
+    for _, kind, path, dest in sorted(ops + shell_files.gone(events, prior), key=lambda o: o[0]):
+        if kind == "write":
+            out.pop(path, None)
+        else:
+            out[path] = dest
+            out.pop(dest or "", None)
     return out
 
 
-def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str, str]:
-    """File concepts for the files written; a file deleted (or moved) here retires its node."""
-    deleted = _deleted(events)
+def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, Any]], goal: str) -> dict[str, str]:
+    """File concepts for the files written; a file deleted (or moved) here retires its node,
+    by the node of the path it ends at (made here for a file the shell moved and nothing wrote)."""
+    deleted = _deleted(events, prior)
     writes = [w for w in oe._ok_writes(events) if w["path"] not in deleted]
     stats: dict[str, list[int]] = {}
     for w in writes:
@@ -140,6 +152,11 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], goal: str) -> dict[str,
         for a, b in zip(paths, paths[1:]):
             g.edge(out[a], out[b], "interacts_with", 0.4)
     for path, moved in deleted.items():
+        while moved in deleted:  # a -> b -> c: a ends at c
+            moved = deleted[moved]
+        if moved and moved not in out:
+            out[moved] = g.node("f", _path_name(moved), "concept", f"{moved}: moved from {path} in this session.",
+                                files=[moved], data={"kind": "file"})
         g.retire.append({"name": _path_name(path), "by": out.get(moved) if moved else None,
                          "reason": f"renamed to {moved} in this session" if moved else "deleted in this session"})
     return out
@@ -206,7 +223,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     }  # fmt: skip
     g = _Graph()
     g.knowledge(events, prior)
-    files = _file_nodes(g, events, goal)
+    files = _file_nodes(g, events, prior, goal)
     root = next((str(e["cwd"]) for e in prior + events if e.get("type") == "session_start" and e.get("cwd")), "")
     _tool_nodes(g, events, files, root)
     _decision_nodes(g, decs)

@@ -1,5 +1,6 @@
 """`engram forget` in the files: JSONL lines, episode files, session state, queued checks,
-caches, faults and logs (`dry_run` counts what would change and writes nothing).
+caches, faults and logs (`dry_run` counts what would change, names the files it would
+rewrite or delete, and writes nothing).
 
 The JSONL is append-only except here. A line that mentions a forgotten term, or that a
 deleted node came from, becomes a stub `{"type":"forgotten","ts","session","seq","turn"}`:
@@ -61,34 +62,56 @@ def rewrite_lines(data: bytes, terms: Terms, seqs: set[int]) -> tuple[bytes, int
 
 
 def purge_session(project: Any, session: str, terms: Terms, seqs: set[int], lock_timeout: float = 60,
-                  dry_run: bool = False) -> int:
-    """Rewrite one session's JSONL, state and episode file; return the lines replaced."""
+                  dry_run: bool = False) -> tuple[int, list[str]]:
+    """Rewrite one session's JSONL, state and episode file; (the lines replaced, the files
+    rewritten). A dry run computes both from a snapshot and writes nothing; a session with
+    nothing to change is not locked or written at all."""
     path = project.events_path(session)
-    if dry_run:
-        try:
-            return rewrite_lines(read_file(path, MAX_STREAM_BYTES), terms, seqs)[1]
-        except FileNotFoundError:
-            return 0
+    try:
+        changes = _session_changes(project, session, read_file(path, MAX_STREAM_BYTES),
+                                   session_state.read(project.state_path(session)), terms, seqs)
+    except FileNotFoundError:
+        return 0, []
+    if dry_run or not changes[1]:
+        return changes
     lock = workers.lock(trigger.session_lock_path(project, session), lock_timeout)
     if lock is None:
         raise EngramError(f"session {session} is being consolidated for more than {lock_timeout:.0f} s; "
                           "run the command again later")
     try:
-        locked = session_state.Locked(project.state_path(session), path)
-        with locked as st:
+        with session_state.Locked(project.state_path(session), path) as st:
             try:
                 old = read_file(path, MAX_STREAM_BYTES)
             except FileNotFoundError:
-                return 0
+                return 0, []
+            changes = _session_changes(project, session, old, dict(st), terms, seqs)
             new, changed = rewrite_lines(old, terms, seqs)
             if changed:
                 write_atomic(path, new)
                 st["size"] = len(new)
             _scrub_state(st, terms)
-            _rewrite_episode_file(project, session, terms, len(old), len(new))
+            episode = _episode_file(project, session, terms, len(old), len(new))
+            if episode is not None:
+                episode_file.write(project.episode_path(session), session, *episode)
     finally:
         os.close(lock)
-    return changed
+    return changes
+
+
+def _session_changes(project: Any, session: str, old: bytes, st: dict[str, Any], terms: Terms,
+                     seqs: set[int]) -> tuple[int, list[str]]:
+    """(lines a purge replaces, files it rewrites) for a session's stream bytes and state."""
+    new, changed = rewrite_lines(old, terms, seqs)
+    files = [project.events_path(session)] if changed else []
+    scrubbed = jsonio.loads(jsonio.dumps(st))  # a deep copy: `st` may be the locked state
+    if changed:
+        scrubbed["size"] = len(new)
+    _scrub_state(scrubbed, terms)
+    if scrubbed != st:
+        files.append(project.state_path(session))
+    if _episode_file(project, session, terms, len(old), len(new)) is not None:
+        files.append(project.episode_path(session))
+    return changed, files
 
 
 def _scrub_state(st: dict[str, Any], terms: Terms) -> None:
@@ -103,24 +126,25 @@ def _scrub_state(st: dict[str, Any], terms: Terms) -> None:
             st[key] = scrub(value, terms)
 
 
-def _rewrite_episode_file(project: Any, session: str, terms: Terms, old_size: int, new_size: int) -> None:
+def _episode_file(project: Any, session: str, terms: Terms, old_size: int,
+                  new_size: int) -> tuple[episode_file.Mark, list[dict[str, Any]]] | None:
+    """The episode file's new (mark, episodes) after a purge, or None when it stays as it is."""
     path = project.episode_path(session)
     rec = episode_file.read(path)
     if rec is None:
-        return
+        return None
     mark = episode_file.read_mark(path)
     size = new_size if mark.events_size == old_size else mark.events_size
     episodes = rec.get("episodes") if isinstance(rec.get("episodes"), list) else []
     if size == mark.events_size and not contains(episodes, terms):
-        return
-    episodes = [scrub(e, terms) for e in episodes]
-    episode_file.write(path, session, episode_file.Mark(mark.consolidated_to, size), episodes)
+        return None
+    return episode_file.Mark(mark.consolidated_to, size), [scrub(e, terms) for e in episodes]
 
 
-def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> int:
+def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple[int, list[str]]:
     """Log lines, fault records, queued write checks (they hold a diff) and the file-to-decision
-    cache that mention a term are removed; returns how many."""
-    removed = 0
+    cache that mention a term are removed; (how many, the files rewritten or deleted)."""
+    lines_removed, rewritten = 0, []
     for path in (project.log_path, project.log_path + ".1"):
         try:
             lines = read_file(path, MAX_STREAM_BYTES).split(b"\n")
@@ -128,18 +152,19 @@ def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> int:
             continue
         keep = [ln for ln in lines if not contains(ln.decode("utf-8", "replace"), terms)]
         if len(keep) != len(lines):
-            removed += len(lines) - len(keep)
+            lines_removed += len(lines) - len(keep)
+            rewritten.append(path)
             if not dry_run:
                 write_atomic(path, b"\n".join(keep))
-    for sub in (trigger.FAULTS, "checks"):
-        removed += _drop_files(os.path.join(project.dir, sub), terms, dry_run)
-    removed += _drop_files(project.dir, terms, dry_run, only=("decision_files.json",))
-    return removed
+    dropped = _drop_files(os.path.join(project.dir, trigger.FAULTS), terms, dry_run)
+    dropped += _drop_files(os.path.join(project.dir, "checks"), terms, dry_run)
+    dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json",))
+    return lines_removed + len(dropped), rewritten + dropped
 
 
-def _drop_files(folder: str, terms: Terms, dry_run: bool, only: tuple[str, ...] = ()) -> int:
-    """Delete the files of `folder` (or just `only`) whose text mentions a term."""
-    removed = 0
+def _drop_files(folder: str, terms: Terms, dry_run: bool, only: tuple[str, ...] = ()) -> list[str]:
+    """Delete the files of `folder` (or just `only`) whose text mentions a term; their paths."""
+    removed = []
     for name in only or (sorted(os.listdir(folder)) if os.path.isdir(folder) else []):
         path = os.path.join(folder, name)
         try:
@@ -151,7 +176,7 @@ def _drop_files(folder: str, terms: Terms, dry_run: bool, only: tuple[str, ...] 
         except ValueError:
             value = text
         if contains(value, terms) or contains(text, terms):
-            removed += 1
+            removed.append(path)
             if not dry_run:
                 os.unlink(path)
     return removed

@@ -282,7 +282,8 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     out.provider = consolidator.name  # a model that became unusable handed over to offline
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
-    applied = _write_graph(conn, _resolver(conn, project, cfg, models), session, out, record, request, say)
+    times = {e["seq"]: e.get("ts") for e in new}  # when each event happened: decisions are ordered by it
+    applied = _write_graph(conn, _resolver(conn, project, cfg, models), session, out, record, request, say, times)
     crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
@@ -306,14 +307,14 @@ def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models) -> R
 
 
 def _write_graph(conn: Any, resolver: Resolver, session: str, out: Outcome, record: dict[str, Any],
-                 request: dict[str, Any], say: Progress) -> bool:
+                 request: dict[str, Any], say: Progress, times: dict[int, Any]) -> bool:
     """Entity resolution, the one transaction, then the vectors of what changed."""
     from engram.graph import embeddings
     from engram.graph.privacy import screen_request
 
     request, record = screen_request(conn, request, record)  # `engram forget` tombstones
     embedder = resolver.embedder
-    planned = graph_apply.plan(request, resolver)
+    planned = graph_apply.plan(request, resolver, times)
     say(f"{session}: entity resolution: " + ", ".join(
         f"{a} {sum(1 for p in planned if p.res.action == a)}" for a in ("new", "merge", "child")))
     applied = graph_apply.apply(conn, session=session, from_seq=out.from_seq, to_seq=out.to_seq,

@@ -18,6 +18,12 @@ is asked through `query_knowledge` (the top TOP_K hits) and as a prompt in a new
 queue."), as a user who forgot the change would. A case is *right* when the current
 statement is returned and no superseded one is.
 
+A third kind runs the real `engram decide` (a subprocess, in an agent's shell: CLAUDECODE=1,
+the hook records the call): both statements of a single-hop chain in ONE session, each
+written into the graph at once, then the session consolidated. Its rows are the single-hop
+column of "engram, both by a real `engram decide` in one session" (the consolidation of
+such a session once brought the replaced decision back).
+
 Baselines in the same run: BM25 over the same live nodes (top TOP_K), and a
 deterministic latest-wins rule over the raw statements (the newest statement sharing a
 content word with the question). Published memory systems reach 7-54% single-hop and at
@@ -92,6 +98,9 @@ class Chain:
         return self.steps[-1][-1].template
 
 
+REAL_DECIDE = "engram, both by a real `engram decide` in one session"
+
+
 def _say(kind: str, i: int, **f: str) -> Statement:
     label, via, text = TEMPLATES[kind][i % len(TEMPLATES[kind])]
     return Statement(text.format(**f), via, label)
@@ -111,6 +120,20 @@ def generate(hops: str, n: int) -> list[Chain]:
         replace = Statement(TEMPLATES["replace"][0][2].format(**f), "prompt", TEMPLATES["replace"][0][0])
         out.append(Chain(hops, d, [[adopt], [replace, first], [update]], f"What {f['X']} does the {f['T']} use?",
                          update.text, [adopt.text, first.text], f"Tune {f['B']}'s {f['X']} for the {f['T']}."))
+    return out
+
+
+def decided(n: int) -> list[Chain]:
+    """n single-hop chains whose two statements are `engram decide` calls of one session."""
+    out = []
+    replaces = [t for t in TEMPLATES["replace"] if t[1] == "decide"]
+    for i, d in enumerate(DOMAINS[:n]):
+        f = dict(zip(("T", "A", "B", "X", "Y0", "Y1"), d))
+        adopt = Statement("Use {A} for the {T}".format(**f), "decide", "decide: use")
+        label, _, text = replaces[i % len(replaces)]
+        replace = Statement(text.format(**f), "decide", label)
+        out.append(Chain("single", d, [[adopt, replace]], f"What do we use for the {f['T']}?", replace.text,
+                         [adopt.text], f"Add a {f['A']} worker to the {f['T']}."))
     return out
 
 
@@ -155,8 +178,9 @@ def verdict(returned: list[str], chain: Chain) -> dict[str, bool]:
 # -- running the check -------------------------------------------------------------------------
 
 
-def _build(chains: list[Chain], cwd: str, provider: str) -> None:
-    """Every statement as its own session, interleaved step by step, consolidated in turn."""
+def _build(chains: list[Chain], cwd: str, provider: str, real_decide: bool = False) -> None:
+    """Every step as its own session, interleaved step by step, consolidated in turn;
+    `real_decide`: each `engram decide` statement is also run, as the agent's shell would."""
     from engram import config
     from engram.consolidate import worker
     from engram.history.replay import replay
@@ -170,8 +194,23 @@ def _build(chains: list[Chain], cwd: str, provider: str) -> None:
         for i, c in enumerate(chains):
             if step < len(c.steps):
                 sid = f"{c.hops}-{i:02d}-step{step + 1}"
-                replay(session_payloads(sid, cwd, c.steps[step]), cwd)
+                decides = iter(s.text for s in c.steps[step] if s.via == "decide")
+                for event, payload in session_payloads(sid, cwd, c.steps[step]):
+                    if real_decide and event == "PostToolUse":
+                        _engram_decide(next(decides), cwd)
+                    replay([(event, payload)], cwd)
                 worker.consolidate_session(project, sid, cfg, models)
+
+
+def _engram_decide(text: str, cwd: str) -> None:
+    """`engram decide TEXT` as an agent's Bash tool runs it (its hook records the event)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "engram", "decide", text, "--project", cwd],
+                          env={**os.environ, "CLAUDECODE": "1"}, capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        raise RuntimeError(f"engram decide failed: {done.stderr.strip()}")
 
 
 def _names(db: str, ids: list[str]) -> list[str]:
@@ -274,5 +313,21 @@ def check(base: str, n: int = len(DOMAINS), provider: str = "offline", ablation:
             for method, returned in answers.items():
                 methods.setdefault(method, {})[hops] = [verdict(r, c) for r, c in zip(returned, chains)]
             say(f"  supersession {hops}-hop, {label}: {len(chains)} chains")
+    for method, verdicts in _check_real_decide(base, n, provider).items():
+        methods[method] = {"single": verdicts}
+    say(f"  supersession single-hop, {REAL_DECIDE}: {n} chains")
     return {"methods": methods, "chains": listing}
+
+
+def _check_real_decide(base: str, n: int, provider: str) -> dict[str, list[dict[str, bool]]]:
+    """{method: [verdict per chain]} for the `decided` chains (real `engram decide`, one session each)."""
+    from engram import config
+
+    chains, cwd = decided(n), "/engram-eval/supersession-decide"
+    with sandbox.home(os.path.join(base, "single-decide"), {"llmProvider": provider}, offline=provider == "offline"):
+        _build(chains, cwd, provider, real_decide=True)
+        db = config.Project.from_cwd(cwd).db_path
+        answers = {f"{REAL_DECIDE}: query_knowledge (top {TOP_K})": _ask_search(chains, cwd, db, "engram"),
+                   f"{REAL_DECIDE}: the question as a prompt": _ask_hooks(chains, cwd, db)}
+    return {m: [verdict(r, c) for r, c in zip(returned, chains)] for m, returned in answers.items()}
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from engram import jsonio
 from engram.errors import EngramError
-from engram.graph import store
+from engram.graph import fulltext, store
 
 FORGOTTEN = "[forgotten]"
 PREFIX = "term:"
@@ -207,14 +207,15 @@ def _add_evidence(conn: Any, p: Plan, node: dict[str, Any]) -> None:
 # -- applying --------------------------------------------------------------------------------
 
 
-def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
+def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, Any]:
     """Delete and scrub in one transaction and record the tombstones; then purge free pages
     and the WAL (`checkpointed` says whether the WAL could be emptied). A dry run does the
-    same work and rolls it back, so its counts are exactly what a real run changes."""
+    same work and rolls it back, so its counts (and `scrubbed`, the names of the nodes whose
+    text is scrubbed) are exactly what a real run changes."""
     from engram.graph import embeddings
 
-    counts = {"nodes_deleted": 0, "nodes_scrubbed": 0, "file_links_removed": 0, "edges_scrubbed": 0,
-              "episodes_scrubbed": 0, "cache_rows": 0}
+    counts: dict[str, Any] = {"nodes_deleted": 0, "nodes_scrubbed": 0, "file_links_removed": 0,
+                              "edges_scrubbed": 0, "episodes_scrubbed": 0, "cache_rows": 0, "scrubbed": []}
     conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not left readable
     try:
         with store.transaction(conn):
@@ -222,12 +223,15 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
             for n in p.delete:
                 embeddings.delete_embedding(conn, n["id"])
                 counts["nodes_deleted"] += store.delete_node(conn, n["id"])
-            counts["nodes_scrubbed"] = _scrub_nodes(conn, p.terms, hashes)
+            counts["scrubbed"] = _scrub_nodes(conn, p.terms, hashes)
+            counts["nodes_scrubbed"] = len(counts["scrubbed"])
             counts["file_links_removed"] = _scrub_file_links(conn, p.terms)
             counts["edges_scrubbed"] = _scrub_rows(conn, "edges", "id", ("data",), p.terms)
             counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"),
                                                       p.terms)
             counts["cache_rows"] = _drop_cache(conn, hashes)
+            if fulltext.available(conn):  # deleted rows' terms stay in FTS5's segments until rebuilt
+                conn.execute("INSERT INTO node_fulltext (node_fulltext) VALUES ('rebuild')")
             if store.get_meta(conn, SALT_KEY) is None:
                 store.set_meta(conn, SALT_KEY, p.terms.salts[-1])
             for key in p.terms.keys:
@@ -242,16 +246,18 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, int]:
 
 
 def _text_hash(node: dict[str, Any]) -> str:
+    """The embedding cache's key of a node's text (what `embeddings.sync` sent the model)."""
+    from engram.graph import embeddings
+    from engram.graph.vectors import text_hash
+
+    return text_hash(embeddings.node_text(node["name"], node.get("description") or ""))
+
+
+def _scrub_nodes(conn: Any, terms: Terms, hashes: list[str]) -> list[str]:
+    """Other nodes' description, summary, data and file list, scrubbed of every mention; their names."""
     from engram.graph import embeddings
 
-    return embeddings._text_hash(embeddings.node_text(node["name"], node.get("description") or ""))
-
-
-def _scrub_nodes(conn: Any, terms: Terms, hashes: list[str]) -> int:
-    """Other nodes' description, summary, data and file list, scrubbed of every mention."""
-    from engram.graph import embeddings
-
-    n = 0
+    names = []
     for node in store.list_nodes(conn):
         fields = {k: node[k] for k in ("description", "summary", "data", "affected_files")}
         if not contains(fields, terms):
@@ -263,8 +269,8 @@ def _scrub_nodes(conn: Any, terms: Terms, hashes: list[str]) -> int:
                       jsonio.dumps(scrub(node["data"], terms)), jsonio.dumps(scrub(node["affected_files"], terms)),
                       store.now(), node["id"]))
         embeddings.delete_embedding(conn, node["id"])  # re-embedded from the scrubbed text
-        n += 1
-    return n
+        names.append(node["name"])
+    return names
 
 
 def _scrub_file_links(conn: Any, terms: Terms) -> int:

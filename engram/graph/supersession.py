@@ -182,29 +182,52 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None) -> list[str]:
-    """Supersede the active decisions that this decision replaces (explicit decisions only);
-    their ids.
+def ms(ts: str) -> str:
+    """An ISO-8601 UTC time cut to milliseconds, so event times (3 digits) and row times (6)
+    compare as text."""
+    return str(ts)[:23]
 
-    Every other active decision it is related to gets one `similar_to` edge ("related
+
+def stated_at(node: Node) -> str:
+    """When a decision was last stated: `data.stated_at` (its latest evidence event, or the
+    moment `engram decide` wrote it), else when its row was created."""
+    data = node["data"] if isinstance(node["data"], dict) else {}
+    return ms(data.get("stated_at") or node["created_at"])
+
+
+def superseded_at(node: Node) -> str:
+    """When a node was last superseded ("" if never)."""
+    data = node["data"] if isinstance(node["data"], dict) else {}
+    return next((ms(h.get("at") or "") for h in reversed(data.get("history") or []) if h.get("event") == "superseded"), "")
+
+
+def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None,
+                       later: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Supersede the active decisions that this decision replaces (explicit decisions only),
+    or this one when a decision stated after it replaces it; the ids superseded.
+
+    Each pair is taken in the order its two decisions were stated (`stated_at`; `later`:
+    decisions known to be stated after this one, the rest of a consolidation's range): a
+    decision stated after this one is never retired by it, and retires it when it replaces
+    it. Every other active decision it is related to gets one `similar_to` edge ("related
     decision"; both stay active), whichever of the two was written first: a link does
     not depend on the order sessions are consolidated in.
     """
     new = get_node(conn, node_id)
     if not new or new["type"] != "decision" or new["status"] != "active":
         return []
-    explicit = bool((new["data"] or {}).get("explicit"))
-    mine = _statement(new)
     linked = {e["from_node"] if e["to_node"] == node_id else e["to_node"]
               for e in edges_of(conn, node_id, types=("similar_to",))}
     out = []
     rows = conn.execute("SELECT id FROM nodes WHERE type = 'decision' AND status = 'active' AND id != ?", (node_id,))
-    for old in get_nodes(conn, [r[0] for r in rows.fetchall()]).values():
-        kind, why = relation(_statement(old), mine)
-        if kind == "replaces" and explicit:
-            supersede(conn, old["id"], node_id, reason=f"{why}: {new['name'][:80]}", episode_id=episode_id)
-            out.append(old["id"])
-        elif kind and old["id"] not in linked:
-            upsert_edge(conn, node_id, old["id"], "similar_to", strength=RELATED_STRENGTH,
+    for other in get_nodes(conn, [r[0] for r in rows.fetchall()]).values():
+        newer = other["id"] in later or stated_at(other) > stated_at(new)
+        older, younger = (new, other) if newer else (other, new)
+        kind, why = relation(_statement(older), _statement(younger))
+        if kind == "replaces" and (younger["data"] or {}).get("explicit") and older["id"] not in out:
+            supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)
+            out.append(older["id"])
+        elif kind and other["id"] not in linked:
+            upsert_edge(conn, younger["id"], older["id"], "similar_to", strength=RELATED_STRENGTH,
                         source_episodes=[episode_id] if episode_id else [], data={"reason": why})
     return out

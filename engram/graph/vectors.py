@@ -52,6 +52,11 @@ def normalise(vector: Sequence[float]) -> list[float]:
     return [x / norm for x in vector] if norm else [0.0] * len(vector)
 
 
+def text_hash(text: str) -> str:
+    """A text's key in the embedding cache (`engram forget` deletes by it too)."""
+    return sha256_hex(text)[:32]
+
+
 class CachedEmbedder:
     """A provider behind the `embedding_cache` table: each (model, text) is fetched once."""
 
@@ -72,7 +77,7 @@ class CachedEmbedder:
         return f"{self.inner.name}/{self.inner.model}"
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        hashes = [sha256_hex(t)[:32] for t in texts]
+        hashes = [text_hash(t) for t in texts]
         found = self._lookup(set(hashes))
         missing = list(dict.fromkeys(h for h in hashes if h not in found))
         self.hits += len(texts) - sum(1 for h in hashes if h not in found)
@@ -113,5 +118,5 @@ def cached(embedder: Any, conn: Any) -> Any:
 def cached_vector(conn: Any, model: str, text: str) -> list[float] | None:
     """A cached embedding of exactly `text` by `model` (any provider), or None."""
     row = conn.execute("SELECT vector FROM embedding_cache WHERE model LIKE ? AND text_hash = ?",
-                       ("%/" + model, sha256_hex(text)[:32])).fetchone()
+                       ("%/" + model, text_hash(text))).fetchone()
     return dequantize(row[0]) if row else None

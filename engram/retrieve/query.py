@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import fulltext, readonly
+from engram.graph import fulltext, readonly, store
 from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
-from engram.text import AS_DATA, inert
+from engram.text import AS_DATA, clip, inert
 
 KEYWORD_SEEDS = 8
 VECTOR_SEEDS = 8
@@ -31,6 +31,7 @@ MIN_SIMILARITY = 0.35
 TOPIC_ACTIVATION = 1.0
 SCOPES = ("current_project", "all")
 MAX_WEAKER = 12  # names on the closing "Weaker matches" line; --json lists every hit
+MAX_RELATED = 2  # related decisions named after a decision
 # At equal activation, what the question names comes before a textual match, and that before
 # spread: the top keyword match of a small graph starts at its node's full strength, as a
 # decision on the question's subject does, and the tie must not fall to the node id.
@@ -128,13 +129,43 @@ def order(hit: dict) -> tuple:
     return (-hit["activation"], SEED_ORDER.get(kind, len(SEED_ORDER)), hit.get("project", ""), hit["id"])
 
 
-def pending_hits(conn, project_root: str, question: str, events_dir: str) -> list[dict]:
-    """Decisions stated in a session not consolidated yet that the question names by subject,
-    ranked like a decision named by its subject (pending.py); `conn` None: no graph yet."""
+def pending_hits(conn, project_root: str, question: str, events_dir: str) -> tuple[list[dict], set[str]]:
+    """(decisions stated in a session not consolidated yet that the question names by subject,
+    ranked like a decision named by its subject; the ids of live decisions they replace)
+    (pending.py); `conn` None: no graph yet."""
     words = seeds.subject_words(entry_points.terms_from_text(question, project_root))
+    stated, replaced = pending.decisions(conn, events_dir)
     return [{"id": n["id"], "name": n["name"], "type": "decision", "activation": TOPIC_ACTIVATION,
              "tier": tiers.TIER_NAMES[tiers.FULL], "files": [], "why": "pending",
-             "node": n} for n in pending.about(pending.decisions(conn, events_dir), words)]
+             "node": n} for n in pending.about(stated, words)], replaced
+
+
+def mark_related(conn, hits: list[dict]) -> None:
+    """Each decision hit linked to a live decision as related (graph/supersession.py: both
+    kept when a newer one might or might not replace it) says so: `related` lists the
+    names, and its text ends "(related decision: NAME)", so the answer shows that the two
+    must be read together."""
+    for h in hits:
+        if h["type"] != "decision" or h["id"].startswith("pending:"):
+            continue
+        others = [e["to_node"] if e["from_node"] == h["id"] else e["from_node"]
+                  for e in store.edges_of(conn, h["id"], types=("similar_to",))
+                  if str((e["data"] or {}).get("reason", "")).startswith("related decision")]
+        names = [n["name"] for n in readonly.nodes(conn, others).values() if n["type"] == "decision"][:MAX_RELATED]
+        if names:
+            h["related"] = names
+            h["node"] = _saying_related(h["node"], names)
+
+
+def _saying_related(node: dict, names: list[str]) -> dict:
+    """The node with "(related decision: NAME)" after its summary and its description, each
+    first cut to leave room for it within its tier's limit."""
+    said = " ".join(f"(related decision: {clip(n, 120)})" for n in names)  # the line is made inert whole
+    out = dict(node)
+    for key, limit in (("summary", tiers.MAX_SUMMARY), ("description", tiers.MAX_DESCRIPTION)):
+        text = str(node.get(key) or node.get("summary") or node["name"])
+        out[key] = clip(text, max(40, limit - len(said) - 1)) + " " + said
+    return out
 
 
 def line(hit: dict) -> str:
@@ -179,11 +210,14 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
         conn = open_db(project.db_path, vectors)
         events_dir = os.path.join(project.dir, "events")
         try:
-            found = pending_hits(conn, project.root, question, events_dir)
+            found, replaced = pending_hits(conn, project.root, question, events_dir)
             if conn is None and scope != "all" and not found:
                 notes.append(f"no memory yet for {project.root} ({project.db_path} does not exist)")
             if conn is not None:
                 found += search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes)
+            found = [h for h in found if h["id"] not in replaced]  # a newer pending decision replaces it
+            if conn is not None:
+                mark_related(conn, found)
         finally:
             if conn is not None:
                 conn.close()

@@ -17,7 +17,9 @@ from engram.cli import main
 from engram.config import Project
 from engram.graph import store
 from engram.graph.connect import connect
+from engram.mcp.query_knowledge import query_knowledge
 from testing.consolidation import Session, cfg, consolidate
+from testing.helpers import events, payload, run_hook
 
 
 @pytest.fixture
@@ -154,3 +156,157 @@ def test_a_decision_stated_in_a_prompt_is_queried_before_its_consolidation(root,
     hits = query("what do we use for the job queue?", capsys)
     assert hits[0]["name"] == "Let's use SQLite for the job queue." and hits[0]["why"] != "pending"
     assert [h["why"] for h in hits].count("pending") == 0
+
+
+# -- a replacement survives its consolidation (audit of issue 14, defect A) ---------------------
+
+QUEUE_OLD, QUEUE_NEW = "Use RabbitMQ for the job queue", "Use Redis instead of RabbitMQ for the job queue"
+
+
+def _replaced(project: Project) -> None:
+    """The older decision ends superseded by the newer, which ends active and answers the query."""
+    (old,) = nodes(project, QUEUE_OLD)
+    (new,) = nodes(project, QUEUE_NEW)
+    assert (old["status"], new["status"]) == ("superseded", "active")
+    assert old["superseded_by"] == new["id"]
+    assert not [h for h in old["data"]["history"] if h["event"] == "unsuperseded"]
+
+
+def test_a_replacement_stays_after_engram_consolidate(root, capsys):
+    decide(QUEUE_OLD)
+    decide(QUEUE_NEW)
+    assert main(["consolidate"]) == 0
+    project = Project.from_cwd(str(root))
+    _replaced(project)
+    (old,) = nodes(project, QUEUE_OLD)
+    assert len(old["source_episodes"]) == 1  # its statement's episode is attached all the same
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == QUEUE_NEW
+    assert QUEUE_OLD not in [h["name"] for h in hits]
+
+
+def _cli(root, *args: str, **env: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "engram", *args], cwd=str(root), capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def _hook(root, session: str, event: str, **fields) -> None:
+    done = run_hook(event, payload(event, session, root, **fields), "--harness", "claude-code")
+    assert done.returncode == 0 and not done.stderr, done.stderr
+
+
+def _agent_decides(root, session: str, *texts: str) -> None:
+    """An agent session running `engram decide` through its Bash tool (CLAUDECODE=1 in its
+    shell), each call seen by the PostToolUse hook, then the end of the turn."""
+    import shlex
+
+    _hook(root, session, "SessionStart", source="startup")
+    _hook(root, session, "UserPromptSubmit", prompt="Record our job queue decisions in engram.")
+    for text in texts:
+        cmd = "engram decide " + shlex.quote(text)
+        _cli(root, "decide", text, CLAUDECODE="1")
+        _hook(root, session, "PostToolUse", tool_name="Bash", tool_input={"command": cmd},
+              tool_response={"stdout": f"Decision recorded: {text}", "stderr": "", "interrupted": False})
+    _hook(root, session, "Stop", stop_hook_active=False, last_assistant_message="Recorded both.")
+
+
+def test_a_replacement_stays_after_an_agent_session_decides_twice(root, capsys):
+    """Both `engram decide` calls in one agent session, consolidated by the worker its Stop queued."""
+    _agent_decides(root, "agent-1", QUEUE_OLD, QUEUE_NEW)
+    project = Project.from_cwd(str(root))
+    assert [e["content"] for e in events(root, "agent-1") if e["type"] == "decision"] == [QUEUE_OLD, QUEUE_NEW]
+    _cli(root, "worker", "--project", str(root))
+    _replaced(project)
+    assert query("what do we use for the job queue?", capsys)[0]["name"] == QUEUE_NEW
+
+
+def test_a_replacement_stays_when_a_later_agent_session_consolidates_the_cli_session(root, capsys):
+    """A person decides twice; the next agent session's SessionStart queues the `cli` session."""
+    decide(QUEUE_OLD)
+    decide(QUEUE_NEW)
+    _hook(root, "agent-2", "SessionStart", source="startup")
+    _cli(root, "worker", "--project", str(root))
+    project = Project.from_cwd(str(root))
+    (old,) = nodes(project, QUEUE_OLD)
+    assert old["source_episodes"], "the worker consolidated the cli session"
+    _replaced(project)
+    assert query("what do we use for the job queue?", capsys)[0]["name"] == QUEUE_NEW
+
+
+def test_the_later_of_two_statements_in_one_session_wins(root, capsys):
+    """Supersession in evidence order: the first statement of the range does not retire the second."""
+    s = Session(root, "s1").start()
+    s.prompt("Let's use RabbitMQ for the job queue.")
+    s.stop("Noted.")
+    s.prompt(QUEUE_NEW + ".")
+    s.stop("Switched.")
+    consolidate(s.project, "s1", cfg(s.project))
+    (old,) = nodes(s.project, "Let's use RabbitMQ for the job queue.")
+    (new,) = nodes(s.project, QUEUE_NEW + ".")
+    assert (old["status"], new["status"], old["superseded_by"]) == ("superseded", "active", new["id"])
+
+
+def test_a_session_consolidated_after_a_later_decide_does_not_retire_it(root, capsys):
+    """Ordered by when each was stated: a prompt made before `engram decide` is the older one,
+    however late its session is consolidated."""
+    s = Session(root, "s1").start()
+    s.prompt("Let's use RabbitMQ for the job queue.")
+    decide(QUEUE_NEW)
+    s.stop("Noted.")
+    consolidate(s.project, "s1", cfg(s.project))
+    (old,) = nodes(s.project, "Let's use RabbitMQ for the job queue.")
+    (new,) = nodes(s.project, QUEUE_NEW)
+    assert (old["status"], new["status"], old["superseded_by"]) == ("superseded", "active", new["id"])
+    assert query("what do we use for the job queue?", capsys)[0]["name"] == QUEUE_NEW
+
+
+# -- the query before consolidation (defect B) ----------------------------------------------------
+
+
+def test_a_replaced_decision_is_not_queried_from_the_stream(root, capsys):
+    """decide A, decide B (B replaces A): A is in the graph, superseded, and its event still
+    waits for consolidation; the query must not show it as pending."""
+    decide(QUEUE_OLD)
+    decide(QUEUE_NEW)
+    hits = query("what do we use for the job queue?", capsys)
+    assert hits[0]["name"] == QUEUE_NEW
+    assert QUEUE_OLD not in [h["name"] for h in hits]
+    assert not [h for h in hits if "not consolidated yet" in h["line"]]
+    text = query_knowledge(  # the MCP tool, on the same project (the working directory)
+        "what do we use for the job queue?")
+    assert QUEUE_NEW in text and QUEUE_OLD not in text and "not consolidated yet" not in text
+
+
+def test_among_pending_and_live_decisions_the_newer_wins(root, capsys):
+    """Two statements in a session not consolidated yet, and a live decision a newer pending one replaces."""
+    decide("Use Celery for the job queue")
+    s = Session(root, "s1").start()
+    s.prompt("Let's use RabbitMQ for the job queue.")
+    s.prompt(QUEUE_NEW + ".")
+    names = [h["name"] for h in query("what do we use for the job queue?", capsys)]
+    assert names[0] == QUEUE_NEW + "."
+    assert "Let's use RabbitMQ for the job queue." not in names and "Use Celery for the job queue" not in names
+
+
+# -- related decisions in the query's answer (F) ---------------------------------------------------
+
+
+def test_the_query_says_when_a_decision_it_returns_is_related_to_another(root, capsys):
+    """Two decisions linked as related (both kept) are said to be so by `engram query`,
+    its --json lines and query_knowledge, not only by `engram show`."""
+    decide("Use Redis for the HTTP response cache")
+    decide("Use SQLite instead of Redis for the job queue")
+    hits = {h["name"]: h for h in query("what do we use for the job queue?", capsys)}
+    queue = hits["Use SQLite instead of Redis for the job queue"]
+    assert "(related decision: Use Redis for the HTTP response cache)" in queue["line"]
+    assert queue["related"] == ["Use Redis for the HTTP response cache"]
+    capsys.readouterr()
+    assert main(["query", "what do we use for the job queue?"]) == 0
+    assert "(related decision: Use Redis for the HTTP response cache)" in capsys.readouterr().out
+    text = query_knowledge("what do we use for the HTTP response cache?")
+    assert "(related decision: Use SQLite instead of Redis for the job queue)" in text

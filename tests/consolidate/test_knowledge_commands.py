@@ -102,3 +102,17 @@ def test_paths_unstaged_after_a_bulk_add_are_kept_out_of_commits():
     events = [_shell(1, "git add -A"), _shell(2, "git restore --staged logs/ src/feature.ts"),
               _shell(3, 'git commit -m "x"'), _shell(4, "git reset dist/")]
     assert [k["path"] for k in commands.kept_out_of_commits(events)] == ["logs/"]
+
+
+@pytest.mark.parametrize("command, ops", [
+    ("git mv src/a.py src/b.py", [("mv", "src/a.py", "src/b.py")]),
+    ("rm -f a.py b.py && cd sub", [("rm", "a.py", ""), ("rm", "b.py", ""), ("cd", "sub", "")]),
+    ("mv a.py b.py lib", [("mv", "a.py", "lib/"), ("mv", "b.py", "lib/")]),  # several sources: a directory
+    ('mv "my file.py" docs/', [("mv", "my file.py", "docs/")]),
+    ("sudo git rm -r old/ > /dev/null", [("rm", "old/", "")]),
+    ("git rm --cached secrets.env", []),  # the file stays on disk
+    ("rm *.pyc", []), ("rm $TMP/x", []), ("find . -name x | xargs rm", []), ("mv -t dir a b", []),
+    ("cd $HOME && rm a.py", [("cd", "$HOME", ""), ("rm", "a.py", "")]),  # the caller cannot place a.py
+])
+def test_what_a_command_line_does_to_files(command, ops):
+    assert cl.file_ops(command) == ops

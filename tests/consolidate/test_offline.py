@@ -221,3 +221,81 @@ def test_a_file_deleted_or_moved_in_a_session_retires_its_node(root):
     (reason,) = rows(s2.project, "SELECT json_extract(data, '$.history[0].reason') FROM nodes WHERE name = ?",
                      "src/doomed.py")
     assert reason[0] == "deleted in this session"
+
+
+def _claude(root, session: str, event: str, **fields) -> None:
+    from testing.helpers import payload, run_hook
+
+    done = run_hook(event, payload(event, session, root, **fields), "--harness", "claude-code")
+    assert done.returncode == 0 and not done.stderr, done.stderr
+
+
+def _claude_session(root, session: str, steps: list[tuple[str, str]], run: bool = True) -> None:
+    """A Claude Code session through the real hook processes: ("write", path) writes the file
+    with the Write tool, ("bash", command) runs the command here (unless not `run`: each
+    command here gets a new shell, Claude Code's keeps its directory) and reports it."""
+    import subprocess
+
+    _claude(root, session, "SessionStart", source="startup")
+    _claude(root, session, "UserPromptSubmit", prompt="Reorganise the helpers.")
+    for kind, arg in steps:
+        if kind == "write":
+            path = root / arg
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# {arg}\n")
+            _claude(root, session, "PostToolUse", tool_name="Write",
+                    tool_input={"file_path": str(path), "content": f"# {arg}\n"},
+                    tool_response={"filePath": str(path), "success": True})
+        else:
+            done = subprocess.run(arg if run else "true", shell=True, cwd=root, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            _claude(root, session, "PostToolUse", tool_name="Bash", tool_input={"command": arg},
+                    tool_response={"stdout": done.stdout, "stderr": "", "interrupted": False})
+    _claude(root, session, "Stop", stop_hook_active=False, last_assistant_message="Done.")
+
+
+def _file_nodes(project) -> dict[str, tuple]:
+    return {name: (status, by, reason) for name, status, by, reason in rows(
+        project, "SELECT n.name, n.status, s.name, json_extract(n.data, '$.history[#-1].reason') FROM nodes n "
+                 "LEFT JOIN nodes s ON s.id = n.superseded_by WHERE json_extract(n.data, '$.kind') = 'file'")}
+
+
+def test_files_the_shell_moved_or_removed_retire_their_nodes(root):
+    """Issue 14, finding 4 for any harness's shell: `git mv` and `rm` through Bash, consolidated
+    offline by the worker the Stop hook queued, as apply_patch's delete and move are."""
+    import subprocess
+    import sys
+
+    from engram.config import Project
+
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    _claude_session(root, "s1", [("write", "src/a.py"), ("write", "src/c.py"), ("write", "src/keep.py"),
+                                 ("bash", "git add -A")])
+    _claude_session(root, "s2", [("bash", "git mv src/a.py src/b.py"), ("bash", "rm src/c.py")])
+    for _ in range(2):  # the worker takes the queue in order
+        worker_run = subprocess.run([sys.executable, "-m", "engram", "worker", "--project", str(root)],
+                                    capture_output=True, text=True, timeout=120)
+        assert worker_run.returncode == 0, worker_run.stderr
+    got = _file_nodes(Project.from_cwd(str(root)))
+    assert got == {"src/a.py": ("superseded", "src/b.py", "renamed to src/b.py in this session"),
+                   "src/c.py": ("superseded", None, "deleted in this session"),
+                   "src/b.py": ("active", None, None), "src/keep.py": ("active", None, None)}
+
+
+def test_the_shell_s_working_directory_places_what_it_removed(root):
+    """`cd` is followed (Claude Code's shell keeps it between calls); a path it cannot place,
+    or a word that is not a file path, retires nothing."""
+    from engram.config import Project
+
+    _claude_session(root, "s1", [("write", "src/util.py"), ("write", "util.py"), ("write", "lib/x.py"),
+                                 ("write", "docs/notes.md")])
+    _claude_session(root, "s2", [("bash", "cd src"), ("bash", "rm util.py"), ("bash", "cd $OLDPWD"),
+                                 ("bash", "rm ../lib/x.py || true"), ("bash", f"mv {root}/docs/notes.md {root}/src/")],
+                    run=False)
+    project = Project.from_cwd(str(root))
+    for s in ("s1", "s2"):
+        consolidate(project, s, cfg(project))
+    got = _file_nodes(project)
+    assert got["src/util.py"][:2] == ("superseded", None) and got["util.py"][0] == "active"
+    assert got["lib/x.py"][0] == "active"  # after `cd $OLDPWD` the directory is unknown
+    assert got["docs/notes.md"][:2] == ("superseded", "src/notes.md") and got["src/notes.md"][0] == "active"

@@ -47,3 +47,15 @@ def test_engram_is_above_latest_wins_on_every_chain(tmp_path):
                    "engram: a prompt naming the technologies"):
         assert rate(method, "single") >= 0.95 and rate(method, "single") > baseline["single"], method
         assert rate(method, "multi") >= 0.90 and rate(method, "multi") > baseline["multi"], method
+
+
+def test_two_real_engram_decide_calls_in_one_session_keep_the_replacement(tmp_path):
+    """The audit of issue 14: `engram decide` A, then B instead of A, in one agent session, then
+    its consolidation brought A back over B; the check now runs the real command that way."""
+    chains_ = chains.decided(3)
+    assert [[s.via for s in c.steps[0]] for c in chains_] == [["decide", "decide"]] * 3
+    verdicts = chains._check_real_decide(str(tmp_path), 3, "offline")
+    assert set(verdicts) == {f"{chains.REAL_DECIDE}: query_knowledge (top 3)",
+                             f"{chains.REAL_DECIDE}: the question as a prompt"}
+    for method, got in verdicts.items():
+        assert [v["right"] for v in got] == [True] * 3, method

@@ -162,3 +162,92 @@ def test_dry_run_counts_are_what_the_real_run_changes(proj):
         assert dry.returncode == real.returncode == 0
         strip = lambda out: out.split(";")[0].replace("would forget", "forgot")  # noqa: E731
         assert strip(dry.stdout) == strip(real.stdout), (dry.stdout, real.stdout)
+
+
+WORD = "bluefin"  # porter stems it to itself: the keyword index stores it whole
+
+
+def _bluefin_session(root: Path) -> None:
+    """A decision (and its episode) named by the word: both are indexed for keyword search."""
+    replay_inproc([("UserPromptSubmit", {"session_id": "s3", "cwd": str(root),
+                                         "prompt": f"Let's use {WORD} for the deploy queue."}),
+                   ("Stop", {"session_id": "s3", "cwd": str(root),
+                             "last_assistant_message": f"The deploy queue runs on {WORD} now."})])
+    consolidate_all(root)
+
+
+def test_a_single_forgotten_word_leaves_the_keyword_index(proj, engram_home):
+    """FTS5 keeps a deleted row's terms in its segments (node_fulltext_data) until a merge:
+    a one-word term is stored there whole, which the phrase tests above never show."""
+    _bluefin_session(proj)
+    assert [p for p in copies(engram_home, WORD) if "engram.db" in p]  # indexed before
+    res = engram(proj, "forget", WORD)
+    assert res.returncode == 0, res.stderr
+    assert copies(engram_home, WORD) == []
+    assert engram(proj, "query", "deploy queue", "--json").stdout.count(WORD) == 0
+
+
+def test_forget_drops_the_cached_embeddings_of_what_it_removed(proj):
+    """The embedding cache (a remote model's vectors, by text hash) loses the deleted and the
+    scrubbed nodes' texts: a vector is a fingerprint of its text."""
+    import sqlite3
+
+    from testing.servers.embedding_server import EmbeddingServer
+
+    from engram.graph import embeddings, store
+    from engram.graph.connect import connect
+    from engram.graph.vectors import CachedEmbedder, text_hash
+    from engram.providers.voyage import VoyageEmbedder
+
+    _bluefin_session(proj)
+    conn = connect(str(db_path(proj)))
+    try:
+        with EmbeddingServer(api_key="k") as srv:
+            embeddings.sync(conn, CachedEmbedder(VoyageEmbedder(base_url=srv.url, api_key="k", retries=0), conn))
+        named = [n for n in store.list_nodes(conn) if WORD in (n["name"] + (n["description"] or "")).lower()]
+        gone = {text_hash(embeddings.node_text(n["name"], n["description"] or "")) for n in named}
+    finally:
+        conn.close()
+    assert len(gone) >= 2
+    assert engram(proj, "forget", WORD).returncode == 0
+    conn = sqlite3.connect(db_path(proj))
+    try:
+        cached = {r[0] for r in conn.execute("SELECT text_hash FROM embedding_cache")}
+    finally:
+        conn.close()
+    assert cached and not gone & cached  # the rest of the cache stays
+
+
+def _contents(*roots: Path) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for root in roots for p in root.rglob("*")
+            if p.is_file()}
+
+
+def _listed(out: str) -> set[str]:
+    """The files a forget run names, one per indented line after its count."""
+    return {line.strip() for line in out.splitlines() if line.startswith("  ")}
+
+
+@pytest.mark.parametrize("target", ["src/mod1.py", PHRASE])
+def test_dry_run_names_every_node_scrubbed_and_every_file_the_real_run_changes(proj, engram_home, target):
+    from engram.harnesses import gsd_knowledge
+
+    checks = project_dir(proj) / "checks"
+    checks.mkdir(exist_ok=True)
+    (checks / "s9.0000000003.json").write_text(json.dumps({"session": "s9", "diff": f"+x = '{target}'\n"}))
+    (proj / ".gsd").mkdir()
+    (proj / ".gsd" / "KNOWLEDGE.md").write_text(gsd_knowledge.section(f"- Finding: {target} is slow") + "\n")
+    before = _contents(engram_home, proj)
+    dry = engram(proj, "forget", target, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert _contents(engram_home, proj) == before  # a dry run changes nothing
+    real = engram(proj, "forget", target)
+    assert real.returncode == 0, real.stderr
+    after = _contents(engram_home, proj)
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    sqlite_side = {p for p in changed if p.endswith(("engram.db-wal", "engram.db-shm"))}  # SQLite's own
+    assert _listed(dry.stdout) == changed - sqlite_side, dry.stdout
+    assert _listed(real.stdout) == _listed(dry.stdout)
+    scrubbed = [ln for ln in dry.stdout.splitlines() if ln.startswith("would scrub the text of: ")]
+    count = int(dry.stdout.split(" scrubbed, ")[0].rsplit(" ", 1)[1])
+    assert bool(scrubbed) == bool(count) and (not count or scrubbed[0].count("', '") == count - 1)

@@ -137,6 +137,36 @@ def normalise(command: str) -> list[str]:
     return out
 
 
+def file_ops(command: str) -> list[tuple[str, str, str]]:
+    """What a command line does to files, part by part: ("cd", dir, ""), ("rm", path, "") for
+    `rm` / `git rm` / `unlink`, ("mv", path, destination) for `mv` / `git mv` (a destination
+    ending in "/" is a directory: several sources, or the user's trailing slash). Words the
+    shell would expand (`*`, `$`, `~`, backquotes) are left out, and so are `git rm --cached`
+    (the file stays) and `mv -t` (sources last): an unknown path retires nothing. A `cd` is
+    returned as written, for the caller to follow the working directory."""
+    out: list[tuple[str, str, str]] = []
+    for part in parts(command):
+        segs = _pipeline(part)
+        words = shellcmd.stripped([_unquote(w) for w in _words(segs[0])]) if len(segs) == 1 else []
+        if words[:1] == ["git"] and words[1:2] in (["rm"], ["mv"]):
+            words = words[1:] if "--cached" not in words else []
+        args = [w for w in words[1:] if not w.startswith("-")]
+        if words[:1] == ["cd"]:  # the resolver reads an unexpanded directory as unknown
+            out.append(("cd", args[0] if args else "~", ""))
+        elif any(ch in w for w in args for ch in "*?[$~`") or "-t" in words or "--target-directory" in words:
+            continue
+        elif words[:1] in (["rm"], ["unlink"]):
+            out += [("rm", a, "") for a in args]
+        elif words[:1] == ["mv"] and len(args) >= 2:
+            dest = args[-1] + ("/" if len(args) > 2 and not args[-1].endswith("/") else "")
+            out += [("mv", a, dest) for a in args[:-1]]
+    return out
+
+
+def _unquote(word: str) -> str:
+    return word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"" else word
+
+
 def canonical(normalised: str) -> str:
     """A normalised part without what selects a subset: file arguments, patterns, a bare `--`."""
     words = split_words(normalised)
