@@ -199,9 +199,10 @@ class Meter:
         """A session does not fit in what is left: said like a spent budget (one line a day)."""
         from engram.log import log
 
-        self._say(provider, f"is nearly spent ({spent:,} of {self.limit:,} tokens used or in flight): sessions "
-                            "that no longer fit are consolidated offline until midnight",
-                  f"nearly spent ({spent:,} tokens)")
+        left = max(0, self.limit - spent)
+        self._say(provider, f"has {left:,} of {self.limit:,} tokens left, too few for a session that needs "
+                            f"~{need:,}: sessions that do not fit are consolidated offline until midnight",
+                  f"too small for a session of ~{need:,} tokens ({left:,} left)")
         log(self.project.log_path, "budget", f"{provider}: a session needing ~{need:,} tokens does not fit in "
             f"today's budget ({spent:,} of {self.limit:,} used or in flight): consolidated offline", "INFO")
 

@@ -36,15 +36,31 @@ def _dir(home: str) -> str:
 
 
 def owner(home: str) -> str:
-    """This process's owner name under `home`, its live lock taken on first use (and kept)."""
+    """This process's owner name under `home`, its live lock taken on first use (and kept);
+    the first use also removes the live locks of owners that have ended."""
     if home not in _owners:
         live = private_dir(os.path.join(_dir(home), "live"))
-        name = f"{os.getpid()}-{secrets.token_hex(4)}"
-        fd = workers.try_lock(os.path.join(live, name + ".lock"))
-        if fd is None:  # a fresh random name nobody else holds
-            raise AssertionError(f"live lock {name} is held")  # pragma: no cover
-        _owners[home] = (name, fd)
+        for name in os.listdir(live):
+            if name.endswith(".lock"):
+                _alive(home, name[: -len(".lock")])
+        while home not in _owners:
+            name = f"{os.getpid()}-{secrets.token_hex(4)}"
+            path = os.path.join(live, name + ".lock")
+            fd = workers.try_lock(path)
+            if fd is None:
+                continue
+            if _same_file(fd, path):  # not removed by a sweep between its creation and the lock
+                _owners[home] = (name, fd)
+            else:
+                os.close(fd)
     return _owners[home][0]
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        return False
 
 
 def _alive(home: str, name: str) -> bool:
@@ -57,7 +73,10 @@ def _alive(home: str, name: str) -> bool:
     fd = workers.try_lock(path)
     if fd is None:
         return True
-    os.unlink(path)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:  # another reader removed it first
+        pass
     os.close(fd)
     return False
 

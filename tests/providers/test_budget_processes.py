@@ -96,4 +96,10 @@ def test_a_killed_process_leaves_no_reservation_behind(tmp_path):
     assert reservations.reserved(home, "codex") == 0  # dead: dropped by the next reader
     with reservations.locked(home, "codex") as book:
         assert book == {}
-    assert os.listdir(os.path.join(home, "budget", "live")) == []
+    live = os.path.join(home, "budget", "live")
+    assert os.listdir(live) == []
+    ended = "from engram.providers import reservations as r; import sys; r.owner(sys.argv[1])"
+    subprocess.run([sys.executable, "-c", ended, home], check=True)  # an owner that ended without reserving
+    assert len(os.listdir(live)) == 1
+    mine = reservations.owner(home)  # the next owner sweeps the ended ones
+    assert os.listdir(live) == [mine + ".lock"]
