@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engram.consolidate import passes
 from engram.errors import LLMError
 from engram.providers.base import estimate_tokens
 
@@ -64,10 +63,11 @@ class Consolidator:
              usage: Any, known: list[str] = ()) -> dict[str, Any]:
         """Two passes on the model only if the whole session's estimate fits in today's budget
         (budget.Meter.session); otherwise this session, and only this one, offline from the start."""
+        from engram.consolidate import passes
+
         job = lambda c: c.full(new, prior, cfg, usage, known)  # noqa: E731
-        if self.short:  # the last session did not fit; this one may
-            self.active, self.short, self.why = self.model, False, self.chosen
-        meter = getattr(self.model.client, "meter", None)
+        self._resume()
+        meter = self.model.client.meter
         if self.active is not self.model or meter is None:
             return self._run(job)
         need = sum(estimate_tokens(chars, out) for chars, out in passes.call_sizes(new, cfg, known))
@@ -79,7 +79,13 @@ class Consolidator:
         return job(self.offline)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
+        self._resume()
         return self._run(lambda c: c.discussion(new, prior, usage))
+
+    def _resume(self) -> None:
+        """The last session did not fit in the budget; this one may: back to the model."""
+        if self.short:
+            self.active, self.short, self.why = self.model, False, self.chosen
 
     def _run(self, job: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         if self.active is self.model:

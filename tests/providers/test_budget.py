@@ -122,7 +122,8 @@ def test_a_session_that_does_not_fit_goes_offline_from_its_start_and_spends_noth
     need = sum(estimate_tokens(chars, out) for chars, out in passes.call_sizes(events, c))
     c["dailyTokenBudget"] = n = need * 3 // 2  # ~1.5 sessions' estimates
     trigger.enqueue(project, names)
-    outcomes = worker.drain(project, c, registry.consolidation(c, project=project))
+    models = registry.consolidation(c, project=project)
+    outcomes = worker.drain(project, c, models)
     assert all(o.status == "consolidated" for o in outcomes)
     on_model = [o.session for o in outcomes if o.provider == "anthropic"]
     offline = [o.session for o in outcomes if o.provider == "offline"]
@@ -132,6 +133,9 @@ def test_a_session_that_does_not_fit_goes_offline_from_its_start_and_spends_noth
     calls = _calls(project)
     assert len(calls) == sum(len(usage[sid]["calls"]) for sid in on_model) > passes.MAX_PARALLEL
     assert all(ok for _, ok in calls) and sum(t for t, _ in calls) <= n
+    Session(root, "talk").start().prompt("Is SQLite enough for the queue?").stop("Yes, for one box.")
+    o = worker.consolidate_session(project, "talk", c, models)  # one call still fits: the model is back
+    assert o.kind == "discussion" and o.provider == "anthropic"
 
 
 def test_the_checker_goes_offline_when_the_budget_is_spent(llm, root):
