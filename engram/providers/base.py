@@ -98,7 +98,8 @@ class ChatClient:
         reasoning tokens for the models that take one (Anthropic's extended thinking).
         Raises LLMError("budget") without calling anything when the day's budget is spent."""
         meter = self.meter
-        ticket = meter.admit(self.name, estimate_tokens(len(system) + len(user), max_tokens + thinking)) if meter else None
+        estimate = estimate_tokens(len(system) + len(user), max_tokens + thinking)
+        ticket = meter.admit(self.name, estimate) if meter else None
         reply = spent = None
         try:
             reply = spent = self._attempts(system, user, model, max_tokens, usage, step, thinking)
