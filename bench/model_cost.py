@@ -76,16 +76,30 @@ def run(max_sessions: int | None, provider: str) -> dict:
             for s in fixture.sessions:
                 replay(s.payloads(fixture.root), fixture.root)
                 project = project or Project.from_cwd(fixture.root).ensure()
+                held = _estimate(project, s.id, cfg)
                 o = worker.consolidate_session(project, s.id, cfg, registry.consolidation(cfg, project=project))
                 rows = _ledger(project, last)
                 last = rows[-1][0] if rows else last
                 if o.status == "consolidated":
-                    sessions.append(_session(o, rows))
+                    sessions.append({**_session(o, rows), "held": held})
                 checks.drain(project, cfg, registry.checker(cfg, project=project))
                 rows = _ledger(project, last)
                 last = rows[-1][0] if rows else last
                 checked += [t for _, p, t, _, _ in rows if p == "contradiction"]
-    return {"sessions": sessions, "checks": checked, "projects": len(projects)}
+        systems: dict[str, int] = {}  # the system prompt of each kind of call: the prefix caching could store
+        for c in srv.calls:
+            systems[c["kind"]] = max(systems.get(c["kind"], 0), len(c["system"]) // 4)
+    return {"sessions": sessions, "checks": checked, "projects": len(projects), "systems": systems}
+
+
+def _estimate(project, session: str, cfg: dict) -> int:
+    """What the budget holds for the session before its first call (budget.Meter.session),
+    without the known-node lines Pass 2 adds."""
+    from engram.consolidate import passes, worker
+    from engram.providers.base import estimate_tokens
+
+    events, _ = worker.read_stream(project.events_path(session))
+    return sum(estimate_tokens(chars, out) for chars, out in passes.call_sizes(events, cfg))
 
 
 def _session(o, rows: list[tuple]) -> dict:
@@ -130,7 +144,13 @@ def report(r: dict) -> None:
               f"{statistics.mean(s['windows'] for s in full):.1f} windows on average")
         print(f"  Pass 1 per window: {p1_in:,.0f} in + {p1_out:,.0f} out (spec: 400); Pass 2 per session: "
               f"{p2_in:,.0f} in + {p2_out:,.0f} out (spec: 2000 + 200 x windows)")
+    held = [s["held"] for s in full]
+    if held:
+        print(f"  held before the first call (the whole-session estimate): mean {statistics.mean(held):,.0f}, "
+              f"max {max(held):,} ({sum(held) / max(1, sum(s['tokens'] for s in full)):.1f}x what was spent)")
     print(f"  prompt-cache tokens (read + written): {sum(s['cached'] for s in ss):,}")
+    print("  system prompts (tokens, the cacheable prefix): " + ", ".join(
+        f"{kind} {n:,}" for kind, n in sorted(r["systems"].items(), key=lambda kv: kv[1])))
     if cs:
         per_session = sum(cs) / max(1, len(ss))
         print(f"\ntokens per contradiction check       {statistics.mean(cs):8,.0f}   {SPEC_CHECK:8,}    "

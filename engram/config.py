@@ -139,6 +139,9 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
                 f"{path}: key {key!r} must be {type(want).__name__}, got {type(value).__name__} "
                 f"({value!r}); the default is {want!r}"
             )
+        if key == "dailyTokenBudget" and value < 0:
+            raise ConfigError(f"{path}: key 'dailyTokenBudget' must be 0 or more (0 keeps every model call off), "
+                              f"got {value!r}; the default is {want!r}")
         cfg[key] = value
     return cfg, warnings
 

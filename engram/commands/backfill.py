@@ -5,7 +5,9 @@ DIR defaults to this project's history, `~/.claude/projects/<project path with "
 "-">`. Each session is replayed through the real hooks (the same events a live session
 would have captured, filed under the project its cwd belongs to), oldest first; then
 the sessions are consolidated by a background worker (`--progress` shows how far it
-got), or in the foreground with `--wait`.
+got), or in the foreground with `--wait`. With a model provider, one worker takes every
+project's sessions in the order they happened, one at a time, so the day's token budget
+goes to the oldest ones wherever they are; offline, each project's workers run side by side.
 
 Importing twice changes nothing: `backfill.json` in the project's data directory records
 each imported session with a hash of its transcript records, and a session whose event
@@ -40,6 +42,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--wait", action="store_true", help="consolidate in the foreground instead of the background")
     add_provider_option(p, "consolidation provider (default: config, offline without a key)")
     p.add_argument("--progress", action="store_true", help="show how far consolidation of imported sessions got")
+    p.add_argument("--in-order", nargs="+", metavar="DATA_DIR", help=argparse.SUPPRESS)  # the one background worker
     p.set_defaults(func=run)
 
 
@@ -149,12 +152,25 @@ def import_all(sessions: list[Any], say: Callable[[str], None]) -> tuple[dict[st
 
 
 def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Callable[[str], None]) -> None:
+    """Consolidate what was imported: with a model, one worker takes every project's backlog
+    oldest first (so the day's budget goes to the oldest sessions wherever they are); offline,
+    each project's own workers drain its queue."""
     from engram.config import load_config
     from engram.consolidate import trigger, worker
     from engram.providers import registry
 
+    if not projects:
+        return
+    cfg, _ = load_config(projects[0].home)
+    if registry.choose(cfg, provider, projects[0].home)[0].NAME != "offline":
+        for project in projects:
+            trigger.enqueue(project, trigger.queued(project) or trigger.pending_sessions(project))
+        if wait:
+            consolidate_in_order(projects, provider, say)
+        else:
+            _start_in_order(projects, provider, say)
+        return
     for project in projects:
-        cfg, _ = load_config(project.home)
         pending = trigger.queued(project) or trigger.pending_sessions(project)
         if wait:
             trigger.enqueue(project, pending)
@@ -165,6 +181,51 @@ def consolidate(projects: list[Any], wait: bool, provider: str | None, say: Call
             how = f"worker pid {pid}" if pid else "a worker already running will pick them up"
             say(f"{project.root}: consolidating {len(pending)} session(s) in the background ({how}); "
                 "`engram backfill --progress` shows how far it got")
+
+
+def backlog(projects: list[Any]) -> list[tuple[Any, str]]:
+    """(project, session) of every queued session of `projects`, oldest first over all of them
+    (by the stream's last write: an imported stream carries its transcript's last time)."""
+    from engram.consolidate import trigger
+
+    found = []
+    for project in projects:
+        for session in trigger.queued(project):
+            try:
+                found.append((os.stat(project.events_path(session)).st_mtime_ns, session, project))
+            except OSError:  # forgotten meanwhile
+                continue
+    return [(project, session) for _, session, project in sorted(found, key=lambda f: f[:2])]
+
+
+def consolidate_in_order(projects: list[Any], provider: str | None, say: Callable[[str], None]) -> None:
+    """The one worker of a model-backed backfill: every project's queued sessions, oldest
+    first, one at a time; a failed session stays queued for the next trigger."""
+    from engram.config import load_config
+    from engram.consolidate import trigger, worker
+    from engram.providers import registry
+
+    cfg, _ = load_config(projects[0].home)
+    models = {p.dir: registry.consolidation(cfg, provider, project=p) for p in projects}
+    done: dict[str, int] = {}
+    for project, session in backlog(projects):
+        o = worker.consolidate_session(project, session, cfg, models[project.dir], progress=say)
+        if o.status == "failed":
+            trigger.enqueue(project, [session])
+        done[project.root] = done.get(project.root, 0) + (o.status == "consolidated")
+    for root, n in done.items():
+        say(f"{root}: {n} session(s) consolidated")
+
+
+def _start_in_order(projects: list[Any], provider: str | None, say: Callable[[str], None]) -> None:
+    """`consolidate_in_order` in one detached worker (`backfill --in-order DATA_DIR...`)."""
+    from engram import workers
+
+    argv = ["backfill", "--in-order", *[p.dir for p in projects]] + (["--provider", provider] if provider else [])
+    pid = None if workers.disabled() else workers.start(argv, projects[0].log_path)
+    how = f"worker pid {pid}" if pid else "queued; the next worker will pick them up"
+    say(f"consolidating {len(projects)} project(s)' sessions in the background, oldest first, one at a time "
+        f"({how}); `engram backfill --progress` shows how far it got")
 
 
 def progress(projects: list[Any]) -> list[str]:
@@ -200,6 +261,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.progress:
         print(runnable("\n".join(progress(progress_projects(args)))))
+        return 0
+    if args.in_order:
+        from engram.config import Project
+
+        os.nice(10)  # background work: the agent's own processes come first
+        consolidate_in_order([Project.from_dir(d) for d in args.in_order], args.provider, lambda _: None)
         return 0
     folder = history_dir(args)
     sessions = corpus.load_sessions(corpus.transcript_files([folder]))

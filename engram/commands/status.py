@@ -53,7 +53,8 @@ def model_lines(m: dict[str, Any]) -> list[str]:
                 spent = (m["spent_today_all_projects"].get(provider) or {}).get("tokens", 0)
                 share = f", {spent * 100 // max(1, limit)}% of today's budget"
             head = f"model use    {label:<12}" if i == 0 else " " * 25
-            lines.append(f"{head}{provider}: {u['calls']} calls{failed}, {u['tokens']:,} tokens{share}{cost}")
+            calls = f"{u['calls']} call{'s' * (u['calls'] != 1)}"
+            lines.append(f"{head}{provider}: {calls}{failed}, {u['tokens']:,} tokens{share}{cost}")
         if not use:
             lines.append(f"model use    {label:<12}none")
     return lines

@@ -123,20 +123,39 @@ def seq_ranges(seqs: list[int]) -> str:
 def pass1(provider: Chat, model: str, events: list[dict[str, Any]], cfg: dict[str, Any],
           usage: Usage) -> list[dict[str, Any]]:
     """Window summaries, in window order; windows are summarised concurrently."""
-    primary, notes = windows.primary_events(events)
-    wins = windows.make_windows(primary, cfg["windowSize"], cfg["windowOverlap"])
+    wins, users = pass1_prompts(events, cfg)
     system = prompt("pass1")
 
     def one(i: int, win: list[dict[str, Any]]) -> dict[str, Any]:
         seqs = {e["seq"] for e in win}
-        user = f"Window {i + 1} of {len(wins)}.\n<events>\n{windows.render(win, notes, WINDOW_MAX_CHARS)}\n</events>"
-        summary = call_json(provider, system, user, model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
+        summary = call_json(provider, system, users[i], model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
                             step=f"pass1[{i + 1}]", validate=lambda v: schema.window_summary(v, seqs))
         return {"window": i + 1, "seqs": [min(seqs), max(seqs)], **summary}
 
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(wins)))) as pool:
         futures = [pool.submit(one, i, w) for i, w in enumerate(wins)]
         return [f.result() for f in futures]
+
+
+def pass1_prompts(events: list[dict[str, Any]], cfg: dict[str, Any]) -> tuple[list[list[dict[str, Any]]], list[str]]:
+    """(the windows, the user prompt of each): the events as Pass 1 sends them."""
+    primary, notes = windows.primary_events(events)
+    wins = windows.make_windows(primary, cfg["windowSize"], cfg["windowOverlap"])
+    return wins, [f"Window {i + 1} of {len(wins)}.\n<events>\n{windows.render(w, notes, WINDOW_MAX_CHARS)}\n</events>"
+                  for i, w in enumerate(wins)]
+
+
+def call_sizes(events: list[dict[str, Any]], cfg: dict[str, Any], known: list[str] = ()) -> list[tuple[int, int]]:
+    """(prompt characters, output cap) of every call `full` makes, Pass 2's input at its bound
+    (each window's summary as long as Pass 1's output cap allows, ~4 characters a token, at
+    most PASS2_MAX_CHARS): what the budget must hold before the session's first call, so a
+    session is never left half done on the model (repairs are not foreseen)."""
+    wins, users = pass1_prompts(events, cfg)
+    system = len(prompt("pass1"))
+    sizes = [(system + len(u), PASS1_MAX_TOKENS) for u in users]
+    summaries = min(PASS2_MAX_CHARS, len(wins) * (PASS1_MAX_TOKENS * 4 + 60))  # + the window / seqs keys
+    extra = len(seq_ranges([e["seq"] for e in events])) + sum(len(k) + 1 for k in known) + 60
+    return sizes + [(len(prompt("pass2")) + summaries + extra, PASS2_MAX_TOKENS)]
 
 
 def bounded(summaries: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:

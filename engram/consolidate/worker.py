@@ -283,7 +283,9 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
     times = {e["seq"]: e.get("ts") for e in new}  # when each event happened: decisions are ordered by it
-    applied = _write_graph(conn, _resolver(conn, project, cfg, models), session, out, record, request, say, times)
+    offline = consolidator.name == "offline"  # a session the model did not make spends nothing on it after
+    applied = _write_graph(conn, _resolver(conn, project, cfg, models, offline), session, out, record, request,
+                           say, times)
     crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
@@ -296,14 +298,16 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     return out
 
 
-def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models) -> Resolver:
-    """Entity resolution with the project's alias table, the cached embedder and the adjudicator,
-    each adjudication written to the project log with its reason."""
+def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models, offline: bool) -> Resolver:
+    """Entity resolution with the project's alias table, the cached embedder and the adjudicator
+    (none for a session consolidated offline: it went offline because the model is unusable
+    or today's budget has no room for it), each adjudication written to the project log."""
     from engram.graph import aliases
     from engram.graph.vectors import cached
 
     return Resolver(conn, cached(models.embedder, conn), table=aliases.for_config(cfg),
-                    adjudicator=models.adjudicator, log=lambda msg: log(project.log_path, "worker", msg, "INFO"))
+                    adjudicator=None if offline else models.adjudicator,
+                    log=lambda msg: log(project.log_path, "worker", msg, "INFO"))
 
 
 def _write_graph(conn: Any, resolver: Resolver, session: str, out: Outcome, record: dict[str, Any],

@@ -65,10 +65,10 @@ class Reply:
     cost_usd: float | None = None  # when the provider reports one (Claude Code does)
 
 
-def estimate_tokens(system: str, user: str, max_output: int) -> int:
-    """A call's size before it is made (characters / 4 in, the output cap out): what the
-    budget holds in reserve while the call is in flight."""
-    return (len(system) + len(user)) // 4 + max_output
+def estimate_tokens(chars: int, max_output: int) -> int:
+    """A call's size before it is made (`chars` of prompt / 4 in, the output cap out): what
+    the budget holds in reserve while the call is in flight, or for a session before it."""
+    return chars // 4 + max_output
 
 
 # -- chat --------------------------------------------------------------------------------
@@ -98,7 +98,8 @@ class ChatClient:
         reasoning tokens for the models that take one (Anthropic's extended thinking).
         Raises LLMError("budget") without calling anything when the day's budget is spent."""
         meter = self.meter
-        ticket = meter.admit(self.name, estimate_tokens(system, user, max_tokens + thinking)) if meter else None
+        estimate = estimate_tokens(len(system) + len(user), max_tokens + thinking)
+        ticket = meter.admit(self.name, estimate) if meter else None
         reply = spent = None
         try:
             reply = spent = self._attempts(system, user, model, max_tokens, usage, step, thinking)

@@ -7,8 +7,15 @@ work is done by the offline implementation, and so is everything after it in thi
 Any other failure (timeout, 5xx after retries, a malformed answer) passes through as
 before: the session stays queued, the check counts as failed.
 
-A logged-out or missing harness CLI is said once a day at the next SessionStart
-(engram.notices) and logged; the spent budget is said by the meter (budget.py).
+A full consolidation starts on the model only when its whole estimate fits in what is left
+of today's budget (budget.Meter.session); a session that does not fit is consolidated
+offline from its start, and the next one is tried on the model again: model work is never
+spent on a session that would end offline halfway.
+
+A logged-out or missing harness CLI (or a configured API provider without its key) is said
+once a day per reason at the next SessionStart (engram.notices) and logged, whether it is
+found at the call or when the registry chooses; the spent budget is said by the meter
+(budget.py).
 """
 
 from __future__ import annotations
@@ -16,31 +23,33 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engram.errors import LLMError
+from engram.providers.base import estimate_tokens
 
 UNUSABLE = ("budget", "auth", "unavailable")
 
 
-def announce(project: Any, provider: str, exc: Exception) -> None:
-    """One notice a day per provider and kind, one log line, for a model that cannot be used."""
+def announce(project: Any, provider: str, kind: str, reason: str) -> None:
+    """One notice a day per provider and kind, one log line, for a model that cannot be used
+    (`kind`: auth, unavailable; a spent budget is the meter's to say)."""
     from engram import notices
     from engram.log import log
     from engram.providers.budget import today
 
-    kind = getattr(exc, "kind", "")
     if kind == "budget":
-        return  # the meter said it
-    text = f"engram: {provider} cannot be used ({str(exc)[:200]}); consolidating and checking offline."
+        return
+    text = f"engram: {provider} cannot be used ({reason[:200]}); consolidating and checking offline."
     if notices.post(project.home, f"{kind}-{provider}-{today()}", text):
-        log(project.log_path, "providers", f"{provider} unusable ({kind}): {exc}; offline for this run", "WARN")
+        log(project.log_path, "providers", f"{provider} unusable ({kind}): {reason}; offline for this run", "WARN")
 
 
 class Consolidator:
     """A model consolidator that hands over to the offline one for good once the model is unusable."""
 
-    def __init__(self, model: Any, offline: Any, project: Any):
+    def __init__(self, model: Any, offline: Any, project: Any, why: str = ""):
         self.model, self.offline, self.project = model, offline, project
         self.active = model
-        self.why = ""
+        self.short = False  # the current session went offline because it did not fit
+        self.why = self.chosen = why  # why the registry chose the model; `why` also says why not, when not
 
     @property
     def name(self) -> str:
@@ -52,10 +61,31 @@ class Consolidator:
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
              usage: Any, known: list[str] = ()) -> dict[str, Any]:
-        return self._run(lambda c: c.full(new, prior, cfg, usage, known))
+        """Two passes on the model only if the whole session's estimate fits in today's budget
+        (budget.Meter.session); otherwise this session, and only this one, offline from the start."""
+        from engram.consolidate import passes
+
+        job = lambda c: c.full(new, prior, cfg, usage, known)  # noqa: E731
+        self._resume()
+        meter = self.model.client.meter
+        if self.active is not self.model or meter is None:
+            return self._run(job)
+        need = sum(estimate_tokens(chars, out) for chars, out in passes.call_sizes(new, cfg, known))
+        with meter.session(self.model.client.name, need) as fits:
+            if fits:
+                return self._run(job)
+        self.active, self.short = self.offline, True
+        self.why = f"{self.model.name}: this session's ~{need:,} tokens do not fit in what is left of today's budget"
+        return job(self.offline)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
+        self._resume()
         return self._run(lambda c: c.discussion(new, prior, usage))
+
+    def _resume(self) -> None:
+        """The last session did not fit in the budget; this one may: back to the model."""
+        if self.short:
+            self.active, self.short, self.why = self.model, False, self.chosen
 
     def _run(self, job: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         if self.active is self.model:
@@ -64,7 +94,7 @@ class Consolidator:
             except LLMError as exc:
                 if exc.kind not in UNUSABLE:
                     raise
-                announce(self.project, self.model.name, exc)
+                announce(self.project, self.model.name, exc.kind, str(exc))
                 self.active, self.why = self.offline, f"{self.model.name} unusable: {exc}"
         return job(self.offline)
 
@@ -89,6 +119,6 @@ class Checker:
             except CheckFailed as exc:
                 if exc.kind not in UNUSABLE:
                     raise
-                announce(self.project, self.model.name.split(":")[0], exc)
+                announce(self.project, self.model.name.split(":")[0], exc.kind, str(exc))
                 self.active = self.offline
         return self.offline.check(decisions, path, diff)

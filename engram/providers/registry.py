@@ -113,22 +113,33 @@ def _home_of(project: Any) -> str | None:
     return project.home if project is not None else None
 
 
+def _chosen(cfg: dict[str, Any], requested: str | None, project: Any) -> tuple[ModuleType, str]:
+    """`choose` for a worker: a configured provider that cannot run here for a reason of its
+    own (its CLI not on PATH, its key not set) is said at the next SessionStart, once a day."""
+    provider, why = choose(cfg, requested, _home_of(project))
+    configured = CHAT.get(str(cfg.get("llmProvider") or "auto"))
+    if provider is offline and configured not in (None, offline) and project is not None and not offline_forced():
+        missing = configured.unusable()
+        if missing:
+            fallback.announce(project, configured.NAME, "unavailable", missing)
+    return provider, why
+
+
 def consolidator(cfg: dict[str, Any], requested: str | None = None, *, project: Any = None) -> Any:
     """The consolidator of the chosen provider, metered against `project`'s ledger; its
     `why` says why that one."""
-    provider, why = choose(cfg, requested, _home_of(project))
-    if provider is offline:
-        chosen = offline.consolidator(cfg)
-    else:
+    provider, why = _chosen(cfg, requested, project)
+    if provider is not offline:
         model = provider.consolidator(cfg, _meter(project, cfg))
-        chosen = fallback.Consolidator(model, offline.consolidator(cfg), project)
+        return fallback.Consolidator(model, offline.consolidator(cfg), project, why)
+    chosen = offline.consolidator(cfg)
     chosen.why = why
     return chosen
 
 
 def checker(cfg: dict[str, Any], *, project: Any = None) -> Any:
     """The contradiction checker of the configured provider (offline without one), metered."""
-    provider, _ = choose(cfg, None, _home_of(project))
+    provider, _ = _chosen(cfg, None, project)
     if provider is offline:
         return offline.checker(cfg)
     return fallback.Checker(provider.checker(cfg, _meter(project, cfg)), offline.checker(cfg), project)

@@ -373,7 +373,7 @@ def model_budget(cfg: dict) -> list[Check]:
         return [Check(OK, "model budget", f"no model calls today; {cap:,} tokens a day per provider")]
     out = []
     for provider, use in sorted(today.items()):
-        said = f"{provider}: {use['tokens']:,} of {cap:,} tokens today ({use['calls']} calls)"
+        said = f"{provider}: {use['tokens']:,} of {cap:,} tokens today ({use['calls']} call{'s' * (use['calls'] != 1)})"
         if use["tokens"] >= cap:
             out.append(Check(WARN, "model budget", said + ": spent, offline until midnight",
                              "raise dailyTokenBudget in config.json to allow more today"))

@@ -157,6 +157,29 @@ def test_a_cli_not_on_path_falls_back_to_offline_and_says_why(root, monkeypatch,
         registry.choose({}, "gemini-cli")
 
 
+def test_a_configured_cli_not_on_path_is_said_once_at_the_next_session_start(root, tmp_path):
+    import json
+    import sys
+
+    from testing.helpers import payload, run_hook
+    from testing.monitor import context, env
+
+    s = fix_session(root)
+    with open(os.path.join(s.project.home, "config.json"), "w") as f:
+        json.dump({"llmProvider": "codex"}, f)
+    empty = env(PATH=str(tmp_path / "empty"), ENGRAM_OFFLINE="")
+    for _ in range(2):  # two workers the same day: one notice
+        done = subprocess.run([sys.executable, "-m", "engram", "consolidate", "--project", str(root)], env=empty,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        s.prompt("more").stop()
+    starts = [run_hook("SessionStart", payload("SessionStart", sid, root, source="startup"), env=empty)
+              for sid in ("next-1", "next-2")]
+    said = [line for h in starts for line in context(h.stdout).splitlines() if "codex" in line]
+    assert len(said) == 1 and "codex is not on PATH" in said[0] and "offline" in said[0]
+    assert open(s.project.log_path).read().count("codex unusable (unavailable)") == 1
+
+
 @pytest.mark.parametrize("name", CLIS)
 def test_the_contradiction_check_through_each_cli_sends_the_diff_and_decisions_only(name, clis, root):
     from engram.config import Project

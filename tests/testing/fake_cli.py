@@ -9,6 +9,7 @@ Behaviour comes from the environment the provider passes down:
 
 * FAKE_CLI_MODE: ok (default) | error (an error result) | malformed (not the JSON format) |
   hang (never answers) | logged_out (the CLI's own not-logged-in failure);
+* FAKE_CLI_DELAY: seconds to take before answering (concurrent workers overlap their calls);
 * FAKE_CLI_LOG: a JSONL file, one record per call: argv, cwd, pid, ENGRAM_DISABLE, the task
   (pass1 / pass2 / discussion / contradiction), the system prompt, and the usage it reported
   normalised (`tokens` = everything it said it processed);
@@ -164,6 +165,7 @@ def main() -> int:
         _log({**record, "task": "hang"})
         time.sleep(3600)
         return 0
+    time.sleep(float(os.environ.get("FAKE_CLI_DELAY") or 0))
     code, out, info = {"claude": claude, "codex": codex, "gemini": gemini}[which](argv, mode)
     if mode == "malformed" and code == 0:
         out, info = "Here is the answer you asked for, in prose.", {**info, "tokens": 0}  # no usage reported
