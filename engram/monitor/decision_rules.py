@@ -32,8 +32,8 @@ from engram.text import singular
 
 _NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
 _VERB = (r"(?:use|using|call|calling|add|adding|import|importing|depend on|introduce|bring back|bring in|"
-         r"include|rely on|reintroduce|pull in|access|accessing|instantiate)")
-_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
+         r"include|rely on|reintroduce|pull in|access|accessing|instantiate|commit)")
+_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_`'\"][\w.\-/`'\"]*(?:\(\))?){0,3})"
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
@@ -41,10 +41,20 @@ _FORBID = [
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
+# "never run npm install, npx or yarn": what is run must be a command, not "containers as root".
+_RUN = re.compile(rf"\b{_NEG}\s+(?:ever\s+)?(?:run|execute|invoke)\s+{_PHRASE}", re.I)
 _FROM = re.compile(rf"\b(?:never|not|don'?t|do not|must not)\s+(?:import\s+)?from\s+{_PHRASE}", re.I)
 _RETIRE = re.compile(rf"\b(?:drop|remove|get rid of|phase out|retire|rip out|migrate (?:away )?from|move off)\s+"
                      rf"{_PHRASE}", re.I)
 _OVER = re.compile(rf"\bover\s+{_PHRASE}", re.I)
+# "requests is not used", "eval() is forbidden": the subject of a passive prohibition.
+_PASSIVE = re.compile(rf"^\s*(?:the\s+|any\s+|using\s+)?{_PHRASE}\s+(?:is|are)\s+(?:strictly\s+|also\s+)?"
+                      rf"(?:forbidden|prohibited|banned|disallowed|not allowed|not permitted|not used|deprecated)\b", re.I)
+# "lint checks via flake8", "enforced through golangci-lint": the tool a required practice runs through.
+_VIA = re.compile(rf"\b(?:via|through)\s+{_PHRASE}", re.I)
+_MODAL = re.compile(r"\b(?:must|should|shall|always|required|need to|enforce[sd]?|only)\b", re.I)
+# The next items of a list the first phrase of a prohibition opens ("never run npm install, npx or yarn").
+_LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:or|and|nor)\s+)")
 _REQUIRE = [
     re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
                rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
@@ -55,11 +65,12 @@ _REQUIRE = [
 _STOP = {"for", "in", "because", "to", "when", "with", "instead", "rather", "over", "as", "on", "unless",
          "until", "without", "except", "since", "so", "and", "or", "but", "at", "from", "inside", "within",
          "if", "whenever", "anymore", "again", "here", "there", "everywhere", "anywhere", "now", "by", "via",
-         "across", "outside", "only", "into", "of", "against", "+"}
+         "across", "outside", "only", "into", "of", "against", "+", "exclusively", "everywhere", "throughout"}
 _GENERIC = {"library", "libraries", "module", "modules", "package", "packages", "crate", "crates", "dependency",
             "dependencies", "client", "clients", "driver", "drivers", "call", "calls", "statement", "statements",
             "tag", "tags", "function", "functions", "method", "methods", "code", "output", "sdk", "framework",
-            "directly", "itself", "api", "apis", "backend", "server", "service", "tool", "keyword", "type"}
+            "directly", "itself", "api", "apis", "backend", "server", "service", "tool", "keyword", "type",
+            "config", "configuration", "checks", "check", "hooks", "hook", "settings", "command", "commands"}
 _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "call", "write", "commit", "put",
           "keep", "log", "make", "create", "return", "throw", "catch", "pin", "verify", "send", "read", "load",
           "save", "use", "using", "add", "import", "expose", "mix", "block", "leave", "skip", "change", "touch",
@@ -68,7 +79,9 @@ _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "cal
 _NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "something", "everything", "one",
               "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
               "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
-              "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root"}
+              "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root",
+              "unused", "dead", "legacy", "existing", "generated", "raw", "plain", "sensitive", "magic", "all",
+              "the", "a", "an"}
 # "X for <data>": a prohibition about what flows where, visible on the line only with the data's name.
 SCOPED_DATA = {
     "token": ("token", "jwt", "auth", "bearer", "session"),
@@ -80,6 +93,9 @@ _SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "to
                 "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
                 "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
                 "currency": "money", "payment": "money", "payments": "money", "monetary": "money"}
+# Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
+CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
+gem bundle brew apt apt-get prisma supabase terraform""".split())
 _CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
@@ -104,6 +120,7 @@ SYNONYMS = {
     "round": {"round", "rounds", "cost", "workfactor"},
 }
 _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
+                 "are", "was", "were", "been",
                  "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
                  "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
                  "takes", "accept", "accepts", "carry", "carries"}
@@ -127,7 +144,9 @@ DETECTOR_CUES = {
                               r"(?:a |any |the )?columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
     "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
-    "raw_sql": re.compile(r"\braw sql\b|\bsql by hand\b|hand-?written sql|\bonly (?:through|via) the (?:orm|repository)|"
+    "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
+                          r"{0,2}(?:raw sql\b|sql by hand\b|"
+                          r"hand-?written sql)|\braw sql\b[^.;]{0,20}\b(?:forbidden|not allowed|prohibited|banned)|\bonly (?:through|via) the (?:orm|repository)|"
                           r"(?:go|goes) through the (?:orm|repository)", re.I),
     "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
     "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
@@ -138,7 +157,9 @@ DETECTOR_CUES = {
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
     "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
-                              r"(?:lint|linter|warning)", re.I),
+                              r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
+                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b",
+                              re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?)\b)",
                                  re.I | re.S),
@@ -153,6 +174,7 @@ class Term:
 
     `scope`: when the decision rules the thing out only for some data ("localStorage
     for auth tokens"), words one of which the changed line must mention as well.
+    `command`: a command line ("pip install"), which counts only where a command starts.
     """
 
     phrase: str
@@ -160,6 +182,7 @@ class Term:
     forms: tuple[str, ...]
     distinct: bool
     scope: tuple[str, ...] = ()
+    command: bool = False
 
 
 @dataclass
@@ -246,17 +269,52 @@ def _negated(clause: str, start: int) -> bool:
     return bool(re.search(rf"\b{_NEG}\s+(?:ever\s+)?$|\b(?:avoid|stop)\s+$", clause[:start], re.I))
 
 
+def _matches(rx: re.Pattern, clause: str) -> list[re.Match]:
+    """Every match starting at a word, overlapping ones too: "adopt structured logging using
+    structlog" holds a second cue ("using") inside the first one's phrase."""
+    found = list(rx.finditer(clause)) + [rx.match(clause, w.start()) for w in re.finditer(r"(?<![\w'])[\w@`'\"]", clause)]
+    return list({(m.start(1), m.group(1)): m for m in found if m}.values())
+
+
+def _listed(clause: str, m: re.Match) -> list[str]:
+    """The phrase a cue names and the items listed after it ("npm install, npx or yarn")."""
+    first = m.group(1)
+    items = re.split(r"\s+(?:or|and|nor)\s+", first)
+    if to_term(items[0]) is None:
+        return [first]  # "floating versions, ranges or latest": the list is of words, not of things
+    rest = clause[m.end(1):]
+    while (sep := _LIST_SEP.match(rest)) and (nxt := re.match(_PHRASE, rest[sep.end():])):
+        item = re.split(r"\s+(?:or|and|nor)\s+", nxt.group(1))
+        if any(w.lower() in _STOP or w.lower() in _VERBS for x in item for w in x.split()[:1]):
+            break
+        items += item
+        rest = rest[sep.end() + nxt.end():]
+    simple = [x for x in items if not any(w.lower() in _STOP for w in x.split())]
+    return [first] + [x for x in items[1:] if x in simple] if len(items) > 1 else [first]
+
+
+def _is_command(phrase: str) -> bool:
+    words = phrase.strip("`'\"").split()
+    return bool(words) and words[0].strip("`'\"").lower() in CLI_TOOLS
+
+
 def _forbids_in(clause: str) -> list[str]:
-    out = [m.group(1) for rx in _FORBID + [_FROM] for m in rx.finditer(clause)]
+    out = [p for rx in _FORBID + [_FROM] for m in _matches(rx, clause) for p in _listed(clause, m)]
+    out += [p for m in _matches(_RUN, clause) for p in _listed(clause, m) if _is_command(p)]
     out += [m.group(1) for m in _RETIRE.finditer(clause) if not _negated(clause, m.start())]
     if re.search(r"\b(?:prefer|prefers|preferred|choose|chose|chosen|pick|picked|select|selected|went with)\b",
                  clause, re.I):
         out += [m.group(1) for m in _OVER.finditer(clause)]
+    if m := _PASSIVE.match(clause):
+        out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     return out
 
 
 def _requires_in(clause: str) -> list[str]:
-    return [m.group(1) for rx in _REQUIRE for m in rx.finditer(clause) if not _negated(clause, m.start())]
+    out = [m.group(1) for rx in _REQUIRE for m in _matches(rx, clause) if not _negated(clause, m.start())]
+    if _MODAL.search(clause):
+        out += [m.group(1) for m in _VIA.finditer(clause)]
+    return out
 
 
 def decision_scope(text: str) -> tuple[str, ...]:
@@ -317,9 +375,9 @@ def to_term(phrase: str, text: str = "") -> Term | None:
         cut = cut[:-1]
     if not cut or cut[0].lower() in _VERBS:
         return None
-    if not cut:
-        return None
     joined = " ".join(cut)
+    if 1 < len(cut) <= 3 and cut[0] in CLI_TOOLS and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in cut[1:]):
+        return Term(phrase=joined, canon=None, forms=(joined,), distinct=True, command=True)  # "pip install"
     canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
     if canon is None and len(cut) > 1 and _proper(cut[0], text):
         cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing

@@ -246,20 +246,22 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
                        r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
-_JUSTIFIED = re.compile(r"justif|explain|reason", re.I)
+_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
 
 
 def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
+    new_side = [ln for ln in lines if ln.side != "-"]
     out = []
-    for ln in _added(lines) + [x for x in lines if x.side == "+" and x.prose]:
-        m = _SUPPRESS.search(ln.text)
+    for i, ln in enumerate(new_side):
+        m = _SUPPRESS.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
-        rest = ln.text[m.end():]
-        if _JUSTIFIED.search(decision) and re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", rest):
-            continue
+        above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
+        if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
+                                            or re.search(r"\w+(?:\W+\w+){3,}", above)):
+            continue  # the reason is written on the line or on the comment line above it
         out.append(("direct", ln, f"adds the suppression `{m.group(0).strip()}` instead of fixing what it hides"))
     return out
 
@@ -287,6 +289,14 @@ def _parts(ident: str) -> set[str]:
     return {p.lower() for chunk in ident.split("_") for p in _CAMEL_PARTS.findall(chunk)}
 
 
+# What reveals nothing of a value: its length, presence, prefix, a mask or hash of it
+# (`Boolean(header)`, `strings.HasPrefix(key, "sk_live")`, `len(token)`, `maskCard(number)`).
+_DERIVED = re.compile(r"\b(?:Boolean|bool|len|count|typeof|isset|empty|[A-Za-z]*(?:[Mm]ask|[Rr]edact|[Hh]ash|[Ff]ingerprint|"
+                      r"[Tt]runcate|[Oo]bfuscate)\w*|(?:strings\.)?(?:HasPrefix|HasSuffix|Contains))\s*\([^()]*\)|"
+                      r"[\w.]+\??\.(?:length|size|count|startsWith\([^()]*\)|endsWith\([^()]*\))|!!\s*[\w.]+|"
+                      r"[\w.]+\s*(?:!==?|===?)\s*(?:null|undefined|None|nil)\b|[\w.]+\s+is\s+(?:not\s+)?None\b")
+
+
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
     return tuple(dict.fromkeys(word for f in sorted(found) for word in SENSITIVE[f]))
@@ -308,6 +318,7 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if call is None:
             continue
         args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
+        args = _DERIVED.sub(" ", args)
         idents = re.findall(r"[A-Za-z_][\w.]*", args)
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
                     and not i.isupper()), None)

@@ -34,6 +34,7 @@ from engram.monitor.detectors import DETECTORS
 from engram.text import singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CONFIG_TOKEN = re.compile(r"[A-Za-z_][\w\-]*")
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
@@ -155,6 +156,8 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         return False
     if term.scope and not any(w in (low + " " + " ".join(ln.strings).lower()) for w in term.scope):
         return False  # "localStorage for auth tokens": this line stores something else
+    if term.command:
+        return _runs(term.forms, ln, path)
     manifest = tech_terms.manifest_language(path) is not None
     for form in term.forms:
         if any(ch in form for ch in "./-!:@") or " " in form:
@@ -164,15 +167,25 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         if form in tech_terms.AMBIGUOUS and not manifest:
             if _library_use(form, ln):
                 return True
-        elif _names_identifier(form, code, term.distinct):
+        elif _names_identifier(form, code, term.distinct, code_lines.is_config(code_lines.language(path))):
             return True
     return False
 
 
-def _names_identifier(form: str, code: str, distinct: bool) -> bool:
-    for tok in _IDENT.findall(code):
+def _runs(commands: tuple[str, ...], ln: Line, path: str) -> bool:
+    """A command line that starts with one of `commands`: in configuration and scripts the line
+    itself (comments removed), in source code its string literals (`subprocess.run("pip install")`)."""
+    text = ln.code if code_lines.is_config(code_lines.language(path)) else "\n".join(ln.strings)
+    return any(re.search(rf"(?:^|[;&|(`'\"\n]|\brun:|\brun\b|\$\()\s*(?:-\s+)?{re.escape(c)}(?![\w\-])", text, re.I)
+               for c in commands)
+
+
+def _names_identifier(form: str, code: str, distinct: bool, config: bool = False) -> bool:
+    """Whether a token of the code is the name; in configuration a token may hold hyphens
+    (`npm-run-all` is not npm, `redis-server` is redis when redis is distinctive)."""
+    for tok in (_CONFIG_TOKEN if config else _IDENT).findall(code):
         low = tok.lower()
-        if low == form or (distinct and form in _parts(tok)):
+        if low == form or (distinct and any(form in _parts(p) for p in tok.split("-"))):
             return True
     return False
 
