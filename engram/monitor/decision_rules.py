@@ -93,6 +93,10 @@ _SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "to
                 "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
                 "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
                 "currency": "money", "payment": "money", "payments": "money", "monetary": "money"}
+# Lint rules a configuration names ("'no-console'", "unicorn/no-process-exit"): what each rules out.
+LINT_RULES = {"console": "console", "process-exit": "process.exit", "eval": "eval", "alert": "alert",
+              "debugger": "debugger"}
+_LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]|$)")
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
@@ -151,8 +155,9 @@ DETECTOR_CUES = {
     "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
     "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
     "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
-    "flag_off": re.compile(r"\bkeep\s+(?:\w+\s+){0,3}(?:on|enabled|turned on)\b|\bnever\s+(?:disable|turn off|switch off)\b",
-                           re.I),
+    "flag_off": re.compile(r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
+                           r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
+                           r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
     "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
@@ -211,6 +216,7 @@ class Rules:
     about_tests: bool = False
     scope: Scope = field(default_factory=Scope)
     required: list[str] = field(default_factory=list)  # identifiers of a required practice
+    tools: list[str] = field(default_factory=list)  # names of required tools, dropped from a configuration
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
     immutable_migrations: bool = False
 
@@ -242,6 +248,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
             t.scope = scope
     forbidden = {t.canon or t.forms[0] for t in r.forbids}
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
+    r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
@@ -307,13 +314,15 @@ def _forbids_in(clause: str) -> list[str]:
         out += [m.group(1) for m in _OVER.finditer(clause)]
     if m := _PASSIVE.match(clause):
         out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
+    out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
+    out += [LINT_RULES[m.group(1)] for m in _LINT_RULE.finditer(clause) if m.group(1) in LINT_RULES]
     return out
 
 
 def _requires_in(clause: str) -> list[str]:
     out = [m.group(1) for rx in _REQUIRE for m in _matches(rx, clause) if not _negated(clause, m.start())]
     if _MODAL.search(clause):
-        out += [m.group(1) for m in _VIA.finditer(clause)]
+        out += [m.group(1) for m in _VIA.finditer(clause) if not re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
     return out
 
 
@@ -342,7 +351,7 @@ def _normal(word: str) -> str:
 
 def _terms(phrases: list[str], text: str) -> list[Term]:
     out: dict[str, Term] = {}
-    for p in phrases:
+    for p in [x for p in phrases for x in _alternatives_of(p)]:
         t = to_term(p, text)
         if t is None:
             continue
@@ -350,6 +359,15 @@ def _terms(phrases: list[str], text: str) -> list[Term]:
         if key not in out or (t.scope and not out[key].scope):  # a scope, once stated, narrows the rule
             out[key] = t
     return list(out.values())
+
+
+def _alternatives_of(phrase: str) -> list[str]:
+    """ "Prisma/ORM": two things when one of them is a known name; "scripts/", "CI/CD": one."""
+    parts = phrase.split("/")
+    if len(parts) == 2 and all(re.fullmatch(r"[A-Za-z][\w.\-]*", p) for p in parts) and any(
+            tech_terms.canonical(p) for p in parts):
+        return parts
+    return [phrase]
 
 
 def to_term(phrase: str, text: str = "") -> Term | None:

@@ -181,8 +181,17 @@ _ACTION_REF = re.compile(r"^\s*-?\s*uses:\s*[\"']?([\w.\-]+/[\w.\-/]+)@([\w.\-/]
 _DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/:@]+)", re.I)
 _INLINE_STYLE = re.compile(r"\bstyle=\{\{|\bstyle=[\"'][^\"']*:")
 _GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
-_SWITCH_CUE = re.compile(r"\bkeep\s+(?:\w+\s+){0,2}?(\w+)\s+(?:mode\s+)?(?:on|enabled|turned on)\b|"
-                         r"\bnever\s+(?:disable|turn off|switch off)\s+(?:the\s+)?(\w+)", re.I)
+_SWITCHES = [  # how a decision names a setting it keeps on
+    re.compile(r"\bkeep\s+((?:[\w'`.\-]+\s+){1,5}?)(?:on|enabled|turned on|active)\b", re.I),
+    re.compile(r"\bnever\s+(?:disable|turn off|switch off)\s+((?:[\w'`.\-]+\s*){1,3})", re.I),
+    re.compile(r"\b([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\b((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
+]
+_NOT_SWITCHES = frozenset("""mode protection protections check checks setting settings flag flags option options the a an
+its our on for every all and or feature features support enabled always""".split())
+# TypeScript's strict mode is these flags too: turning one off weakens it.
+_FAMILY = {"strict": ("noImplicitAny", "strictNullChecks", "strictFunctionTypes", "strictBindCallApply",
+                      "strictPropertyInitialization", "noImplicitThis", "alwaysStrict", "useUnknownInCatchVariables")}
 
 
 def raw_sql(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -219,16 +228,50 @@ def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+def switch_words(decision: str) -> list[str]:
+    """The settings a decision keeps on ("keep TypeScript's strict mode on" -> typescript, strict)."""
+    words = []
+    for rx in _SWITCHES:
+        for m in rx.finditer(decision):
+            words += [w.strip("`'.").removesuffix("'s") for w in m.group(1).split()]
+    return [w for w in dict.fromkeys(words) if len(w) > 2 and w.lower() not in _NOT_SWITCHES]
+
+
+def _setting_name(word: str) -> bool:
+    """CSRF, HSTS, disallow_untyped_defs, strictNullChecks: a setting's own name, not a product's."""
+    return (word.isupper() and len(word) >= 3) or "_" in word or re.search(r"[a-z][A-Z]", word) is not None
+
+
 def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    """A setting the decision keeps on ("keep TypeScript strict mode on") turned off."""
-    words = {(a or b).lower() for a, b in _SWITCH_CUE.findall(decision)}
+    """A setting the decision keeps on turned off, exempted (`@csrf_exempt`) or removed from its list."""
     out = []
-    for w in words:
+    plus_text = " ".join(ln.text for ln in lines if ln.side == "+").lower()
+    for word in switch_words(decision):
+        w = word.lower()
+        names = [w] + [f.lower() for f in _FAMILY.get(w, ())]
         # the word alone or as a part of a setting's name (WTF_CSRF_ENABLED, strictMode)
-        rx = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])\w*[\"']?\s*[:=]\s*[\"']?"
-                        rf"(?:false|off|0|no|disabled|none)\b", re.I)
-        out += [("direct", ln, f"turns {w} off") for ln in _added(lines) if rx.search(ln.code)]
+        off = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9])(?:{'|'.join(map(re.escape, names))})(?![a-z0-9])\w*[\"']?\s*[:=]\s*"
+                         rf"[\"']?(?:false|off|0|no|disabled|none)\b", re.I)
+        exempt = re.compile(rf"\b(?:{re.escape(w)}_exempt|exempt_{re.escape(w)}|disable_{re.escape(w)}|skip_{re.escape(w)}|"
+                            rf"no_{re.escape(w)})\b", re.I)
+        for ln in _added(lines):
+            if off.search(ln.code):
+                out.append(("direct", ln, f"turns {w} off"))
+            elif exempt.search(ln.code):
+                out.append(("direct", ln, f"exempts this code from {w}, which the decision keeps on"))
+        if _setting_name(word) and w not in plus_text:
+            out += [("direct", ln, f"removes {w} from the configuration, which the decision keeps on")
+                    for ln in lines if ln.side == "-" and not ln.prose and _names_part(w, ln.code) and _listed_item(ln.code)]
     return out
+
+
+def _names_part(word: str, code: str) -> bool:
+    return any(word in _parts(tok) for tok in re.findall(r"[A-Za-z_][\w.]*", code.replace(".", "_")))
+
+
+def _listed_item(code: str) -> bool:
+    """A line that is one entry of a list or mapping (a middleware, a plugin, a setting)."""
+    return re.match(r"\s*(?:-\s|[\"'][\w.\-/]+[\"']\s*[,:\]]|\w+\s*[:=])", code) is not None
 
 
 def inline_styles(lines: list[Line], lang: str, decision: str) -> list[Hit]:

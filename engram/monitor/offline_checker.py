@@ -23,6 +23,7 @@ documentation is skipped; a required thing that merely disappears is not reporte
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -98,6 +99,10 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
             continue
+        if _is_file(term, path) and all_lines:
+            out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
+                              f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out"))
+            continue
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
@@ -114,11 +119,19 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
 def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, Line, str]]:
     """What a required practice loses: its identifier removed, left out of a governed line, a migration edited."""
     out = practices.removed(rules.required, [ln for ln in lines if ln.side != " "], lang)
+    out += practices.dropped(rules.tools, lines, lang)
     if rules.shape:
         out += practices.omitted(rules.shape, rules.required, lines)
     if rules.immutable_migrations:
         out += practices.migration_edited(lines, path)
     return out
+
+
+def _is_file(term: Term, path: str) -> bool:
+    """A prohibition of a file by name or glob ("package-lock.json", "test_*.py") that this write is."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return any(re.fullmatch(r"\.?[\w*\-]+(?:\.[\w*\-]+)*\.[a-z0-9]{1,5}|\.[a-z]\w+", f) and fnmatch.fnmatchcase(name, f)
+               for f in term.forms)
 
 
 def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str) -> dict[str, Any]:

@@ -81,6 +81,21 @@ def removed(idents: list[str], lines: list[Line], lang: str) -> list[tuple[str, 
     return out
 
 
+def dropped(tools: list[str], lines: list[Line], lang: str) -> list[tuple[str, Line, str]]:
+    """A configuration that loses a required tool: a removed entry names it, no added line does
+    (a pre-commit hook, a CI step, a linter in a list)."""
+    if not is_config(lang):
+        return []
+    token = re.compile(r"[A-Za-z_][\w\-]*")
+    plus = {t.lower() for ln in lines if ln.side == "+" for t in token.findall(ln.code)}
+    out = []
+    for tool in dict.fromkeys(tools):
+        gone = [ln for ln in lines if ln.side == "-" and tool in {t.lower() for t in token.findall(ln.code)}]
+        if gone and tool not in plus:
+            out.append(("direct", gone[0], f"removes {tool}, which the decision requires"))
+    return out
+
+
 def omitted(shape: str, idents: list[str], lines: list[Line]) -> list[tuple[str, Line, str]]:
     """Added lines of the governed kind (a route, a query) without the required identifier."""
     rx = SHAPES[shape]

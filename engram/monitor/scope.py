@@ -32,7 +32,8 @@ _PERMIT_EXCEPT = re.compile(rf"\b{_PERMIT}\s+(?:\w+\s+){{0,2}}?(?:everywhere\s+|
                             re.I)
 _EXCEPTION = re.compile(rf"\b{_EXCEPT}\s+(?:the\s+)?{_PLACE}", re.I)
 _PERMIT_IN = re.compile(rf"\b{_PERMIT}\s+(?:\w+\s+){{0,3}}?(?:in|for|under|inside)\s+(?:files?\s+)?(?:the\s+)?{_PLACE}", re.I)
-_ONLY_IN = re.compile(rf"\bonly\s+(?:in|under|inside|within)\s+(?:the\s+)?{_PLACE}", re.I)
+_ONLY_IN = re.compile(rf"\b(?:only|exclusively)\s+(?:for\s+(?:[\w\-]+\s+){{0,4}}?)?(?:in|under|inside|within)\s+"
+                      rf"(?:the\s+)?{_PLACE}", re.I)
 # An override for some files that turns a rule off there ("overrides: for files 'scripts/**/*' ... 'off'").
 _OVERRIDE = re.compile(rf"\bfor\s+files?\s*:?\s*{_PLACE}(?=[^;]*\b(?:off|disabled|allowed|ignored)\b)", re.I)
 # "All schema changes must be migration files in migrations/": where the thing belongs, exempt.
