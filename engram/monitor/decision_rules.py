@@ -166,10 +166,44 @@ DETECTOR_CUES = {
                               r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b",
                               re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
-                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?)\b)",
+                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
+                                 r"fields?|values?)|pii|card numbers?|credit cards?)\b)",
                                  re.I | re.S),
     "protected_table": re.compile(r"append-only|read-only|never (?:be )?(?:updated|deleted)|no update queries", re.I),
     "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
+    # constructs (engram.monitor.constructs) and manifests (engram.monitor.manifests)
+    "class_components": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\b[^.;]{0,30}\bclass(?:-based)? components?\b|"
+                                   r"\bfunctional components? only\b|\bonly functional components\b", re.I),
+    "relative_imports": re.compile(r"\babsolute\s+(?:imports?\s+)?only\b|\bno\s+relative(?:\s+imports?)?\b|"
+                                   r"\b(?:never|don'?t|do not|avoid)\s+(?:use\s+)?relative\s+imports?|\bonly absolute imports?",
+                                   re.I),
+    "code_comments": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\s+(?:(?:add|adding|use|using|write|writing|any)\s+){0,2}"
+                                r"(?:code\s+|inline\s+|end-of-line\s+|trailing\s+)?comments\b(?!\s+(?:that|which|unless|except|"
+                                r"explaining|describing|about))|\bcomment-free\b", re.I),
+    "unbounded_writes": re.compile(r"\bwithout\s+(?:a\s+)?[`'\"]?where\b", re.I),
+    "discarded_errors": re.compile(r"\b(?:discard|swallow|ignor|drop)\w*\s+(?:\w+\s+){0,3}?(?:errors?|results?|return values?)\b|"
+                                   r"`let _ =`|`_ =`|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
+                                   r"\bhandle all errors\b|\berrors?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:handled|checked)",
+                                   re.I),
+    "hardcoded_urls": re.compile(r"\bhard-?cod\w*\s+(?:[\w\-]+\s+){0,3}?(?:urls?|endpoints?|hosts?|hostnames?|domains?|"
+                                 r"environment[- ]specific|base urls?)\b|\b(?:urls?|endpoints?|hosts?)\s+(?:\w+\s+){0,3}?"
+                                 r"hard-?cod", re.I),
+    "float_money": re.compile(r"\b(?:float\w*|floating[- ]point|double|number)\b[^.;]{0,40}\b(?:money|monetary|currency|"
+                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?)\b[^.;]{0,40}"
+                              r"\b(?:float\w*|floating[- ]point|double)\b", re.I),
+    "ddl_outside_migrations": re.compile(r"\bDDL\b|\bschema changes?\b[^.;]{0,40}\bmigrations?\b", re.I),
+    "legacy_query": re.compile(r"\bsqlalchemy\s+2(?:\.0|\.x)?\b|\b2\.0[- ]style\b|\blegacy\s+(?:session\.)?query\b", re.I),
+    "untyped_defs": re.compile(r"\b(?:full|complete)\s+type\s+(?:hints|annotations)\b|\btype\s+(?:hints|annotations)\s+(?:are\s+)?"
+                               r"(?:required|mandatory)\b|\b(?:must|should)\s+(?:have|use)\s+(?:full\s+)?type\s+(?:hints|"
+                               r"annotations)\b|\bdisallow_untyped_defs\b", re.I),
+    "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
+                                    r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
+    "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
+                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
+                                   re.I),
+    "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
+                                        r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
+                                        re.I),
 }
 
 

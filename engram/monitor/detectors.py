@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from engram.monitor import manifests
 from engram.monitor.code_lines import Line
+from engram.monitor.constructs import CONSTRUCTS
 
 Hit = tuple[str, Line, str]
 
@@ -316,11 +318,16 @@ SENSITIVE = {
     "secret": ("secret", "credential", "password", "token", "apikey", "key"),
     "session": ("sid", "session", "sessionid", "cookie"),
     "body": ("body", "payload", "form"),
+    "card": ("card", "cardnumber", "pan", "cvv", "cvc"),
+    # "sensitive data", "PII": the usual suspects
+    "sensitive": ("password", "passwd", "token", "bearer", "authorization", "secret", "credential", "apikey", "card",
+                  "cardnumber", "cvv", "ssn", "body", "payload"),
 }
 _SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "token", "tokens": "token",
                     "jwt": "token", "bearer": "token", "key": "key", "keys": "key", "secret": "secret",
                     "secrets": "secret", "credential": "secret", "credentials": "secret", "session": "session",
-                    "bodies": "body", "body": "body", "payload": "body", "payloads": "body"}
+                    "bodies": "body", "body": "body", "payload": "body", "payloads": "body", "card": "card",
+                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "sensitive"}
 _LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
                        r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
 _ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
@@ -340,6 +347,17 @@ _DERIVED = re.compile(r"\b(?:Boolean|bool|len|count|typeof|isset|empty|[A-Za-z]*
                       r"[\w.]+\s*(?:!==?|===?)\s*(?:null|undefined|None|nil)\b|[\w.]+\s+is\s+(?:not\s+)?None\b")
 
 
+# The names of fields and keyword arguments (`{ card: masked }`, `token=redacted`) label a value.
+_KEYS = re.compile(r"(?<=[{,(])\s*[A-Za-z_]\w*\s*:(?!:)|\b[A-Za-z_]\w*\s*=(?!=)")
+
+
+def _outside_calls(expr: str) -> str:
+    """An expression with every call's arguments taken out."""
+    while (shorter := re.sub(r"\([^()]*\)", "", expr)) != expr:
+        expr = shorter
+    return expr
+
+
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
     return tuple(dict.fromkeys(word for f in sorted(found) for word in SENSITIVE[f]))
@@ -353,15 +371,15 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if ln.side == "-":
             continue
         m = _ASSIGN.search(ln.code if lang not in ("hash", "json") else ln.text)
-        if m and (_parts(m.group(1)) | _parts(m.group(2) + " " + " ".join(ln.strings))) & words:
-            tainted.add(m.group(1))
+        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + " ".join(ln.strings))) & words:
+            tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
     for ln in _added(lines):
         call = _LOG_CALL.search(ln.code)
         if call is None:
             continue
         args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
-        args = _DERIVED.sub(" ", args)
+        args = _KEYS.sub(" ", _DERIVED.sub(" ", args))
         idents = re.findall(r"[A-Za-z_][\w.]*", args)
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
                     and not i.isupper()), None)
@@ -422,7 +440,7 @@ def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
-DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
+DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
     "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
     "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
@@ -430,4 +448,7 @@ DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
     "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
+    **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
 }  # fmt: skip
+# Detectors that need the written file's path (a manifest is known by its name).
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies"})

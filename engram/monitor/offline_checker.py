@@ -31,7 +31,7 @@ from engram.monitor import code_lines, decision_rules, practices, tech_terms
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
-from engram.monitor.detectors import DETECTORS
+from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
 from engram.text import singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -110,8 +110,9 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
     for limit in rules.limits:
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
+        extra = {"path": path} if name in PATH_DETECTORS else {}
         out += [_match(rules, ln, kind, f"detector:{name}", why)
-                for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text)]
+                for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text, **extra)]
     out += [_match(rules, ln, kind, "practice", why) for kind, ln, why in _practice(rules, all_lines, lang, path)]
     return out
 

@@ -40,7 +40,8 @@ FOLLOWING = 3
 
 def required_identifiers(text: str, forbidden: set[str]) -> list[str]:
     """What a decision requires, spelled as code spells it."""
-    out = [a or b for a, b in _CODE_IDENT.findall(text)]
+    quoted = [q for q in re.findall(r"`([^`]*)`", text) if 2 <= len(q) <= 40]  # in pairs, left to right
+    out = quoted + [b for a, b in _CODE_IDENT.findall(re.sub(r"`[^`]*`", " ", text)) if b]
     out += [w for pair in _PLUS.findall(text) for w in pair]
     out = [_singular(w) if "+" not in text or w.islower() else w for w in out]
     return [w for w in dict.fromkeys(out) if w.lower() not in forbidden and len(w) > 2]

@@ -91,6 +91,7 @@ def scope_of(text: str) -> Scope:
     """The scope a decision's own words give it (an empty Scope: it applies everywhere)."""
     within: list[str] = []
     exempt: list[str] = []
+    text = re.sub(r"`([^`]*)`", lambda m: " " if re.search(r"[(= ]", m.group(1)) else m.group(0), text)  # quoted code
     rest = text
     for m in _PERMIT_EXCEPT.finditer(text):
         if _is_place(m.group(1)):
