@@ -249,3 +249,14 @@ def _string_end(text: str, i: int, quote: str) -> int:
 def _rust_char(text: str, i: int) -> bool:
     """A Rust char literal ('a', '\\n'), not a lifetime ('a)."""
     return text[i + 1 : i + 2] == "\\" or text[i + 2 : i + 3] == "'"
+
+
+_DEF = re.compile(r"\s*(?:export\s+)?(?:async\s+)?(?:def|function|func|fn)\b")
+
+
+def enclosing_def(ln: Line, lines: list[Line], reach: int = 12) -> str:
+    """The code of the function head a line sits under, when the hunk shows it within `reach`
+    lines (`return hashlib.md5(raw)` under `def hash_password(raw)`), else ""."""
+    new_side = [x for x in lines if x.side != "-"]
+    i = next((k for k, x in enumerate(new_side) if x is ln), len(new_side))
+    return next((x.code for x in reversed(new_side[max(0, i - reach):i]) if _DEF.match(x.code)), "")

@@ -172,9 +172,32 @@ def secrets_in_client(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+# "No string should be longer than 40 characters", "a maximum line length of 120 characters"
+TEXT_LENGTH = re.compile(r"\b(strings?|string literals?|lines?)\b[^.;]{0,30}?\b(?:longer than|more than|over|exceed\w*|at most|"
+                         r"no more than|up to)\s+(\d+)\s*(?:characters|chars|charecters|columns)\b|"
+                         r"\bmax(?:imum)?\s+(line)\s+length\s+(?:of\s+|is\s+)?(\d+)\b", re.I)
+
+
+def text_length(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """String literals or lines of code longer than the decision's maximum."""
+    if lang in ("doc", "json", "hash", "other"):
+        return []
+    out = []
+    for m in TEXT_LENGTH.finditer(decision):
+        what, limit = (m.group(1) or m.group(3)).lower(), int(m.group(2) or m.group(4))
+        for ln in _added(lines):
+            if what.startswith("string"):
+                long = next((x for x in ln.strings if len(x) > limit), None)
+                if long is not None:
+                    out.append(("direct", ln, f"adds a string of {len(long)} characters, over the decision's {limit}"))
+            elif len(ln.text.expandtabs(4)) > limit:
+                out.append(("direct", ln, f"adds a line of {len(ln.text.expandtabs(4))} characters, over {limit}"))
+    return out
+
+
 CONSTRUCTS = {
     "class_components": class_components, "relative_imports": relative_imports, "code_comments": code_comments,
     "unbounded_writes": unbounded_writes, "discarded_errors": discarded_errors, "hardcoded_urls": hardcoded_urls,
     "float_money": float_money, "ddl_outside_migrations": ddl_outside_migrations, "legacy_query": legacy_query,
-    "untyped_defs": untyped_defs, "secrets_in_client": secrets_in_client,
+    "untyped_defs": untyped_defs, "secrets_in_client": secrets_in_client, "text_length": text_length,
 }  # fmt: skip

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import practices, tech_terms
+from engram.monitor import constructs, practices, tech_terms
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
@@ -100,7 +100,8 @@ _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
-_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
+_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b"
+                          r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
 # limits ------------------------------------------------------------------------------------
@@ -109,6 +110,12 @@ _UNIT = r"(ms|milliseconds?|millis|s|secs?|seconds?|minutes?|mins?|m|hours?|hrs?
 _MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,4}}\s+to|"
                   rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?",
                   re.I)
+# "a maximum line length of 120 characters", "a minimum password length of 12"
+_MAX_OF = re.compile(rf"\b(max(?:imum)?|min(?:imum)?)\s+((?:[a-z][a-z_\-]*\s+){{0,2}}[a-z][a-z_\-]*)\s+(?:of|is|=)\s+"
+                     rf"{_NUM}\s*{_UNIT}\b", re.I)
+# "MAX_PAGE_SIZE: 100", "MAX_TIMEOUT_MS = 600_000": a constant a decision states as its limit
+_CONSTANT = re.compile(rf"\b(MAX|MIN)_([A-Z][A-Z0-9]*(?:_(?!MS\b|S\b|SECONDS\b|SECS?\b|MINUTES\b)[A-Z0-9]+)*)"
+                       rf"(?:_(MS|S|SECONDS|SECS?|MINUTES))?\s*[:=]\s*{_NUM}")
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -198,6 +205,7 @@ DETECTOR_CUES = {
                                r"annotations)\b|\bdisallow_untyped_defs\b", re.I),
     "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
                                     r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
+    "text_length": constructs.TEXT_LENGTH,
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
                                    r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
                                    re.I),
@@ -252,6 +260,7 @@ class Rules:
     required: list[str] = field(default_factory=list)  # identifiers of a required practice
     tools: list[str] = field(default_factory=list)  # names of required tools, dropped from a configuration
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
+    universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
 
 
@@ -290,6 +299,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.required = [] if _NEGATIVE_ONLY.search(text) else practices.required_identifiers(
         text, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
+    r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     return r
 
@@ -415,7 +425,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     scope: tuple[str, ...] = ()
     for i, w in enumerate(cut):
         if i and w.lower() in _STOP:
-            if _CONDITIONAL.match(" ".join(cut[i:])):
+            rest = " ".join(cut[i:])
+            if _CONDITIONAL.match(text[text.find(rest):] if rest in text else rest):
                 return None  # "datetime.now() without a timezone" forbids only the bare call
             if w.lower() == "for":
                 groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
@@ -455,23 +466,37 @@ def _proper(word: str, text: str) -> bool:
 
 
 def limits_in(text: str) -> list[Limit]:
-    """Numeric limits a decision states ("max 3 retries", "timeout at most 5 seconds")."""
+    """Numeric limits a decision states ("max 3 retries", "timeout at most 5 seconds", "a maximum
+    line length of 120", "MAX_PAGE_SIZE: 100")."""
     out = []
     for op, rx in (("<=", _MAX), (">=", _MIN)):
         for m in rx.finditer(text):
-            value = float(m.group(2).replace(",", ".").replace("_", ""))
-            unit = (m.group(3) or "").lower()
-            label, words = _subject(text[: m.start()], m.group(4) or "", bool(unit))
-            if not words:
-                continue
-            duration = unit in _SECONDS
-            if duration:
-                value *= _SECONDS[unit]
-            head = label.split()[-1]
-            syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
-            out.append(Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)),
-                             op=op, value=value, duration=duration, text=m.group(0).strip()))
+            label, words = _subject(text[: m.start()], m.group(4) or "", bool(m.group(3)))
+            out += _limit(label, words, op, m.group(2), m.group(3), m.group(0))
+    for m in _MAX_OF.finditer(text):
+        label, words = _subject(m.group(2), "", bool(m.group(4)))
+        out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
+                      m.group(0))
+    for m in _CONSTANT.finditer(text):
+        words = [w.lower() for w in m.group(2).split("_")]
+        label = " ".join(words)
+        out += _limit(label, {singular(w) for w in words}, "<=" if m.group(1) == "MAX" else ">=", m.group(4),
+                      (m.group(3) or "").lower() or None, m.group(0))
     return out
+
+
+def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str) -> list[Limit]:
+    if not words or words <= _GENERIC_HEADS:
+        return []  # "a maximum length of 12": the length of what?
+    value = float(number.replace(",", ".").replace("_", ""))
+    unit = (unit or "").lower()
+    duration = unit in _SECONDS
+    if duration:
+        value *= _SECONDS[unit]
+    head = label.split()[-1]
+    syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+    return [Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)), op=op, value=value,
+                  duration=duration, text=text.strip())]
 
 
 def _noun(word: str) -> str:

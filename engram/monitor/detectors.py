@@ -17,7 +17,7 @@ import re
 from typing import Callable
 
 from engram.monitor import manifests
-from engram.monitor.code_lines import Line
+from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
 
 Hit = tuple[str, Line, str]
@@ -48,6 +48,12 @@ _NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\(\s*\)|\.get
 _SECRET_NAME = r"\w*(?:password|passwd|pwd|secret|token|api_?key|apikey|private_?key|credential|access_?key)\w*"
 _SECRET = re.compile(r"(?i)^\s*(?:export\s+|const\s+|let\s+|var\s+|final\s+|static\s+)*[\"']?(" + _SECRET_NAME +
                      r")[\"']?\s*(?::\s*[\w\[\]]+\s*)?(?:=|:=|:)\s*([\"'])(.+?)\2\s*[,;]?\s*$")
+# DATABASES["default"]["PASSWORD"] = "..."; secret_key: sk_live_... (YAML, INI, .env)
+_SECRET_ITEM = re.compile(r"(?i)\[[\"'](" + _SECRET_NAME + r")[\"']\]\s*=\s*([\"'])(.+?)\2\s*;?\s*$")
+_SECRET_BARE = re.compile(r"(?i)^\s*(?:export\s+)?(" + _SECRET_NAME + r")\s*[:=]\s*()([^\s\"'#${}][^\s#]{7,})\s*$")
+# Credentials with a recognisable shape: Stripe live keys, GitHub, AWS, Slack, OpenAI / Anthropic.
+_TOKEN_SHAPE = re.compile(r"\b(?:sk_live_[0-9A-Za-z]{10,}|rk_live_[0-9A-Za-z]{10,}|gh[pousr]_[0-9A-Za-z]{30,}|"
+                          r"AKIA[0-9A-Z]{16}|xox[baprs]-[0-9A-Za-z\-]{10,}|sk-(?:proj-|ant-)?[0-9A-Za-z_\-]{20,})")
 _PLACEHOLDERS = ("", "changeme?", "xxx+", "<[^>]*>", r"\$\{[^}]*\}", r"%\([^)]*\)s", r"\{\{[^}]*\}\}", "todo", "none",
                  "null", "dummy", "example", "test")
 _WEAK_HASH = re.compile(r"\b(?:md5|sha1|sha224|sha256|sha384|sha512)\b|createHash\(\s*['\"](?:md5|sha\d+)|"
@@ -115,7 +121,12 @@ def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for ln in _added(lines):
-        m = _SECRET.search(ln.text)
+        if _TOKEN_SHAPE.search(ln.code if lang in ("hash", "json", "other") else " ".join(ln.strings)):
+            out.append(("direct", ln, "puts a live credential (a known token format) in the source"))
+            continue
+        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text)
+        if m is None and lang in ("hash", "other"):
+            m = _SECRET_BARE.search(ln.code)
         if m is None:
             continue
         value = m.group(3).strip()
@@ -134,7 +145,8 @@ def _names_a_field(name: str, value: str) -> bool:
 
 def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return [("indirect", ln, "hashes a password with a fast general-purpose hash") for ln in _added(lines)
-            if _WEAK_HASH.search(ln.text) and _PASSWORD.search(ln.code + " " + " ".join(ln.strings))]
+            if _WEAK_HASH.search(ln.text) and _PASSWORD.search(ln.code + " " + " ".join(ln.strings) + " " +
+                                                               enclosing_def(ln, lines))]
 
 
 def panic_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -406,6 +418,11 @@ def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
     return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
 
 
+# A trigger, rule or policy of the table dropped, or disabled: its protection goes with it.
+_UNGUARD = (r"\bdrop\s+(?:trigger|rule|policy)\s+(?:if\s+exists\s+)?[\"`]?\w*{t}\w*|"
+            r"\balter\s+table\s+[\"`]?{t}[\"`]?\s+disable\s+(?:trigger|rule|row\s+level\s+security)")
+
+
 def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for table, ops in protected_tables(decision):
@@ -414,6 +431,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             op = next((o for o in ops if re.search(_SQL_OP[o].format(t=re.escape(table)), text, re.I)), None)
             if op:
                 out.append(("direct", ln, f"runs {op.upper()} on {table}, which the decision protects"))
+            elif re.search(_UNGUARD.format(t=re.escape(table)), text, re.I):
+                out.append(("indirect", ln, f"removes a guard of {table}, which the decision protects"))
     return out
 
 

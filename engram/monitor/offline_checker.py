@@ -41,6 +41,8 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
+_BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=:]\s*(\d)"),
+          ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
 _UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
 _DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
@@ -106,7 +108,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
-    out += _alternatives(rules, lines, lang, path, assigned)
+    out += _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
@@ -119,8 +121,10 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
 
 def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, Line, str]]:
     """What a required practice loses: its identifier removed, left out of a governed line, a migration edited."""
-    out = practices.removed(rules.required, [ln for ln in lines if ln.side != " "], lang)
+    out = practices.removed(rules.required, lines, lang)
     out += practices.dropped(rules.tools, lines, lang)
+    if rules.universal:
+        out += practices.left_out(rules.required, lines)
     if rules.shape:
         out += practices.omitted(rules.shape, rules.required, lines)
     if rules.immutable_migrations:
@@ -233,7 +237,8 @@ def _assigned_names(lines: list[Line], lang: str) -> set[str]:
 # -- roles: alternatives to what the decision requires or forbids -------------------------------
 
 
-def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[dict[str, Any]]:
+def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str],
+                  all_lines: list[Line]) -> list[dict[str, Any]]:
     named = {t.canon for t in rules.requires + rules.forbids if t.canon}
     scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
     out = []
@@ -249,12 +254,17 @@ def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigne
             forms = tuple(dict.fromkeys((member,) + tech_terms.ALIASES[member]))
             term = Term(member, member, forms, any(f in tech_terms.DISTINCT for f in forms), scope)
             for ln in _introduced(term, lines, path, assigned):
-                if context and not any(w in (ln.code + " ".join(ln.strings)).lower() for w in context):
+                if context and not any(w in _surroundings(ln, all_lines) for w in context):
                     continue
                 what = " / ".join(anchors)
                 out.append(_match(rules, ln, "indirect", f"role:{role}:{member}",
                                   f"brings in {member}, another {role} than the decision's {what}"))
     return out
+
+
+def _surroundings(ln: Line, all_lines: list[Line]) -> str:
+    """The line's code and strings and the `def` it sits in, lowercased."""
+    return (ln.code + " " + " ".join(ln.strings) + " " + code_lines.enclosing_def(ln, all_lines)).lower()
 
 
 # -- limits ------------------------------------------------------------------------------------
@@ -280,9 +290,11 @@ def _over_limit(limit: Limit, lines: list[Line], lang: str) -> list[tuple[str, L
 def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, bool]]:
     """(identifier, value in the limit's unit, names the subject exactly) on one line."""
     out = []
-    code = ln.code if lang not in ("hash", "json") else ln.text
-    for m in _IDENT.finditer(code):
-        parts = {singular(p) for p in _parts(m.group(0))} | set(_parts(m.group(0)))
+    config = lang in ("hash", "json")
+    code = ln.code if not config else ln.text
+    for m in (_CONFIG_TOKEN if config else _IDENT).finditer(code):  # line-length: one key in YAML
+        names = [p for chunk in m.group(0).split("-") for p in _parts(chunk)]
+        parts = {singular(p) for p in names} | set(names)
         exact = limit.words <= parts
         if not exact and not parts & limit.synonyms:
             continue
@@ -290,7 +302,8 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         if unbounded and limit.op == "<=":
             out.append((m.group(0), float("inf"), exact))
             break
-        num = _NUMBER.search(code, m.end())
+        bound = _BOUND[limit.op].search(code, m.end())  # `.min(1).max(500)`: the maximum is 500
+        num = _NUMBER.search(code, bound.start(1)) if bound else _NUMBER.search(code, m.end())
         if num is None:
             continue
         value = float(num.group(1).replace("_", ""))
