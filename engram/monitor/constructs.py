@@ -30,7 +30,8 @@ _LOCAL_HOSTS = re.compile(r"^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|[\w.\-
 _MONEY = frozenset("amount amounts price prices cents balance cost costs fee fees subtotal tax salary payment money".split())
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+")
 _FLOATING = re.compile(r"\bparseFloat\(|\bNumber\(|\bfloat\(|\bFloat\b|\bDouble\b|\bdouble\b|\bf64\b|\bf32\b|"
-                       r"\btoFixed\(|/\s*100(?:\.0)?\b")
+                       r"/\s*100(?:\.0)?\b")
+_FORMATTING = re.compile(r"\btoLocaleString\(|\btoFixed\(|\bIntl\.|\bformat\w*\(")  # money shown, not computed
 _DDL = re.compile(r"\b(?:CREATE|ALTER|DROP)\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|VIEW|SCHEMA|COLUMN|TRIGGER|TYPE|EXTENSION|"
                   r"FUNCTION|POLICY)\b", re.I)
 _LEGACY_QUERY = re.compile(r"\b\w*session\w*\s*\.\s*query\(|\b[A-Z]\w*\.query\.(?:filter|filter_by|get|all|first|order_by)\b")
@@ -112,8 +113,9 @@ def discarded_errors(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 def hardcoded_urls(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for ln in _added(lines):
-        hosts = [m.group(1) for s in ln.strings for m in _URL.finditer(s)] if lang not in ("hash", "json") else \
-            [m.group(1) for m in _URL.finditer(ln.code)]
+        # a URL that is the value (`"https://api.acme.dev/v2"`), not one cited in a message or docstring
+        values = [s.strip() for s in ln.strings] if lang not in ("hash", "json") else [ln.code.split(":", 1)[-1].strip()]
+        hosts = [m.group(1) for v in values if (m := _URL.match(v.strip("\"'` ")))]
         host = next((h for h in hosts if not _LOCAL_HOSTS.match(h)), None)
         if host:
             out.append(("direct", ln, f"hard-codes a URL on {host} instead of reading it from configuration"))
@@ -122,7 +124,7 @@ def hardcoded_urls(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 def float_money(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return [("direct", ln, "computes or stores money as a floating-point number") for ln in _added(lines)
-            if _FLOATING.search(ln.code) and _names_money(ln.code)]
+            if _FLOATING.search(ln.code) and _names_money(ln.code) and not _FORMATTING.search(ln.code)]
 
 
 def _names_money(code: str) -> bool:

@@ -284,6 +284,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     for clause in _clauses(text):
         forbid_phrases += _forbids_in(clause)
         require_phrases += _requires_in(clause)
+    forbid_phrases += _lint_rule_forbids(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
@@ -296,16 +297,16 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
     r.scope = scope_of(text)
-    r.required = [] if _NEGATIVE_ONLY.search(text) else practices.required_identifiers(
-        text, forbidden | {f for t in r.forbids for f in t.forms})
+    requiring = " ".join(c for c in decision_text.sentences(text) or [text] if not _PROHIBITIVE.search(c))
+    r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     return r
 
 
-# A decision that only forbids ("never use eval") requires nothing.
-_NEGATIVE_ONLY = re.compile(r"^\s*(?:never|don'?t|do not|no|avoid|must not)\b(?!.*\b(?:must|always|use|keep)\b)", re.I)
+# A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
+_PROHIBITIVE = re.compile(rf"\b(?:{_NEG[3:-1]}|avoid|no|forbidden|prohibited|banned|disallowed)\b", re.I)
 
 
 def _phrases(value: Any) -> list[str]:
@@ -359,8 +360,15 @@ def _forbids_in(clause: str) -> list[str]:
     if m := _PASSIVE.match(clause):
         out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
-    out += [LINT_RULES[m.group(1)] for m in _LINT_RULE.finditer(clause) if m.group(1) in LINT_RULES]
     return out
+
+
+def _lint_rule_forbids(text: str) -> list[str]:
+    """What the lint rules a decision names rule out, unless it says they are off everywhere (an
+    override "for files X ... off" keeps them on elsewhere)."""
+    if re.search(r"\b(?:off|disabled|allowed)\b", text) and not re.search(r"\bfor\s+files?\b", text):
+        return []
+    return [LINT_RULES[m.group(1)] for m in _LINT_RULE.finditer(text) if m.group(1) in LINT_RULES]
 
 
 def _requires_in(clause: str) -> list[str]:

@@ -53,7 +53,7 @@ _SECRET_ITEM = re.compile(r"(?i)\[[\"'](" + _SECRET_NAME + r")[\"']\]\s*=\s*([\"
 _SECRET_BARE = re.compile(r"(?i)^\s*(?:export\s+)?(" + _SECRET_NAME + r")\s*[:=]\s*()([^\s\"'#${}][^\s#]{7,})\s*$")
 # Credentials with a recognisable shape: Stripe live keys, GitHub, AWS, Slack, OpenAI / Anthropic.
 _TOKEN_SHAPE = re.compile(r"\b(?:sk_live_[0-9A-Za-z]{10,}|rk_live_[0-9A-Za-z]{10,}|gh[pousr]_[0-9A-Za-z]{30,}|"
-                          r"AKIA[0-9A-Z]{16}|xox[baprs]-[0-9A-Za-z\-]{10,}|sk-(?:proj-|ant-)?[0-9A-Za-z_\-]{20,})")
+                          r"AKIA[0-9A-Z]{16}|xox[baprs]-[0-9A-Za-z\-]{10,}|sk-(?:proj-|ant-)?(?=[\w\-]*\d)[0-9A-Za-z_\-]{20,})")
 _PLACEHOLDERS = ("", "changeme?", "xxx+", "<[^>]*>", r"\$\{[^}]*\}", r"%\([^)]*\)s", r"\{\{[^}]*\}\}", "todo", "none",
                  "null", "dummy", "example", "test")
 _WEAK_HASH = re.compile(r"\b(?:md5|sha1|sha224|sha256|sha384|sha512)\b|createHash\(\s*['\"](?:md5|sha\d+)|"

@@ -78,9 +78,10 @@ def new_dependencies(lines: list[Line], lang: str, decision: str, path: str = ""
 def unpinned_dependencies(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
     if manifest_language(path) is None:
         return []
+    known = _removed_names(lines, path)  # a version bump of a dependency already there is not a new one
     out = []
     for ln, name, spec in entries(lines, path):
-        if not _exact(spec, path):
+        if name.lower() not in known and not _exact(spec, path):
             shown = spec or "no version"
             out.append(("direct", ln, f"adds {name} at {shown}, not pinned to an exact version"))
     return out

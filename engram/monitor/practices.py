@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line, is_config
+from engram.text import singular
 
-_CODE_IDENT = re.compile(r"`([^`]{2,40})`|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
+_CODE_IDENT = re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
                          r"[a-z][a-z0-9]*_[a-z0-9_]+)\b")
 _PLUS = re.compile(r"\b([a-z][\w-]*)\s*\+\s*([a-z][\w-]*)", re.I)
 _ALL_MUST = re.compile(r"\ball\s+(?:\w+\s+)?(routes?|endpoints?|handlers?|queries|query|uploads?|requests?)\s+"
@@ -41,14 +42,10 @@ FOLLOWING = 3
 def required_identifiers(text: str, forbidden: set[str]) -> list[str]:
     """What a decision requires, spelled as code spells it."""
     quoted = [q for q in re.findall(r"`([^`]*)`", text) if 2 <= len(q) <= 40]  # in pairs, left to right
-    out = quoted + [b for a, b in _CODE_IDENT.findall(re.sub(r"`[^`]*`", " ", text)) if b]
+    out = quoted + _CODE_IDENT.findall(re.sub(r"`[^`]*`", " ", text))
     out += [w for pair in _PLUS.findall(text) for w in pair]
-    out = [_singular(w) if "+" not in text or w.islower() else w for w in out]
+    out = [singular(w) if w.islower() else w for w in out]  # "disallow_untyped_defs" is written once
     return [w for w in dict.fromkeys(out) if w.lower() not in forbidden and len(w) > 2]
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and word.islower() else word
 
 
 def shape_of(text: str) -> str | None:
