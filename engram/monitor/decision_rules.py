@@ -347,7 +347,7 @@ def _listed(clause: str, m: re.Match) -> list[str]:
 
 def _is_command(phrase: str) -> bool:
     words = phrase.strip("`'\"").split()
-    return bool(words) and words[0].strip("`'\"").lower() in CLI_TOOLS
+    return bool(words) and words[0].strip("`'\".,;:!?").lower() in CLI_TOOLS
 
 
 def _forbids_in(clause: str) -> list[str]:

@@ -58,7 +58,10 @@ def shape_of(text: str) -> str | None:
 
 
 def _has(ident: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text, re.I if ident.islower() else 0) is not None
+    """The identifier as a whole word (`idempotency_key=` ends where its `=` does)."""
+    before = r"(?<![\w-])" if re.match(r"[\w-]", ident) else ""
+    after = r"(?![\w-])" if re.search(r"[\w-]$", ident) else ""
+    return re.search(before + re.escape(ident) + after, text, re.I if ident.islower() else 0) is not None
 
 
 def removed(idents: list[str], lines: list[Line], lang: str) -> list[tuple[str, Line, str]]:
