@@ -53,6 +53,8 @@ class Line:
     strings: list[str] = field(default_factory=list)
     prose: bool = False  # entirely comment / docstring / documentation
     imports: bool = False  # an import line (its string literals are module names)
+    comment: bool = False  # holds a comment (a whole-line one, or one after code)
+    docstring: bool = False  # prose inside a Python triple-quoted string
 
 
 def language(path: str) -> str:
@@ -123,8 +125,10 @@ def _lex(tag: str, number: int, text: str, lang: str, side: _Side) -> Line:
     if lang == "json":
         return Line(tag, number, text, text, [])
     if lang in ("hash", "other"):
-        return Line(tag, number, text, _hash_comment(text), [])
-    code, strings, prose = _scan(text, lang, side)
+        code = _hash_comment(text)
+        return Line(tag, number, text, code, [], comment=code.strip() != text.strip())
+    in_docstring = lang == "python" and side.block in ('"""', "'''")
+    code, strings, prose, comment = _scan(text, lang, side)
     imports = _keeps_strings(text, code, lang, side)
     if imports:
         code = _unblank(code, strings)
@@ -132,7 +136,8 @@ def _lex(tag: str, number: int, text: str, lang: str, side: _Side) -> Line:
         imports = code.lstrip().startswith(("import ", "from ", "use ", "extern crate "))
     code += "".join(f" {m.group(1)}:// " for s in strings for m in _URL_SCHEME.finditer(s)
                     if m.group(1).lower() not in _PLAIN_SCHEMES)
-    return Line(tag, number, text, code, strings, prose, imports)
+    docstring = prose and (in_docstring or lang == "python" and text.lstrip().startswith(('"""', "'''")))
+    return Line(tag, number, text, code, strings, prose, imports, comment or docstring, docstring)
 
 
 def _unblank(code: str, strings: list[str]) -> str:
@@ -171,13 +176,15 @@ def _keeps_strings(text: str, code: str, lang: str, side: _Side) -> bool:
     return False
 
 
-def _scan(text: str, lang: str, side: _Side) -> tuple[str, list[str], bool]:
-    """(code with strings blanked and comments removed, string contents, whole line is prose)."""
+def _scan(text: str, lang: str, side: _Side) -> tuple[str, list[str], bool, bool]:
+    """(code with strings blanked and comments removed, string contents, whole line is prose,
+    the line holds a comment)."""
     code: list[str] = []
     strings: list[str] = []
     buf: list[str] = []
     i, n = 0, len(text)
     started_in_block = side.block is not None
+    comment = side.block == "/*"
     had_code = False
     line_comment = "#" if lang == "python" else "--" if lang == "sql" else "//"
     while i < n:
@@ -196,9 +203,11 @@ def _scan(text: str, lang: str, side: _Side) -> tuple[str, list[str], bool]:
             continue
         c = text[i]
         if text.startswith(line_comment, i):
+            comment = True
             break
         if text.startswith("/*", i) and lang != "python":
             side.block = "/*"
+            comment = True
             i += 2
             continue
         if lang == "python" and text.startswith(('"""', "'''"), i):
@@ -222,7 +231,7 @@ def _scan(text: str, lang: str, side: _Side) -> tuple[str, list[str], bool]:
     prose = (started_in_block or side.block is not None) and not had_code
     if not had_code and not "".join(code).strip() and text.strip() and not strings:
         prose = True
-    return "".join(code), strings, prose
+    return "".join(code), strings, prose, comment
 
 
 def _string_end(text: str, i: int, quote: str) -> int:
@@ -240,3 +249,14 @@ def _string_end(text: str, i: int, quote: str) -> int:
 def _rust_char(text: str, i: int) -> bool:
     """A Rust char literal ('a', '\\n'), not a lifetime ('a)."""
     return text[i + 1 : i + 2] == "\\" or text[i + 2 : i + 3] == "'"
+
+
+_DEF = re.compile(r"\s*(?:export\s+)?(?:async\s+)?(?:def|function|func|fn)\b")
+
+
+def enclosing_def(ln: Line, lines: list[Line], reach: int = 12) -> str:
+    """The code of the function head a line sits under, when the hunk shows it within `reach`
+    lines (`return hashlib.md5(raw)` under `def hash_password(raw)`), else ""."""
+    new_side = [x for x in lines if x.side != "-"]
+    i = next((k for k, x in enumerate(new_side) if x is ln), len(new_side))
+    return next((x.code for x in reversed(new_side[max(0, i - reach):i]) if _DEF.match(x.code)), "")

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import practices, tech_terms
+from engram.monitor import constructs, practices, tech_terms
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
 _NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
 _VERB = (r"(?:use|using|call|calling|add|adding|import|importing|depend on|introduce|bring back|bring in|"
-         r"include|rely on|reintroduce|pull in|access|accessing|instantiate)")
-_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_][\w.\-/]*(?:\(\))?){0,3})"
+         r"include|rely on|reintroduce|pull in|access|accessing|instantiate|commit)")
+_PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z_`'\"][\w.\-/`'\"]*(?:\(\))?){0,3})"
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
@@ -41,10 +41,20 @@ _FORBID = [
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
+# "never run npm install, npx or yarn": what is run must be a command, not "containers as root".
+_RUN = re.compile(rf"\b{_NEG}\s+(?:ever\s+)?(?:run|execute|invoke)\s+{_PHRASE}", re.I)
 _FROM = re.compile(rf"\b(?:never|not|don'?t|do not|must not)\s+(?:import\s+)?from\s+{_PHRASE}", re.I)
 _RETIRE = re.compile(rf"\b(?:drop|remove|get rid of|phase out|retire|rip out|migrate (?:away )?from|move off)\s+"
                      rf"{_PHRASE}", re.I)
 _OVER = re.compile(rf"\bover\s+{_PHRASE}", re.I)
+# "requests is not used", "eval() is forbidden": the subject of a passive prohibition.
+_PASSIVE = re.compile(rf"^\s*(?:the\s+|any\s+|using\s+)?{_PHRASE}\s+(?:is|are)\s+(?:strictly\s+|also\s+)?"
+                      rf"(?:forbidden|prohibited|banned|disallowed|not allowed|not permitted|not used|deprecated)\b", re.I)
+# "lint checks via flake8", "enforced through golangci-lint": the tool a required practice runs through.
+_VIA = re.compile(rf"\b(?:via|through)\s+{_PHRASE}", re.I)
+_MODAL = re.compile(r"\b(?:must|should|shall|always|required|need to|enforce[sd]?|only)\b", re.I)
+# The next items of a list the first phrase of a prohibition opens ("never run npm install, npx or yarn").
+_LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:or|and|nor)\s+)")
 _REQUIRE = [
     re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
                rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
@@ -55,11 +65,12 @@ _REQUIRE = [
 _STOP = {"for", "in", "because", "to", "when", "with", "instead", "rather", "over", "as", "on", "unless",
          "until", "without", "except", "since", "so", "and", "or", "but", "at", "from", "inside", "within",
          "if", "whenever", "anymore", "again", "here", "there", "everywhere", "anywhere", "now", "by", "via",
-         "across", "outside", "only", "into", "of", "against", "+"}
+         "across", "outside", "only", "into", "of", "against", "+", "exclusively", "everywhere", "throughout"}
 _GENERIC = {"library", "libraries", "module", "modules", "package", "packages", "crate", "crates", "dependency",
             "dependencies", "client", "clients", "driver", "drivers", "call", "calls", "statement", "statements",
             "tag", "tags", "function", "functions", "method", "methods", "code", "output", "sdk", "framework",
-            "directly", "itself", "api", "apis", "backend", "server", "service", "tool", "keyword", "type"}
+            "directly", "itself", "api", "apis", "backend", "server", "service", "tool", "keyword", "type",
+            "config", "configuration", "checks", "check", "hooks", "hook", "settings", "command", "commands"}
 _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "call", "write", "commit", "put",
           "keep", "log", "make", "create", "return", "throw", "catch", "pin", "verify", "send", "read", "load",
           "save", "use", "using", "add", "import", "expose", "mix", "block", "leave", "skip", "change", "touch",
@@ -68,7 +79,9 @@ _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "cal
 _NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "something", "everything", "one",
               "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
               "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
-              "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root"}
+              "tests", "test", "comments", "docs", "secrets", "secret", "passwords", "password", "root",
+              "unused", "dead", "legacy", "existing", "generated", "raw", "plain", "sensitive", "magic", "all",
+              "the", "a", "an"}
 # "X for <data>": a prohibition about what flows where, visible on the line only with the data's name.
 SCOPED_DATA = {
     "token": ("token", "jwt", "auth", "bearer", "session"),
@@ -80,7 +93,15 @@ _SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "to
                 "password": "secret", "passwords": "secret", "credential": "secret", "credentials": "secret",
                 "money": "money", "price": "money", "prices": "money", "amount": "money", "amounts": "money",
                 "currency": "money", "payment": "money", "payments": "money", "monetary": "money"}
-_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b", re.I)
+# Lint rules a configuration names ("'no-console'", "unicorn/no-process-exit"): what each rules out.
+LINT_RULES = {"console": "console", "process-exit": "process.exit", "eval": "eval", "alert": "alert",
+              "debugger": "debugger"}
+_LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]|$)")
+# Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
+CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
+gem bundle brew apt apt-get prisma supabase terraform""".split())
+_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b"
+                          r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
 # limits ------------------------------------------------------------------------------------
@@ -89,6 +110,12 @@ _UNIT = r"(ms|milliseconds?|millis|s|secs?|seconds?|minutes?|mins?|m|hours?|hrs?
 _MAX = re.compile(rf"\b(max(?:imum)?\.?|at most|no more than|not more than|up to|limit(?:ed)?(?:\s+\w+){{0,4}}\s+to|"
                   rf"cap(?:ped)?(?:\s+\w+){{0,4}}\s+at)\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?",
                   re.I)
+# "a maximum line length of 120 characters", "a minimum password length of 12"
+_MAX_OF = re.compile(rf"\b(max(?:imum)?|min(?:imum)?)\s+((?:[a-z][a-z_\-]*\s+){{0,2}}[a-z][a-z_\-]*)\s+(?:of|is|=)\s+"
+                     rf"{_NUM}\s*{_UNIT}\b", re.I)
+# "MAX_PAGE_SIZE: 100", "MAX_TIMEOUT_MS = 600_000": a constant a decision states as its limit
+_CONSTANT = re.compile(rf"\b(MAX|MIN)_([A-Z][A-Z0-9]*(?:_(?!MS\b|S\b|SECONDS\b|SECS?\b|MINUTES\b)[A-Z0-9]+)*)"
+                       rf"(?:_(MS|S|SECONDS|SECS?|MINUTES))?\s*[:=]\s*{_NUM}")
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -104,6 +131,7 @@ SYNONYMS = {
     "round": {"round", "rounds", "cost", "workfactor"},
 }
 _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
+                 "are", "was", "were", "been",
                  "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
                  "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
                  "takes", "accept", "accepts", "carry", "carries"}
@@ -127,23 +155,63 @@ DETECTOR_CUES = {
                               r"(?:a |any |the )?columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
     "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
-    "raw_sql": re.compile(r"\braw sql\b|\bsql by hand\b|hand-?written sql|\bonly (?:through|via) the (?:orm|repository)|"
+    "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
+                          r"{0,2}(?:raw sql\b|sql by hand\b|"
+                          r"hand-?written sql)|\braw sql\b[^.;]{0,20}\b(?:forbidden|not allowed|prohibited|banned)|\bonly (?:through|via) the (?:orm|repository)|"
                           r"(?:go|goes) through the (?:orm|repository)", re.I),
     "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
     "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
     "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
-    "flag_off": re.compile(r"\bkeep\s+(?:\w+\s+){0,3}(?:on|enabled|turned on)\b|\bnever\s+(?:disable|turn off|switch off)\b",
-                           re.I),
+    "flag_off": re.compile(r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
+                           r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
+                           r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
     "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
-                              r"(?:lint|linter|warning)", re.I),
+                              r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
+                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b",
+                              re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
-                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?)\b)",
+                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
+                                 r"fields?|values?)|pii|card numbers?|credit cards?)\b)",
                                  re.I | re.S),
     "protected_table": re.compile(r"append-only|read-only|never (?:be )?(?:updated|deleted)|no update queries", re.I),
     "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
+    # constructs (engram.monitor.constructs) and manifests (engram.monitor.manifests)
+    "class_components": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\b[^.;]{0,30}\bclass(?:-based)? components?\b|"
+                                   r"\bfunctional components? only\b|\bonly functional components\b", re.I),
+    "relative_imports": re.compile(r"\babsolute\s+(?:imports?\s+)?only\b|\bno\s+relative(?:\s+imports?)?\b|"
+                                   r"\b(?:never|don'?t|do not|avoid)\s+(?:use\s+)?relative\s+imports?|\bonly absolute imports?",
+                                   re.I),
+    "code_comments": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\s+(?:(?:add|adding|use|using|write|writing|any)\s+){0,2}"
+                                r"(?:code\s+|inline\s+|end-of-line\s+|trailing\s+)?comments\b(?!\s+(?:that|which|unless|except|"
+                                r"explaining|describing|about))|\bcomment-free\b", re.I),
+    "unbounded_writes": re.compile(r"\bwithout\s+(?:a\s+)?[`'\"]?where\b", re.I),
+    "discarded_errors": re.compile(r"\b(?:discard|swallow|ignor|drop)\w*\s+(?:\w+\s+){0,3}?(?:errors?|results?|return values?)\b|"
+                                   r"`let _ =`|`_ =`|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
+                                   r"\bhandle all errors\b|\berrors?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:handled|checked)",
+                                   re.I),
+    "hardcoded_urls": re.compile(r"\bhard-?cod\w*\s+(?:[\w\-]+\s+){0,3}?(?:urls?|endpoints?|hosts?|hostnames?|domains?|"
+                                 r"environment[- ]specific|base urls?)\b|\b(?:urls?|endpoints?|hosts?)\s+(?:\w+\s+){0,3}?"
+                                 r"hard-?cod", re.I),
+    "float_money": re.compile(r"\b(?:float\w*|floating[- ]point|double|number)\b[^.;]{0,40}\b(?:money|monetary|currency|"
+                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?)\b[^.;]{0,40}"
+                              r"\b(?:float\w*|floating[- ]point|double)\b", re.I),
+    "ddl_outside_migrations": re.compile(r"\bDDL\b|\bschema changes?\b[^.;]{0,40}\bmigrations?\b", re.I),
+    "legacy_query": re.compile(r"\bsqlalchemy\s+2(?:\.0|\.x)?\b|\b2\.0[- ]style\b|\blegacy\s+(?:session\.)?query\b", re.I),
+    "untyped_defs": re.compile(r"\b(?:full|complete)\s+type\s+(?:hints|annotations)\b|\btype\s+(?:hints|annotations)\s+(?:are\s+)?"
+                               r"(?:required|mandatory)\b|\b(?:must|should)\s+(?:have|use)\s+(?:full\s+)?type\s+(?:hints|"
+                               r"annotations)\b|\bdisallow_untyped_defs\b", re.I),
+    "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
+                                    r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
+    "text_length": constructs.TEXT_LENGTH,
+    "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
+                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
+                                   re.I),
+    "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
+                                        r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
+                                        re.I),
 }
 
 
@@ -153,6 +221,7 @@ class Term:
 
     `scope`: when the decision rules the thing out only for some data ("localStorage
     for auth tokens"), words one of which the changed line must mention as well.
+    `command`: a command line ("pip install"), which counts only where a command starts.
     """
 
     phrase: str
@@ -160,6 +229,7 @@ class Term:
     forms: tuple[str, ...]
     distinct: bool
     scope: tuple[str, ...] = ()
+    command: bool = False
 
 
 @dataclass
@@ -188,7 +258,9 @@ class Rules:
     about_tests: bool = False
     scope: Scope = field(default_factory=Scope)
     required: list[str] = field(default_factory=list)  # identifiers of a required practice
+    tools: list[str] = field(default_factory=list)  # names of required tools, dropped from a configuration
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
+    universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
 
 
@@ -212,6 +284,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     for clause in _clauses(text):
         forbid_phrases += _forbids_in(clause)
         require_phrases += _requires_in(clause)
+    forbid_phrases += _lint_rule_forbids(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
@@ -219,19 +292,21 @@ def rules_for(node: dict[str, Any]) -> Rules:
             t.scope = scope
     forbidden = {t.canon or t.forms[0] for t in r.forbids}
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
+    r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
     r.scope = scope_of(text)
-    r.required = [] if _NEGATIVE_ONLY.search(text) else practices.required_identifiers(
-        text, forbidden | {f for t in r.forbids for f in t.forms})
+    requiring = " ".join(c for c in decision_text.sentences(text) or [text] if not _PROHIBITIVE.search(c))
+    r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
+    r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     return r
 
 
-# A decision that only forbids ("never use eval") requires nothing.
-_NEGATIVE_ONLY = re.compile(r"^\s*(?:never|don'?t|do not|no|avoid|must not)\b(?!.*\b(?:must|always|use|keep)\b)", re.I)
+# A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
+_PROHIBITIVE = re.compile(rf"\b(?:{_NEG[3:-1]}|avoid|no|forbidden|prohibited|banned|disallowed)\b", re.I)
 
 
 def _phrases(value: Any) -> list[str]:
@@ -246,17 +321,61 @@ def _negated(clause: str, start: int) -> bool:
     return bool(re.search(rf"\b{_NEG}\s+(?:ever\s+)?$|\b(?:avoid|stop)\s+$", clause[:start], re.I))
 
 
+def _matches(rx: re.Pattern, clause: str) -> list[re.Match]:
+    """Every match starting at a word, overlapping ones too: "adopt structured logging using
+    structlog" holds a second cue ("using") inside the first one's phrase."""
+    found = list(rx.finditer(clause)) + [rx.match(clause, w.start()) for w in re.finditer(r"(?<![\w'])[\w@`'\"]", clause)]
+    return list({(m.start(1), m.group(1)): m for m in found if m}.values())
+
+
+def _listed(clause: str, m: re.Match) -> list[str]:
+    """The phrase a cue names and the items listed after it ("npm install, npx or yarn")."""
+    first = m.group(1)
+    items = re.split(r"\s+(?:or|and|nor)\s+", first)
+    if to_term(items[0]) is None:
+        return [first]  # "floating versions, ranges or latest": the list is of words, not of things
+    rest = clause[m.end(1):]
+    while (sep := _LIST_SEP.match(rest)) and (nxt := re.match(_PHRASE, rest[sep.end():])):
+        item = re.split(r"\s+(?:or|and|nor)\s+", nxt.group(1))
+        if any(w.lower() in _STOP or w.lower() in _VERBS for x in item for w in x.split()[:1]):
+            break
+        items += item
+        rest = rest[sep.end() + nxt.end():]
+    simple = [x for x in items if not any(w.lower() in _STOP for w in x.split())]
+    return [first] + [x for x in items[1:] if x in simple] if len(items) > 1 else [first]
+
+
+def _is_command(phrase: str) -> bool:
+    words = phrase.strip("`'\"").split()
+    return bool(words) and words[0].strip("`'\".,;:!?").lower() in CLI_TOOLS
+
+
 def _forbids_in(clause: str) -> list[str]:
-    out = [m.group(1) for rx in _FORBID + [_FROM] for m in rx.finditer(clause)]
+    out = [p for rx in _FORBID + [_FROM] for m in _matches(rx, clause) for p in _listed(clause, m)]
+    out += [p for m in _matches(_RUN, clause) for p in _listed(clause, m) if _is_command(p)]
     out += [m.group(1) for m in _RETIRE.finditer(clause) if not _negated(clause, m.start())]
     if re.search(r"\b(?:prefer|prefers|preferred|choose|chose|chosen|pick|picked|select|selected|went with)\b",
                  clause, re.I):
         out += [m.group(1) for m in _OVER.finditer(clause)]
+    if m := _PASSIVE.match(clause):
+        out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
+    out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
     return out
 
 
+def _lint_rule_forbids(text: str) -> list[str]:
+    """What the lint rules a decision names rule out, unless it says they are off everywhere (an
+    override "for files X ... off" keeps them on elsewhere)."""
+    if re.search(r"\b(?:off|disabled|allowed)\b", text) and not re.search(r"\bfor\s+files?\b", text):
+        return []
+    return [LINT_RULES[m.group(1)] for m in _LINT_RULE.finditer(text) if m.group(1) in LINT_RULES]
+
+
 def _requires_in(clause: str) -> list[str]:
-    return [m.group(1) for rx in _REQUIRE for m in rx.finditer(clause) if not _negated(clause, m.start())]
+    out = [m.group(1) for rx in _REQUIRE for m in _matches(rx, clause) if not _negated(clause, m.start())]
+    if _MODAL.search(clause):
+        out += [m.group(1) for m in _VIA.finditer(clause) if not re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
+    return out
 
 
 def decision_scope(text: str) -> tuple[str, ...]:
@@ -284,7 +403,7 @@ def _normal(word: str) -> str:
 
 def _terms(phrases: list[str], text: str) -> list[Term]:
     out: dict[str, Term] = {}
-    for p in phrases:
+    for p in [x for p in phrases for x in _alternatives_of(p)]:
         t = to_term(p, text)
         if t is None:
             continue
@@ -292,6 +411,15 @@ def _terms(phrases: list[str], text: str) -> list[Term]:
         if key not in out or (t.scope and not out[key].scope):  # a scope, once stated, narrows the rule
             out[key] = t
     return list(out.values())
+
+
+def _alternatives_of(phrase: str) -> list[str]:
+    """ "Prisma/ORM": two things when one of them is a known name; "scripts/", "CI/CD": one."""
+    parts = phrase.split("/")
+    if len(parts) == 2 and all(re.fullmatch(r"[A-Za-z][\w.\-]*", p) for p in parts) and any(
+            tech_terms.canonical(p) for p in parts):
+        return parts
+    return [phrase]
 
 
 def to_term(phrase: str, text: str = "") -> Term | None:
@@ -305,7 +433,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     scope: tuple[str, ...] = ()
     for i, w in enumerate(cut):
         if i and w.lower() in _STOP:
-            if _CONDITIONAL.match(" ".join(cut[i:])):
+            rest = " ".join(cut[i:])
+            if _CONDITIONAL.match(text[text.find(rest):] if rest in text else rest):
                 return None  # "datetime.now() without a timezone" forbids only the bare call
             if w.lower() == "for":
                 groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
@@ -317,9 +446,9 @@ def to_term(phrase: str, text: str = "") -> Term | None:
         cut = cut[:-1]
     if not cut or cut[0].lower() in _VERBS:
         return None
-    if not cut:
-        return None
     joined = " ".join(cut)
+    if 1 < len(cut) <= 3 and cut[0] in CLI_TOOLS and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in cut[1:]):
+        return Term(phrase=joined, canon=None, forms=(joined,), distinct=True, command=True)  # "pip install"
     canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
     if canon is None and len(cut) > 1 and _proper(cut[0], text):
         cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing
@@ -345,23 +474,37 @@ def _proper(word: str, text: str) -> bool:
 
 
 def limits_in(text: str) -> list[Limit]:
-    """Numeric limits a decision states ("max 3 retries", "timeout at most 5 seconds")."""
+    """Numeric limits a decision states ("max 3 retries", "timeout at most 5 seconds", "a maximum
+    line length of 120", "MAX_PAGE_SIZE: 100")."""
     out = []
     for op, rx in (("<=", _MAX), (">=", _MIN)):
         for m in rx.finditer(text):
-            value = float(m.group(2).replace(",", ".").replace("_", ""))
-            unit = (m.group(3) or "").lower()
-            label, words = _subject(text[: m.start()], m.group(4) or "", bool(unit))
-            if not words:
-                continue
-            duration = unit in _SECONDS
-            if duration:
-                value *= _SECONDS[unit]
-            head = label.split()[-1]
-            syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
-            out.append(Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)),
-                             op=op, value=value, duration=duration, text=m.group(0).strip()))
+            label, words = _subject(text[: m.start()], m.group(4) or "", bool(m.group(3)))
+            out += _limit(label, words, op, m.group(2), m.group(3), m.group(0))
+    for m in _MAX_OF.finditer(text):
+        label, words = _subject(m.group(2), "", bool(m.group(4)))
+        out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
+                      m.group(0))
+    for m in _CONSTANT.finditer(text):
+        words = [w.lower() for w in m.group(2).split("_")]
+        label = " ".join(words)
+        out += _limit(label, {singular(w) for w in words}, "<=" if m.group(1) == "MAX" else ">=", m.group(4),
+                      (m.group(3) or "").lower() or None, m.group(0))
     return out
+
+
+def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str) -> list[Limit]:
+    if not words or words <= _GENERIC_HEADS:
+        return []  # "a maximum length of 12": the length of what?
+    value = float(number.replace(",", ".").replace("_", ""))
+    unit = (unit or "").lower()
+    duration = unit in _SECONDS
+    if duration:
+        value *= _SECONDS[unit]
+    head = label.split()[-1]
+    syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+    return [Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)), op=op, value=value,
+                  duration=duration, text=text.strip())]
 
 
 def _noun(word: str) -> str:

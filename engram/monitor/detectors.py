@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from engram.monitor.code_lines import Line
+from engram.monitor import manifests
+from engram.monitor.code_lines import Line, enclosing_def
+from engram.monitor.constructs import CONSTRUCTS
 
 Hit = tuple[str, Line, str]
 
@@ -46,6 +48,12 @@ _NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\(\s*\)|\.get
 _SECRET_NAME = r"\w*(?:password|passwd|pwd|secret|token|api_?key|apikey|private_?key|credential|access_?key)\w*"
 _SECRET = re.compile(r"(?i)^\s*(?:export\s+|const\s+|let\s+|var\s+|final\s+|static\s+)*[\"']?(" + _SECRET_NAME +
                      r")[\"']?\s*(?::\s*[\w\[\]]+\s*)?(?:=|:=|:)\s*([\"'])(.+?)\2\s*[,;]?\s*$")
+# DATABASES["default"]["PASSWORD"] = "..."; secret_key: sk_live_... (YAML, INI, .env)
+_SECRET_ITEM = re.compile(r"(?i)\[[\"'](" + _SECRET_NAME + r")[\"']\]\s*=\s*([\"'])(.+?)\2\s*;?\s*$")
+_SECRET_BARE = re.compile(r"(?i)^\s*(?:export\s+)?(" + _SECRET_NAME + r")\s*[:=]\s*()([^\s\"'#${}][^\s#]{7,})\s*$")
+# Credentials with a recognisable shape: Stripe live keys, GitHub, AWS, Slack, OpenAI / Anthropic.
+_TOKEN_SHAPE = re.compile(r"\b(?:sk_live_[0-9A-Za-z]{10,}|rk_live_[0-9A-Za-z]{10,}|gh[pousr]_[0-9A-Za-z]{30,}|"
+                          r"AKIA[0-9A-Z]{16}|xox[baprs]-[0-9A-Za-z\-]{10,}|sk-(?:proj-|ant-)?(?=[\w\-]*\d)[0-9A-Za-z_\-]{20,})")
 _PLACEHOLDERS = ("", "changeme?", "xxx+", "<[^>]*>", r"\$\{[^}]*\}", r"%\([^)]*\)s", r"\{\{[^}]*\}\}", "todo", "none",
                  "null", "dummy", "example", "test")
 _WEAK_HASH = re.compile(r"\b(?:md5|sha1|sha224|sha256|sha384|sha512)\b|createHash\(\s*['\"](?:md5|sha\d+)|"
@@ -113,7 +121,12 @@ def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for ln in _added(lines):
-        m = _SECRET.search(ln.text)
+        if _TOKEN_SHAPE.search(ln.code if lang in ("hash", "json", "other") else " ".join(ln.strings)):
+            out.append(("direct", ln, "puts a live credential (a known token format) in the source"))
+            continue
+        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text)
+        if m is None and lang in ("hash", "other"):
+            m = _SECRET_BARE.search(ln.code)
         if m is None:
             continue
         value = m.group(3).strip()
@@ -132,7 +145,8 @@ def _names_a_field(name: str, value: str) -> bool:
 
 def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return [("indirect", ln, "hashes a password with a fast general-purpose hash") for ln in _added(lines)
-            if _WEAK_HASH.search(ln.text) and _PASSWORD.search(ln.code + " " + " ".join(ln.strings))]
+            if _WEAK_HASH.search(ln.text) and _PASSWORD.search(ln.code + " " + " ".join(ln.strings) + " " +
+                                                               enclosing_def(ln, lines))]
 
 
 def panic_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -181,8 +195,17 @@ _ACTION_REF = re.compile(r"^\s*-?\s*uses:\s*[\"']?([\w.\-]+/[\w.\-/]+)@([\w.\-/]
 _DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/:@]+)", re.I)
 _INLINE_STYLE = re.compile(r"\bstyle=\{\{|\bstyle=[\"'][^\"']*:")
 _GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
-_SWITCH_CUE = re.compile(r"\bkeep\s+(?:\w+\s+){0,2}?(\w+)\s+(?:mode\s+)?(?:on|enabled|turned on)\b|"
-                         r"\bnever\s+(?:disable|turn off|switch off)\s+(?:the\s+)?(\w+)", re.I)
+_SWITCHES = [  # how a decision names a setting it keeps on
+    re.compile(r"\bkeep\s+((?:[\w'`.\-]+\s+){1,5}?)(?:on|enabled|turned on|active)\b", re.I),
+    re.compile(r"\bnever\s+(?:disable|turn off|switch off)\s+((?:[\w'`.\-]+\s*){1,3})", re.I),
+    re.compile(r"\b([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\b((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
+]
+_NOT_SWITCHES = frozenset("""mode protection protections check checks setting settings flag flags option options the a an
+its our on for every all and or feature features support enabled always""".split())
+# TypeScript's strict mode is these flags too: turning one off weakens it.
+_FAMILY = {"strict": ("noImplicitAny", "strictNullChecks", "strictFunctionTypes", "strictBindCallApply",
+                      "strictPropertyInitialization", "noImplicitThis", "alwaysStrict", "useUnknownInCatchVariables")}
 
 
 def raw_sql(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -219,16 +242,50 @@ def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+def switch_words(decision: str) -> list[str]:
+    """The settings a decision keeps on ("keep TypeScript's strict mode on" -> typescript, strict)."""
+    words = []
+    for rx in _SWITCHES:
+        for m in rx.finditer(decision):
+            words += [w.strip("`'.").removesuffix("'s") for w in m.group(1).split()]
+    return [w for w in dict.fromkeys(words) if len(w) > 2 and w.lower() not in _NOT_SWITCHES]
+
+
+def _setting_name(word: str) -> bool:
+    """CSRF, HSTS, disallow_untyped_defs, strictNullChecks: a setting's own name, not a product's."""
+    return (word.isupper() and len(word) >= 3) or "_" in word or re.search(r"[a-z][A-Z]", word) is not None
+
+
 def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    """A setting the decision keeps on ("keep TypeScript strict mode on") turned off."""
-    words = {(a or b).lower() for a, b in _SWITCH_CUE.findall(decision)}
+    """A setting the decision keeps on turned off, exempted (`@csrf_exempt`) or removed from its list."""
     out = []
-    for w in words:
+    plus_text = " ".join(ln.text for ln in lines if ln.side == "+").lower()
+    for word in switch_words(decision):
+        w = word.lower()
+        names = [w] + [f.lower() for f in _FAMILY.get(w, ())]
         # the word alone or as a part of a setting's name (WTF_CSRF_ENABLED, strictMode)
-        rx = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])\w*[\"']?\s*[:=]\s*[\"']?"
-                        rf"(?:false|off|0|no|disabled|none)\b", re.I)
-        out += [("direct", ln, f"turns {w} off") for ln in _added(lines) if rx.search(ln.code)]
+        off = re.compile(rf"[\"']?\b\w*?(?<![a-z0-9])(?:{'|'.join(map(re.escape, names))})(?![a-z0-9])\w*[\"']?\s*[:=]\s*"
+                         rf"[\"']?(?:false|off|0|no|disabled|none)\b", re.I)
+        exempt = re.compile(rf"\b(?:{re.escape(w)}_exempt|exempt_{re.escape(w)}|disable_{re.escape(w)}|skip_{re.escape(w)}|"
+                            rf"no_{re.escape(w)})\b", re.I)
+        for ln in _added(lines):
+            if off.search(ln.code):
+                out.append(("direct", ln, f"turns {w} off"))
+            elif exempt.search(ln.code):
+                out.append(("direct", ln, f"exempts this code from {w}, which the decision keeps on"))
+        if _setting_name(word) and w not in plus_text:
+            out += [("direct", ln, f"removes {w} from the configuration, which the decision keeps on")
+                    for ln in lines if ln.side == "-" and not ln.prose and _names_part(w, ln.code) and _listed_item(ln.code)]
     return out
+
+
+def _names_part(word: str, code: str) -> bool:
+    return any(word in _parts(tok) for tok in re.findall(r"[A-Za-z_][\w.]*", code.replace(".", "_")))
+
+
+def _listed_item(code: str) -> bool:
+    """A line that is one entry of a list or mapping (a middleware, a plugin, a setting)."""
+    return re.match(r"\s*(?:-\s|[\"'][\w.\-/]+[\"']\s*[,:\]]|\w+\s*[:=])", code) is not None
 
 
 def inline_styles(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -246,20 +303,22 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
                        r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
-_JUSTIFIED = re.compile(r"justif|explain|reason", re.I)
+_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
 
 
 def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
+    new_side = [ln for ln in lines if ln.side != "-"]
     out = []
-    for ln in _added(lines) + [x for x in lines if x.side == "+" and x.prose]:
-        m = _SUPPRESS.search(ln.text)
+    for i, ln in enumerate(new_side):
+        m = _SUPPRESS.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
-        rest = ln.text[m.end():]
-        if _JUSTIFIED.search(decision) and re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", rest):
-            continue
+        above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
+        if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
+                                            or re.search(r"\w+(?:\W+\w+){3,}", above)):
+            continue  # the reason is written on the line or on the comment line above it
         out.append(("direct", ln, f"adds the suppression `{m.group(0).strip()}` instead of fixing what it hides"))
     return out
 
@@ -271,11 +330,16 @@ SENSITIVE = {
     "secret": ("secret", "credential", "password", "token", "apikey", "key"),
     "session": ("sid", "session", "sessionid", "cookie"),
     "body": ("body", "payload", "form"),
+    "card": ("card", "cardnumber", "pan", "cvv", "cvc"),
+    # "sensitive data", "PII": the usual suspects
+    "sensitive": ("password", "passwd", "token", "bearer", "authorization", "secret", "credential", "apikey", "card",
+                  "cardnumber", "cvv", "ssn", "body", "payload"),
 }
 _SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "token", "tokens": "token",
                     "jwt": "token", "bearer": "token", "key": "key", "keys": "key", "secret": "secret",
                     "secrets": "secret", "credential": "secret", "credentials": "secret", "session": "session",
-                    "bodies": "body", "body": "body", "payload": "body", "payloads": "body"}
+                    "bodies": "body", "body": "body", "payload": "body", "payloads": "body", "card": "card",
+                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "sensitive"}
 _LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
                        r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
 _ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
@@ -285,6 +349,25 @@ _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 def _parts(ident: str) -> set[str]:
     return {p.lower() for chunk in ident.split("_") for p in _CAMEL_PARTS.findall(chunk)}
+
+
+# What reveals nothing of a value: its length, presence, prefix, a mask or hash of it
+# (`Boolean(header)`, `strings.HasPrefix(key, "sk_live")`, `len(token)`, `maskCard(number)`).
+_DERIVED = re.compile(r"\b(?:Boolean|bool|len|count|typeof|isset|empty|[A-Za-z]*(?:[Mm]ask|[Rr]edact|[Hh]ash|[Ff]ingerprint|"
+                      r"[Tt]runcate|[Oo]bfuscate)\w*|(?:strings\.)?(?:HasPrefix|HasSuffix|Contains))\s*\([^()]*\)|"
+                      r"[\w.]+\??\.(?:length|size|count|startsWith\([^()]*\)|endsWith\([^()]*\))|!!\s*[\w.]+|"
+                      r"[\w.]+\s*(?:!==?|===?)\s*(?:null|undefined|None|nil)\b|[\w.]+\s+is\s+(?:not\s+)?None\b")
+
+
+# The names of fields and keyword arguments (`{ card: masked }`, `token=redacted`) label a value.
+_KEYS = re.compile(r"(?<=[{,(])\s*[A-Za-z_]\w*\s*:(?!:)|\b[A-Za-z_]\w*\s*=(?!=)")
+
+
+def _outside_calls(expr: str) -> str:
+    """An expression with every call's arguments taken out."""
+    while (shorter := re.sub(r"\([^()]*\)", "", expr)) != expr:
+        expr = shorter
+    return expr
 
 
 def sensitive_families(decision: str) -> tuple[str, ...]:
@@ -300,14 +383,15 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if ln.side == "-":
             continue
         m = _ASSIGN.search(ln.code if lang not in ("hash", "json") else ln.text)
-        if m and (_parts(m.group(1)) | _parts(m.group(2) + " " + " ".join(ln.strings))) & words:
-            tainted.add(m.group(1))
+        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + " ".join(ln.strings))) & words:
+            tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
     for ln in _added(lines):
         call = _LOG_CALL.search(ln.code)
         if call is None:
             continue
         args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
+        args = _KEYS.sub(" ", _DERIVED.sub(" ", args))
         idents = re.findall(r"[A-Za-z_][\w.]*", args)
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
                     and not i.isupper()), None)
@@ -334,6 +418,11 @@ def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
     return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
 
 
+# A trigger, rule or policy of the table dropped, or disabled: its protection goes with it.
+_UNGUARD = (r"\bdrop\s+(?:trigger|rule|policy)\s+(?:if\s+exists\s+)?[\"`]?\w*{t}\w*|"
+            r"\balter\s+table\s+[\"`]?{t}[\"`]?\s+disable\s+(?:trigger|rule|row\s+level\s+security)")
+
+
 def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for table, ops in protected_tables(decision):
@@ -342,6 +431,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             op = next((o for o in ops if re.search(_SQL_OP[o].format(t=re.escape(table)), text, re.I)), None)
             if op:
                 out.append(("direct", ln, f"runs {op.upper()} on {table}, which the decision protects"))
+            elif re.search(_UNGUARD.format(t=re.escape(table)), text, re.I):
+                out.append(("indirect", ln, f"removes a guard of {table}, which the decision protects"))
     return out
 
 
@@ -368,7 +459,7 @@ def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
-DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
+DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
     "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
     "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
@@ -376,4 +467,7 @@ DETECTORS: dict[str, Callable[[list[Line], str, str], list[Hit]]] = {
     "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
+    **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
 }  # fmt: skip
+# Detectors that need the written file's path (a manifest is known by its name).
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies"})

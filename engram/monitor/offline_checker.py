@@ -23,6 +23,7 @@ documentation is skipped; a required thing that merely disappears is not reporte
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -30,15 +31,18 @@ from engram.monitor import code_lines, decision_rules, practices, tech_terms
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
-from engram.monitor.detectors import DETECTORS
+from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
 from engram.text import singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CONFIG_TOKEN = re.compile(r"[A-Za-z_][\w\-]*")
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
+_BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=:]\s*(\d)"),
+          ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
 _UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
 _DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
@@ -97,27 +101,42 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
             continue
+        if _is_file(term, path) and all_lines:
+            out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
+                              f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out"))
+            continue
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
-    out += _alternatives(rules, lines, lang, path, assigned)
+    out += _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
+        extra = {"path": path} if name in PATH_DETECTORS else {}
         out += [_match(rules, ln, kind, f"detector:{name}", why)
-                for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text)]
+                for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text, **extra)]
     out += [_match(rules, ln, kind, "practice", why) for kind, ln, why in _practice(rules, all_lines, lang, path)]
     return out
 
 
 def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, Line, str]]:
     """What a required practice loses: its identifier removed, left out of a governed line, a migration edited."""
-    out = practices.removed(rules.required, [ln for ln in lines if ln.side != " "], lang)
+    out = practices.removed(rules.required, lines, lang)
+    out += practices.dropped(rules.tools, lines, lang)
+    if rules.universal:
+        out += practices.left_out(rules.required, lines)
     if rules.shape:
         out += practices.omitted(rules.shape, rules.required, lines)
     if rules.immutable_migrations:
         out += practices.migration_edited(lines, path)
     return out
+
+
+def _is_file(term: Term, path: str) -> bool:
+    """A prohibition of a file by name or glob ("package-lock.json", "test_*.py") that this write is."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return any(re.fullmatch(r"\.?[\w*\-]+(?:\.[\w*\-]+)*\.[a-z0-9]{1,5}|\.[a-z]\w+", f) and fnmatch.fnmatchcase(name, f)
+               for f in term.forms)
 
 
 def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str) -> dict[str, Any]:
@@ -155,6 +174,8 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         return False
     if term.scope and not any(w in (low + " " + " ".join(ln.strings).lower()) for w in term.scope):
         return False  # "localStorage for auth tokens": this line stores something else
+    if term.command:
+        return _runs(term.forms, ln, path)
     manifest = tech_terms.manifest_language(path) is not None
     for form in term.forms:
         if any(ch in form for ch in "./-!:@") or " " in form:
@@ -164,15 +185,25 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         if form in tech_terms.AMBIGUOUS and not manifest:
             if _library_use(form, ln):
                 return True
-        elif _names_identifier(form, code, term.distinct):
+        elif _names_identifier(form, code, term.distinct, code_lines.is_config(code_lines.language(path))):
             return True
     return False
 
 
-def _names_identifier(form: str, code: str, distinct: bool) -> bool:
-    for tok in _IDENT.findall(code):
+def _runs(commands: tuple[str, ...], ln: Line, path: str) -> bool:
+    """A command line that starts with one of `commands`: in configuration and scripts the line
+    itself (comments removed), in source code its string literals (`subprocess.run("pip install")`)."""
+    text = ln.code if code_lines.is_config(code_lines.language(path)) else "\n".join(ln.strings)
+    return any(re.search(rf"(?:^|[;&|(`'\"\n]|\brun:|\brun\b|\$\()\s*(?:-\s+)?{re.escape(c)}(?![\w\-])", text, re.I)
+               for c in commands)
+
+
+def _names_identifier(form: str, code: str, distinct: bool, config: bool = False) -> bool:
+    """Whether a token of the code is the name; in configuration a token may hold hyphens
+    (`npm-run-all` is not npm, `redis-server` is redis when redis is distinctive)."""
+    for tok in (_CONFIG_TOKEN if config else _IDENT).findall(code):
         low = tok.lower()
-        if low == form or (distinct and form in _parts(tok)):
+        if low == form or (distinct and any(form in _parts(p) for p in tok.split("-"))):
             return True
     return False
 
@@ -206,7 +237,8 @@ def _assigned_names(lines: list[Line], lang: str) -> set[str]:
 # -- roles: alternatives to what the decision requires or forbids -------------------------------
 
 
-def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str]) -> list[dict[str, Any]]:
+def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str],
+                  all_lines: list[Line]) -> list[dict[str, Any]]:
     named = {t.canon for t in rules.requires + rules.forbids if t.canon}
     scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
     out = []
@@ -222,12 +254,17 @@ def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigne
             forms = tuple(dict.fromkeys((member,) + tech_terms.ALIASES[member]))
             term = Term(member, member, forms, any(f in tech_terms.DISTINCT for f in forms), scope)
             for ln in _introduced(term, lines, path, assigned):
-                if context and not any(w in (ln.code + " ".join(ln.strings)).lower() for w in context):
+                if context and not any(w in _surroundings(ln, all_lines) for w in context):
                     continue
                 what = " / ".join(anchors)
                 out.append(_match(rules, ln, "indirect", f"role:{role}:{member}",
                                   f"brings in {member}, another {role} than the decision's {what}"))
     return out
+
+
+def _surroundings(ln: Line, all_lines: list[Line]) -> str:
+    """The line's code and strings and the `def` it sits in, lowercased."""
+    return (ln.code + " " + " ".join(ln.strings) + " " + code_lines.enclosing_def(ln, all_lines)).lower()
 
 
 # -- limits ------------------------------------------------------------------------------------
@@ -253,9 +290,11 @@ def _over_limit(limit: Limit, lines: list[Line], lang: str) -> list[tuple[str, L
 def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, bool]]:
     """(identifier, value in the limit's unit, names the subject exactly) on one line."""
     out = []
-    code = ln.code if lang not in ("hash", "json") else ln.text
-    for m in _IDENT.finditer(code):
-        parts = {singular(p) for p in _parts(m.group(0))} | set(_parts(m.group(0)))
+    config = lang in ("hash", "json")
+    code = ln.code if not config else ln.text
+    for m in (_CONFIG_TOKEN if config else _IDENT).finditer(code):  # line-length: one key in YAML
+        names = [p for chunk in m.group(0).split("-") for p in _parts(chunk)]
+        parts = {singular(p) for p in names} | set(names)
         exact = limit.words <= parts
         if not exact and not parts & limit.synonyms:
             continue
@@ -263,7 +302,8 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         if unbounded and limit.op == "<=":
             out.append((m.group(0), float("inf"), exact))
             break
-        num = _NUMBER.search(code, m.end())
+        bound = _BOUND[limit.op].search(code, m.end())  # `.min(1).max(500)`: the maximum is 500
+        num = _NUMBER.search(code, bound.start(1)) if bound else _NUMBER.search(code, m.end())
         if num is None:
             continue
         value = float(num.group(1).replace("_", ""))

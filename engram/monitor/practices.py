@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line, is_config
+from engram.text import singular
 
-_CODE_IDENT = re.compile(r"`([^`]{2,40})`|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
+_CODE_IDENT = re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
                          r"[a-z][a-z0-9]*_[a-z0-9_]+)\b")
 _PLUS = re.compile(r"\b([a-z][\w-]*)\s*\+\s*([a-z][\w-]*)", re.I)
 _ALL_MUST = re.compile(r"\ball\s+(?:\w+\s+)?(routes?|endpoints?|handlers?|queries|query|uploads?|requests?)\s+"
@@ -40,14 +41,11 @@ FOLLOWING = 3
 
 def required_identifiers(text: str, forbidden: set[str]) -> list[str]:
     """What a decision requires, spelled as code spells it."""
-    out = [a or b for a, b in _CODE_IDENT.findall(text)]
+    quoted = [q for q in re.findall(r"`([^`]*)`", text) if 2 <= len(q) <= 40]  # in pairs, left to right
+    out = quoted + _CODE_IDENT.findall(re.sub(r"`[^`]*`", " ", text))
     out += [w for pair in _PLUS.findall(text) for w in pair]
-    out = [_singular(w) if "+" not in text or w.islower() else w for w in out]
+    out = [singular(w) if w.islower() else w for w in out]  # "disallow_untyped_defs" is written once
     return [w for w in dict.fromkeys(out) if w.lower() not in forbidden and len(w) > 2]
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and word.islower() else word
 
 
 def shape_of(text: str) -> str | None:
@@ -60,11 +58,17 @@ def shape_of(text: str) -> str | None:
 
 
 def _has(ident: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", text, re.I if ident.islower() else 0) is not None
+    """The identifier as a whole word (`idempotency_key=` ends where its `=` does)."""
+    before = r"(?<![\w-])" if re.match(r"[\w-]", ident) else ""
+    after = r"(?![\w-])" if re.search(r"[\w-]$", ident) else ""
+    return re.search(before + re.escape(ident) + after, text, re.I if ident.islower() else 0) is not None
 
 
 def removed(idents: list[str], lines: list[Line], lang: str) -> list[tuple[str, Line, str]]:
-    """Changed lines that lose a required identifier (config files: dropped anywhere)."""
+    """Changed lines that lose a required identifier: one rewritten without it (a similar line;
+    a line replaced by a call to a helper may move the practice into it, so it does not count),
+    a decorator taken off a function that stays, or, in a configuration file, an entry dropped
+    outright. `lines` in diff order, context too."""
     plus = [ln for ln in lines if ln.side == "+" and not ln.prose]
     minus = [ln for ln in lines if ln.side == "-" and not ln.prose]
     out = []
@@ -75,9 +79,76 @@ def removed(idents: list[str], lines: list[Line], lang: str) -> list[tuple[str, 
         if not gone:
             continue
         modified = [ln for ln in plus if _similar(ln.text, gone[0].text)]
-        if modified or (is_config(lang) and not plus):
+        undecorated = [g for g in gone if _decorates_kept(g, lines)]
+        if modified or undecorated or (is_config(lang) and not plus):
             where = modified[0] if modified else gone[0]
             out.append(("direct", where, f"removes {ident}, which the decision requires"))
+    return out
+
+
+def _decorates_kept(gone: Line, lines: list[Line]) -> bool:
+    """A removed decorator line whose function or class the diff keeps (the next line on the new side)."""
+    if not gone.code.lstrip().startswith("@"):
+        return False
+    after = lines[lines.index(gone) + 1:]
+    nxt = next((ln for ln in after if ln.side != "-" or not ln.code.lstrip().startswith("@")), None)
+    return nxt is not None and nxt.side == " " and re.match(r"\s*(?:async\s+)?(?:def|class|function)\b|\s*(?:export\s+)?"
+                                                            r"(?:async\s+)?function\b", nxt.code) is not None
+
+
+def left_out(idents: list[str], lines: list[Line]) -> list[tuple[str, Line, str]]:
+    """An added line of the kind its unchanged siblings are, without the practice they carry: a
+    call made the way the others are but without the required argument (`axios.get(url)` next to
+    `axios.get(url, { withCredentials: true })`), a function added without the decorator the
+    others in the file wear. For decisions that require the practice everywhere."""
+    out = []
+    new_side = [ln for ln in lines if ln.side != "-"]
+    for ident in idents:
+        if not re.search(r"[A-Za-z]", ident):
+            continue
+        siblings = [ln for ln in lines if ln.side != "+" and not ln.prose and _has(ident, ln.text)]
+        if not siblings:
+            continue
+        decorator = any(ln.code.lstrip().startswith("@") for ln in siblings)
+        heads = set() if decorator else {h.split(".")[0] for ln in siblings for h in _calls_before(ident, ln.code)}
+        for i, ln in enumerate(new_side):
+            if ln.side != "+" or ln.prose:
+                continue
+            if decorator and re.match(r"\s*(?:async\s+)?def\s+\w+", ln.code):
+                above = " ".join(x.text for x in new_side[max(0, i - 3):i] if x.code.lstrip().startswith("@"))
+                if not _has(ident, above):
+                    out.append(("direct", ln, f"adds a function without {ident}, which the others here and the "
+                                              f"decision require"))
+            elif heads and (call := next((h for h in _calls(ln.code) if h.split(".")[0] in heads), None)):
+                block = " ".join(x.text for x in new_side[i:i + 1 + FOLLOWING])
+                if not _has(ident, block):
+                    out.append(("direct", ln, f"calls {call} without {ident}, which its siblings and the decision require"))
+    return out
+
+
+def _calls(code: str) -> list[str]:
+    """Dotted calls of a line (`axios.get(`): siblings are calls on the same object."""
+    return [re.sub(r"\s+", "", c) for c in re.findall(r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)+)\s*\(", code)]
+
+
+def _calls_before(ident: str, code: str) -> list[str]:
+    """The dotted calls a line makes before it mentions the identifier (`axios.get(` ... withCredentials)."""
+    m = re.search(rf"(?<![\w-]){re.escape(ident)}", code, re.I if ident.islower() else 0)
+    return _calls(code[:m.start()]) if m else []
+
+
+def dropped(tools: list[str], lines: list[Line], lang: str) -> list[tuple[str, Line, str]]:
+    """A configuration that loses a required tool: a removed entry names it, no added line does
+    (a pre-commit hook, a CI step, a linter in a list)."""
+    if not is_config(lang):
+        return []
+    token = re.compile(r"[A-Za-z_][\w\-]*")
+    plus = {t.lower() for ln in lines if ln.side == "+" for t in token.findall(ln.code)}
+    out = []
+    for tool in dict.fromkeys(tools):
+        gone = [ln for ln in lines if ln.side == "-" and tool in {t.lower() for t in token.findall(ln.code)}]
+        if gone and tool not in plus:
+            out.append(("direct", gone[0], f"removes {tool}, which the decision requires"))
     return out
 
 
@@ -103,9 +174,10 @@ def _similar(a: str, b: str) -> bool:
 
 
 _IMMUTABLE = re.compile(r"(?=.*\bmigrations?\b)(?=.*(?:immutable|never (?:be )?edit|not edit|must not change|"
-                        r"never change|do not (?:edit|change|modify)|append-only|never (?:be )?modified))", re.I | re.S)
-_MIGRATION_PATH = re.compile(r"(?:^|/)(?:migrations?|migrate)/|(?:^|/)V\d+__\w+\.sql$|(?:^|/)\d{3,}[_-]\w+\.sql$",
-                             re.I)
+                        r"never change|do not (?:edit|change|modify)|don'?t (?:edit|change|modify)|never modify|"
+                        r"must not (?:be )?(?:edit|modif)\w*|append-only|never (?:be )?modified))", re.I | re.S)
+_MIGRATION_PATH = re.compile(r"(?:^|/)(?:migrations?|migrate)/|(?:^|/)alembic/versions/|(?:^|/)V\d+__\w+\.sql$|"
+                             r"(?:^|/)\d{3,}[_-]\w+\.sql$", re.I)
 
 
 def immutable_migrations(text: str) -> bool:
