@@ -22,7 +22,7 @@ from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.schema import NAME_MAX
 from engram.graph import decision_text
-from engram.text import clip, clip_tail, clip_words
+from engram.text import clip_tail, clip_words
 
 MAX_NODES = 40
 MAX_EDGES = 80
@@ -70,7 +70,7 @@ class _Graph:
         key = f"{prefix}{len(self.nodes) + 1}"
         self._by_name[k] = key
         self.nodes.append({"key": key, "op": "create", "name": _name(name), "type": type,
-                           "description": clip(description, 600), "files": extra.pop("files", []),
+                           "description": clip_words(description, 600), "files": extra.pop("files", []),
                            "evidence": extra.pop("evidence", []), **extra})
         return key
 
@@ -162,7 +162,7 @@ def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
                      data={"requires": d["requires"], "forbids": d["forbids"]})
         for term in d["requires"] if d["kind"] == "explicit" else []:
             if 0 < len(term.split()) <= 4:
-                tech = g.node("r", term, "concept", f"{term}: required by the decision \"{clip(d['text'], 200)}\".",
+                tech = g.node("r", term, "concept", f"{term}: required by the decision \"{clip_words(d['text'], 200)}\".",
                               evidence=d["evidence"], data={"kind": "technology"})
                 g.edge(key, tech, "requires", 0.8)
 

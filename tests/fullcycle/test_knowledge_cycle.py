@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
-from testing.consolidation import cfg, consolidate
+from testing.consolidation import cfg, consolidate, rows
 from testing.helpers import payload, run_hook
 
 from engram.config import Project
@@ -100,3 +101,42 @@ def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj
             assert text.count(needle) == 1, f"{needle!r} shown more than once:\n{text}"
     assert "Read the calc module" not in text  # a completed task is not unfinished
     assert "write(s)" not in text and "+1/-1" not in text  # no activity counts
+
+
+def _cut_mid_word(clipped: str, source: str) -> bool:
+    """`clipped` ends with an ellipsis where `source` goes on inside the same word."""
+    if not clipped.endswith("…"):
+        return False
+    stem = clipped[:-1].rstrip()
+    at = " ".join(source.split()).find(stem)
+    rest = " ".join(source.split())[at + len(stem):] if at >= 0 else ""
+    return bool(stem) and bool(rest) and stem[-1].isalnum() and rest[0].isalnum()
+
+
+LONG_REPLY = ("The fixes have been pushed to https://github.com/acme/calc/pull/379 and the CI run at "
+              "https://github.com/acme/calc/actions/runs/16795415969/job/47562 passes. " +
+              "Parameterisation of totalisation internationalisation " * 40)
+
+
+def test_long_replies_and_links_are_cut_at_words_and_named_not_pasted(proj):
+    send("SessionStart", proj, source="startup")
+    send("UserPromptSubmit", proj, prompt="Review https://github.com/acme/calc/pull/379#issuecomment-3161660588 "
+         "and make the build pass with the totalisation fix " + "internationalisation " * 30)
+    send("PostToolUse", proj, tool_name="WebFetch", tool_input={"url": "https://docs.example.com/calc/totals?x=1",
+                                                                 "prompt": "how are totals rounded"},
+         tool_response={"code": 200, "result": "Totals round half-even."})
+    bash(proj, "npm run build 2>&1 | head -50", "built in 2s")
+    send("Stop", proj, stop_hook_active=False, last_assistant_message=LONG_REPLY)
+    project = Project.from_cwd(str(proj))
+    assert consolidate(project, "s1", cfg(project)).status == "consolidated"
+
+    for name, summary, desc in rows(project, "SELECT name, summary, description FROM nodes"):
+        assert not _cut_mid_word(name, desc or ""), name
+        assert not _cut_mid_word(summary or "", desc or ""), summary
+        assert not (desc or "").endswith("…") or not _cut_mid_word(desc, LONG_REPLY), desc
+    findings = [n for n, in rows(project, "SELECT name FROM nodes WHERE type = 'finding'")]
+    assert [n for n in findings if n.startswith("After")] == ["After docs.example.com: The fixes have been pushed "
+                                                               "to PR #379 and the CI run…"]
+    # the reply after the build is the turn's closing report: the episode keeps it, the graph does not
+    text = send("SessionStart", proj, session="s2", source="startup")
+    assert text and not re.search(r"https?://", text), text
