@@ -1,17 +1,18 @@
 """The knowledge records of a session as graph node proposals, and the keys they retire.
 
-Every proposal carries `data.kind` (command / gotcha / unfinished / instruction) and a
+Every proposal carries `data.kind` (command / gotcha / unfinished / instruction / mention) and a
 `data.key`; graph_apply lets a node replace the active nodes of its key and closes the
 `retire` keys. Unfinished items are computed over the whole session so far (`prior` +
 `events`): what matters is the state the session ends in. Commands, gotchas and
-instructions come from the range alone, so a rerun over the same events proposes the same
-nodes (consolidation is deterministic for identical input).
+instructions come from the range alone, so a rerun over the same events and the same
+`known` proposes the same nodes (consolidation is deterministic for identical input).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from engram import jsonio
 from engram.consolidate.knowledge import commands, unfinished, user_words
 from engram.text import clip_words
 
@@ -99,18 +100,39 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
     return out, retire
 
 
-def instruction_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
-    out = []
-    for i in user_words.instructions(events):
-        name = f"Use {i['name']}" if i["agent"] else i["name"]
-        out.append(_node("i", name, "decision", i["text"], {"kind": "instruction", "source": "user",
-                                                            **({"requires": [], "forbids": []} if i["agent"] else {})},
-                         i["evidence"], explicit=i["explicit"], rationale="", alternatives=[]))
+def named_before(known: list[str]) -> set[str]:
+    """The subagents (casefolded "@agent-x") the graph already holds a mention or an agent
+    instruction of, from the worker's `known` lines ({"name", "type"}: the type is the kind)."""
+    out = set()
+    for line in known:
+        try:
+            k = jsonio.loads(line)
+        except ValueError:
+            continue
+        name = str(k.get("name") or "") if isinstance(k, dict) else ""
+        if k.get("type") in ("mention", "instruction") and name.startswith("Use @agent-"):
+            out.add(name[len("Use "):].casefold())
     return out
 
 
-def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
-    """(node proposals, retire entries) for a range of events, `prior` = the session before it."""
+def instruction_nodes(events: list[dict[str, Any]], earlier: set[str] = frozenset()) -> list[Proposal]:
+    """The user's instructions, and the subagents they named (a `mention` until named again in
+    a later session; named again, it becomes an instruction that takes the newer words)."""
+    out = []
+    for i in user_words.instructions(events, earlier):
+        name = f"Use {i['name']}" if i["agent"] else i["name"]
+        extra = {"op": "update"} if i["agent"] and i["kind"] == "instruction" else {}
+        out.append(_node("i", name, "decision", i["text"], {"kind": i["kind"], "source": "user",
+                                                            **({"requires": [], "forbids": []} if i["agent"] else {})},
+                         i["evidence"], explicit=i["explicit"], rationale="", alternatives=[], **extra))
+    return out
+
+
+def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
+              known: list[str] = ()) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """(node proposals, retire entries) for a range of events, `prior` = the session before it,
+    `known` = what the graph holds (consolidate/worker.known_nodes)."""
     cmds, retire = command_nodes(events)
     todo, closed = unfinished_nodes(prior + events)
-    return cmds + gotcha_nodes(events) + todo + instruction_nodes(events), retire + closed
+    earlier = named_before(list(known)) - user_words.agents_named(prior)  # else the graph's may be this session's
+    return cmds + gotcha_nodes(events) + todo + instruction_nodes(events, earlier), retire + closed
