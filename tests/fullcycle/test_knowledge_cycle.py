@@ -140,3 +140,23 @@ def test_long_replies_and_links_are_cut_at_words_and_named_not_pasted(proj):
     # the reply after the build is the turn's closing report: the episode keeps it, the graph does not
     text = send("SessionStart", proj, session="s2", source="startup")
     assert text and not re.search(r"https?://", text), text
+
+
+def test_the_files_one_blocked_rm_left_are_one_line_and_not_also_a_known_problem(proj):
+    blocked = "Bash operation blocked by hook:\n- BLOCKED: Dangerous rm command detected and prevented"
+    send("SessionStart", proj, source="startup")
+    send("UserPromptSubmit", proj, prompt="Clean up the scratch files and run the tests.")
+    bash(proj, "rm scratch.js scratch.mjs", blocked, code=2)
+    bash(proj, "rm -f scratch.js scratch.mjs", blocked, code=2)  # the same error again: a gotcha, were it not carried
+    bash(proj, "pytest -q", "4 passed in 0.1s")
+    send("Stop", proj, stop_hook_active=False, last_assistant_message="The hook blocks rm; the files are still there.")
+    project = Project.from_cwd(str(proj))
+    assert consolidate(project, "s1", cfg(project)).status == "consolidated"
+    assert len(rows(project, "SELECT id FROM nodes WHERE json_extract(data, '$.key') LIKE 'leftover:%'")) == 2
+
+    text = send("SessionStart", proj, session="s2", source="startup")
+    lines = [ln for ln in text.split("\n") if "working tree" in ln]
+    assert lines == ["- `scratch.js` and `scratch.mjs` are still in the working tree: `rm -f scratch.js scratch.mjs` "
+                     "failed (Bash operation blocked by hook: - BLOCKED: Dangerous rm command detected and "
+                     "prevented)."], text
+    assert text.count("Dangerous rm command") == 1

@@ -42,9 +42,13 @@ def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[di
     return out, retire
 
 
-def gotcha_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
+def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) -> list[Proposal]:
+    """Gotchas and paths kept out of commits; `carried`: errors an unfinished item already says
+    (a blocked `rm` is its leftover files' line, not a second known problem)."""
     out = []
     for g in commands.gotchas(events):
+        if g["error"] in carried:
+            continue
         desc = f"`{clip_words(g['command'], 120)}` fails: {g['error']}"
         desc += f"; `{clip_words(g['worked'], 120)}` worked instead." if g["worked"] else \
             f" (seen {g['times']} times, no working variant yet)."
@@ -83,9 +87,11 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
             node["data"]["alias"] = pr["alias"]
         out.append(node)
     left, removed = unfinished.leftovers(session)
-    for f in left:
-        out.append(_unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
-                               f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"]))
+    for f in left:  # one node per file (its own key); SessionStart shows one rm's files on one line
+        node = _unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
+                           f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"])
+        node["data"].update(path=f["path"], command=f["command"], error=f["error"])
+        out.append(node)
     last = unfinished.last_request(session)
     if last and not last["replied"]:
         desc = f"Last request of the session of {last['ts']}, with no reply recorded: \"{last['text']}\"."
@@ -134,5 +140,6 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
     `known` = what the graph holds (consolidate/worker.known_nodes)."""
     cmds, retire = command_nodes(events)
     todo, closed = unfinished_nodes(prior + events)
+    carried = {n["data"]["error"] for n in todo if n["data"].get("error")}
     earlier = named_before(list(known)) - user_words.agents_named(prior)  # else the graph's may be this session's
-    return cmds + gotcha_nodes(events) + todo + instruction_nodes(events, earlier), retire + closed
+    return cmds + gotcha_nodes(events, carried) + todo + instruction_nodes(events, earlier), retire + closed
