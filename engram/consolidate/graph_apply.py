@@ -342,7 +342,8 @@ def _episode_node(w: _Writer, record: dict[str, Any]) -> str:
         summary=_summary(desc),
         affected_files=record.get("files_modified", [])[:50], source_episodes=[w.episode_id],
         data={"episode_id": w.episode_id, "session": w.session, "outcome": record["outcome"],
-              "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"]},
+              "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"],
+              "ended_at": record.get("ended_at") or ""},
         strength=strength.compute_strength(1), last_reinforced_session=w.session,
     )  # fmt: skip
     return nid

@@ -36,7 +36,7 @@ def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[di
             desc += f" Narrower: `{rec['example']}`."
         out.append(_node("c", canon, "concept", desc, {"kind": "command", "key": "command:" + canon,
                                                        "purpose": rec["purpose"], "last_ok": rec["last_ts"]},
-                         rec["evidence"]))
+                         rec["evidence"], op="update"))  # its newer run says when it last worked
     retire = [{"key": "command:" + old, "by": "command:" + new, "reason": f"`{old}` failed; `{new}` worked"}
               for old, new in commands.retired_commands(events, working).items()]
     return out, retire
