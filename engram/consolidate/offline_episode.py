@@ -61,15 +61,17 @@ def files_modified(events: list[dict[str, Any]]) -> list[str]:
 
 
 def goal(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> str:
-    """The first substantive request (cleaned: links named, no "continue" / "yes"), cut at a word."""
+    """The first substantive request (cleaned: links named, no "continue" / "yes"), cut at a
+    word; else what a prompt asks without its mentions and filler ("continue with the
+    @agent-x" says nothing); else the files changed."""
     prompts = [e for e in events if e.get("type") == "user_prompt"]
     earlier = [e for e in reversed(prior) if e.get("type") == "user_prompt"]
     for e in prompts + earlier:
         if user_words.substantive(e.get("prompt")):
             return _first_sentence(user_words.clean_prompt(e["prompt"]))
     for e in prompts + earlier:
-        if user_words.clean_prompt(e.get("prompt")):
-            return _first_sentence(user_words.clean_prompt(e["prompt"]))
+        if user_words.bare(e.get("prompt")):
+            return _first_sentence(user_words.bare(e["prompt"]))
     files = files_modified(events)
     return "Continue work on " + ", ".join(files[:3]) if files else "Continue the session"
 

@@ -11,6 +11,7 @@ from testing.consolidation import Session, cfg, consolidate, episode_file, fix_s
 from testing.helpers import TRANSCRIPTS, needs_shared
 
 from engram import cli
+from engram.consolidate import offline_episode as oe
 from engram.consolidate import worker, schema, offline, trigger
 from engram.graph import decision_text
 from engram.graph import store
@@ -221,3 +222,15 @@ def test_a_file_deleted_or_moved_in_a_session_retires_its_node(root):
     (reason,) = rows(s2.project, "SELECT json_extract(data, '$.history[0].reason') FROM nodes WHERE name = ?",
                      "src/doomed.py")
     assert reason[0] == "deleted in this session"
+
+
+@pytest.mark.parametrize("prompts,written,title", [
+    (["continue with the @agent-debug-specialist"], ["src/a.py"], "Continue work on src/a.py"),
+    (["continue with the @agent-debug-specialist", "ok"], [], "Continue the session"),
+    (["ok continue with @agent-debug-specialist on the flaky test"], [], "flaky test"),
+    (["yes", "Fix the flaky retry test in src/a.py"], [], "Fix the flaky retry test in src/a.py"),
+])
+def test_an_episode_is_titled_by_what_was_asked_never_by_a_continue_or_a_mention(prompts, written, title):
+    events = [{"seq": i, "type": "user_prompt", "prompt": p} for i, p in enumerate(prompts, 1)]
+    events += [{"seq": 10 + i, "type": "file_write", "path": p, "ok": True} for i, p in enumerate(written)]
+    assert oe.goal(events, []) == title

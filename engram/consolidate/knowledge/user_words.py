@@ -3,7 +3,8 @@
 * `clean_prompt`: links shortened to what they name ("https://github.com/o/r/issues/364"
   -> "issue #364", a pull request -> "PR #N", any other link -> its host), terminal box
   characters dropped, whitespace squashed.
-* `substantive`: a prompt that says what to do, not "continue" / "yes" / "ok merge".
+* `substantive`: a prompt that says what to do, not "continue" / "yes" / "ok merge";
+  `bare`: what is left of one that does not, without the mentions and the filler.
 * `instructions`: corrective or imperative sentences ("don't …", "never …", "make sure to …",
   "why are you editing …", "use X instead of Y"). A sentence phrased as a rule (always,
   never, don't, must) is explicit; the others keep the implicit band until repeated.
@@ -58,6 +59,17 @@ def substantive(text: Any) -> bool:
     words = [w.strip(".,!?:;'\"") for w in clean_prompt(text).lower().split()]
     content = [w for w in words if w and w not in _FILLER and not w.startswith("@")]
     return len(content) >= 3
+
+
+def bare(text: Any) -> str:
+    """A prompt without its subagent mentions and the "continue" / "ok" words around what it
+    asks ("continue with the @agent-x on the flaky test" -> "flaky test"); "" when nothing is left."""
+    words = _AGENT.sub(" ", clean_prompt(text)).split()
+    while words and words[0].strip(".,!?:;'\"").lower() in _FILLER:
+        words.pop(0)
+    while words and words[-1].strip(".,!?:;'\"").lower() in _FILLER:
+        words.pop()
+    return " ".join(words)
 
 
 def _clauses(sentence: str) -> list[str]:
