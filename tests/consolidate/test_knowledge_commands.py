@@ -153,6 +153,9 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
      False),  # another command, and it drops the stash
     ("npm test test/a.test.ts", "sh: vitest: command not found", "npm run test:offline -- test/a.test.ts", True),
     ("npm run lint", "error: 3 problems", "npx prettier --write src/a.ts", False),  # another tool
+    ("make test", "make: *** No rule to make target 'test'.  Stop.", "python -m unittest test_calc",
+     True),  # make could not run the tests at all: the project's test command is the way round
+    ("make test", "make: *** No rule to make target 'test'.  Stop.", "git status", False),
     ('git commit -m "x"', "husky - pre-commit script failed (code 1)", 'git commit --no-verify -m "x"', False),
     ("git checkout main", "error: Your local changes to logs/a.json would be overwritten",
      "git checkout -- logs/a.json && git checkout main", True),

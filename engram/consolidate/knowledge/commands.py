@@ -8,7 +8,8 @@
   did not run) and another of the same purpose then works, the failed one is retired.
 * A gotcha: a command that failed (exit code, hook block) and the variant of the same
   command line that worked next, within WINDOW shell events ("A fails with E; B worked"):
-  the same program and purpose, or the same words but the options, with no risky step
+  the same program and purpose (any program of the purpose when A could not run at all: a
+  missing tool, script or target), or the same words but the options, with no risky step
   added (a dropped stash, a deleted branch, a hard reset, a forced push, `--no-verify`);
   consecutive failures with one error are one gotcha. A failure without a working variant
   is a gotcha when the same error came back (the quirk repeats). Test failures and compile
@@ -114,13 +115,17 @@ def _positional(part: str) -> list[str]:
     return [w for w in cl.split_words(part) if not w.startswith("-") and w != "…"]
 
 
-def _same_command(failed: str, ok: str) -> bool:
+def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
     """`ok` runs what `failed` tried: the same program and, for a project command, the same
     purpose ("npm run test:offline" for "npm test"), else the same words but its options
-    ("git checkout fix/x" for "git checkout -b fix/x"; "git stash drop" is not "git stash pop")."""
+    ("git checkout fix/x" for "git checkout -b fix/x"; "git stash drop" is not "git stash pop").
+    A project command that could not run at all (no such tool, script or target) is done by
+    the project's command of that purpose, whatever its program ("make test" -> "pytest")."""
+    what = cl.purpose(failed)
+    if what and could_not_run:
+        return cl.purpose(ok) == what
     if not _program(failed) or _program(failed) != _program(ok):
         return False
-    what = cl.purpose(failed)
     return cl.purpose(ok) == what if what else _positional(failed) == _positional(ok)
 
 
@@ -130,12 +135,12 @@ def _risky(part: str) -> bool:
     return "--no-verify" in words or any(w in _RISKY.get(tuple(words[:2]), ()) for w in words[2:])
 
 
-def _variant(fail: list[str], ok: list[str]) -> bool:
+def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> bool:
     """`ok` is another form of the command line that failed: one of its parts runs a failed
     part's command (`_same_command`), something differs, and no step it adds is risky
     ("git add -A && git stash drop" is not a way round a failed "git stash pop")."""
     canon = {cl.canonical(p) for p in fail}
-    related = any(_same_command(f, o) for f in fail for o in ok)
+    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok)
     return related and any(cl.canonical(p) not in canon for p in ok) and not any(
         _risky(p) for p in ok if p not in fail)
 
@@ -158,7 +163,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         for nxt in shell[i + 1: i + 1 + WINDOW]:
             parts = cl.normalise(nxt["command"])
-            if ran(nxt) and _variant(fail, parts):
+            if ran(nxt) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
                 rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
                 break
             if not ran(nxt) and _signature(nxt) == sig:
