@@ -134,9 +134,9 @@ def _verdict_key(ev: dict[str, Any]) -> str | None:
 def _failure_text(ev: dict[str, Any]) -> str:
     """The failure's signature: the failing test ids, else the first error line."""
     cmd = " && ".join(commandline.normalise(str(ev.get("command") or ""))) or clip_words(ev.get("command"), 80)
-    if ev.get("type") == "test_run":
-        names = ev.get("failing_tests") or []
-        what = f"{ev.get('failed') or len(names) or 'some'} failing test(s)"
+    names = ev.get("failing_tests") or []
+    if ev.get("type") == "test_run" and (ev.get("failed") or names):  # else which check failed is not known
+        what = f"{ev.get('failed') or len(names)} failing test(s)"
         return clip_words(f"`{clip_words(cmd, 80)}`: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
     summary = commandline.error_signature(ev.get("error_summary") or ev.get("output") or "", 200)
     return clip_words(f"`{clip_words(cmd, 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)

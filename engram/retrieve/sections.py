@@ -8,7 +8,8 @@ knowledge); a second pass spends what is left of the budget in the same order. A
 that does not fit at its tier is tried at the next lower one (engram.retrieve.tiers), and
 names-only items go on one closing "Also in memory" line. Each node appears once; group
 headings carry the kind, so lines do not repeat it; the files one failed `rm` left behind
-(a node each) share one line.
+(a node each) share one line. A `mention` (a subagent the user named once,
+consolidate/knowledge/user_words.py) is never shown: it only waits to be named again.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
     """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
     b = _Budget(budget, header, low_prefix)
     seen: set[str] = set()
-    items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))]  # type: ignore[func-returns-value]
+    items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))  # type: ignore[func-returns-value]
+             and tiers.data_of(it[0]).get("kind") != "mention"]  # a subagent named once: bookkeeping, not a rule
     items, riders = fold_leftovers(items)
     per_group: dict[str, int] = {g: 0 for g in GROUPS}
     rest = []

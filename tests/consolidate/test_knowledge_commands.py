@@ -163,3 +163,11 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
 def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
     gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])
     assert [g["worked"] for g in gs] == ([" && ".join(cl.normalise(worked))] if advertised else [])
+
+
+def test_failing_tests_a_filter_pipe_left_without_a_summary_are_the_codes_problem():
+    out = (" \u2713 test/a.test.ts > totals > adds 1ms\n FAIL  test/a.test.ts > totals > rounds\n"
+           " \u00d7 test/a.test.ts > totals > rounds 6ms")
+    ev = _shell(1, 'npm run test:offline -- test/a.test.ts 2>&1 | grep -E "(FAIL|\u00d7)"', 0, out, type="test_run",
+                recognized=False, outcome="fail")
+    assert commands.code_failure(ev) and commands.gotchas([ev, dict(ev, seq=2)]) == []

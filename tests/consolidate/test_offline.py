@@ -234,3 +234,10 @@ def test_an_episode_is_titled_by_what_was_asked_never_by_a_continue_or_a_mention
     events = [{"seq": i, "type": "user_prompt", "prompt": p} for i, p in enumerate(prompts, 1)]
     events += [{"seq": 10 + i, "type": "file_write", "path": p, "ok": True} for i, p in enumerate(written)]
     assert oe.goal(events, []) == title
+
+
+def test_a_failed_test_run_whose_counts_are_unknown_says_its_error_not_some_failing_tests():
+    fail = {"seq": 1, "type": "test_run", "command": "npm run lint && npm test", "exit_code": 1, "recognized": False,
+            "output": "\u2716 3 problems (3 errors, 0 warnings)"}
+    (err,) = oe.errors([fail])
+    assert err["text"] == "`npm run lint && npm test` failed (exit 1): \u2716 3 problems (3 errors, 0 warnings)"

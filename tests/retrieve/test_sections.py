@@ -88,3 +88,9 @@ def test_the_files_one_failed_rm_left_share_one_line_and_all_count_as_shown():
                                     "failed (blocked).", "- `c.js` is still in the working tree: `rm c.js` failed "
                                     "(blocked)."]
     assert sorted(nid for nid, _ in shown) == ["n001", "n002", "n003"]
+
+
+def test_a_subagent_mentioned_once_is_never_shown():
+    mention = _node(1, type="decision", name="Use @agent-debug", data='{"kind": "mention"}')
+    text, shown = sections.render([(mention, 1.0), (_node(2), 0.9)], 1000, "H")
+    assert "@agent-debug" not in text and shown == [("n002", tiers.FULL)]

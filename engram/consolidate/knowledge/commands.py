@@ -29,6 +29,8 @@ SHELL_TYPES = ("command", "build", "test_run")
 WINDOW = 8
 MAX_COMMANDS = 12
 MAX_GOTCHAS = 8
+# How vitest, jest and mocha mark a failing test ("FAIL  test/a.test.ts > …", "× creates a record").
+_FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
 _NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
@@ -56,11 +58,12 @@ def ran(ev: dict[str, Any]) -> bool:
 
 def code_failure(ev: dict[str, Any]) -> bool:
     """The failure is the code's: failing tests (also a test run chained after a build, which
-    the hook classified as a build) or a compile error."""
+    the hook classified as a build, or one whose summary a filter pipe cut: a runner's failing
+    test lines), or a compile error."""
     if ev.get("type") == "test_run" and ev.get("recognized") and ev.get("failed"):
         return True
     text = str(ev.get("error_summary") or ev.get("output") or "")
-    if any(m in text for m in _CODE_ERRORS):
+    if any(m in text for m in _CODE_ERRORS) or any(ln.lstrip().startswith(_FAILING) for ln in text.split("\n")):
         return True
     return ev.get("type") != "test_run" and bool(testparse.parse(str(ev.get("output") or ""))["failed"])
 
