@@ -80,6 +80,10 @@ def test_a_subagent_named_once_is_a_mention_and_named_again_in_a_later_session_a
     assert 'Use @agent-debug-specialist — The user said: "ok continue with @agent-debug-specialist on the flaky ' \
            'test"' in text, text
     assert "merge-pr" not in text
+    c.prompt("@agent-debug-specialist again please").test(3, 0)
+    _done(c, "c")  # named again: reinforced, in the words that made it an instruction
+    ((desc,),) = rows(c.project, "SELECT description FROM nodes WHERE name = 'Use @agent-debug-specialist'")
+    assert desc == 'The user said: "ok continue with @agent-debug-specialist on the flaky test"'
 
 
 def test_a_subagent_named_twice_in_one_session_stays_a_mention(tmp_path):

@@ -106,10 +106,10 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
     return out, retire
 
 
-def named_before(known: list[str]) -> set[str]:
-    """The subagents (casefolded "@agent-x") the graph already holds a mention or an agent
-    instruction of, from the worker's `known` lines ({"name", "type"}: the type is the kind)."""
-    out = set()
+def named_before(known: list[str]) -> dict[str, str]:
+    """{subagent (casefolded "@agent-x"): "mention" or "instruction"} for the agents the graph
+    holds a node of, from the worker's `known` lines ({"name", "type"}: the type is the kind)."""
+    out = {}
     for line in known:
         try:
             k = jsonio.loads(line)
@@ -117,17 +117,19 @@ def named_before(known: list[str]) -> set[str]:
             continue
         name = str(k.get("name") or "") if isinstance(k, dict) else ""
         if k.get("type") in ("mention", "instruction") and name.startswith("Use @agent-"):
-            out.add(name[len("Use "):].casefold())
+            out[name[len("Use "):].casefold()] = k["type"]
     return out
 
 
-def instruction_nodes(events: list[dict[str, Any]], earlier: set[str] = frozenset()) -> list[Proposal]:
+def instruction_nodes(events: list[dict[str, Any]], earlier: dict[str, str] | None = None) -> list[Proposal]:
     """The user's instructions, and the subagents they named (a `mention` until named again in
-    a later session; named again, it becomes an instruction that takes the newer words)."""
+    a later session; named again, it becomes an instruction in the words that promoted it)."""
+    earlier = earlier or {}
     out = []
-    for i in user_words.instructions(events, earlier):
+    for i in user_words.instructions(events, set(earlier)):
         name = f"Use {i['name']}" if i["agent"] else i["name"]
-        extra = {"op": "update"} if i["agent"] and i["kind"] == "instruction" else {}
+        promoted = i["agent"] and i["kind"] == "instruction" and earlier.get(i["name"].casefold()) == "mention"
+        extra = {"op": "update"} if promoted else {}
         out.append(_node("i", name, "decision", i["text"], {"kind": i["kind"], "source": "user",
                                                             **({"requires": [], "forbids": []} if i["agent"] else {})},
                          i["evidence"], explicit=i["explicit"], rationale="", alternatives=[], **extra))
@@ -141,5 +143,6 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
     cmds, retire = command_nodes(events)
     todo, closed = unfinished_nodes(prior + events)
     carried = {n["data"]["error"] for n in todo if n["data"].get("error")}
-    earlier = named_before(list(known)) - user_words.agents_named(prior)  # else the graph's may be this session's
+    this_session = user_words.agents_named(prior)  # the graph's node of these may be this session's own
+    earlier = {k: v for k, v in named_before(list(known)).items() if k not in this_session}
     return cmds + gotcha_nodes(events, carried) + todo + instruction_nodes(events, earlier), retire + closed
