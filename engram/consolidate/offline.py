@@ -162,8 +162,8 @@ def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
                      data={"requires": d["requires"], "forbids": d["forbids"]})
         for term in d["requires"] if d["kind"] == "explicit" else []:
             if 0 < len(term.split()) <= 4:
-                tech = g.node("r", term, "concept", f"{term}: required by the decision \"{clip_words(d['text'], 200)}\".",
-                              evidence=d["evidence"], data={"kind": "technology"})
+                why = f"{term}: required by the decision \"{clip_words(d['text'], 200)}\"."
+                tech = g.node("r", term, "concept", why, evidence=d["evidence"], data={"kind": "technology"})
                 g.edge(key, tech, "requires", 0.8)
 
 
