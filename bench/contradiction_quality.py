@@ -2,7 +2,7 @@
 
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
 
-Four sets, each printed per split (docs/labelled-sets.md, "Contradiction cases"):
+Four sets, each printed per split (docs/labelled-sets.md, "Method"):
 tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
 an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; its
 `holdout2` line is the headline), tests/monitor/real_rules.json (round 1: `dev`, and

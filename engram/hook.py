@@ -12,6 +12,11 @@ import os
 import sys
 
 MAX_STDIN = 64 * 1024 * 1024
+# A replayed transcript's payloads (engram.history) carry their record's time under this
+# key; the hook stamps the events with it only in a replay (`run(replay=True)`, or
+# ENGRAM_REPLAY=1 for a subprocess), and only a valid past UTC time (clock.valid_iso).
+# A live payload's field is ignored: live events carry the time they happened.
+REPLAY_TS = "engram_replay_ts"
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str | None]:
@@ -31,9 +36,10 @@ def _parse_argv(argv: list[str]) -> tuple[str, str | None]:
     return event, harness
 
 
-def run(event: str, harness: str | None, raw: bytes, env_cwd: str) -> str:
-    """Handle one event; return what to print. Raises on faults (main() logs them)."""
-    from engram import jsonio, lifecycle
+def run(event: str, harness: str | None, raw: bytes, env_cwd: str, replay: bool = False) -> str:
+    """Handle one event; return what to print. Raises on faults (main() logs them).
+    `replay`: the payload is a replayed transcript's, its events dated by REPLAY_TS."""
+    from engram import clock, jsonio, lifecycle
     from engram.harnesses import registry
 
     if not raw.strip():
@@ -50,6 +56,9 @@ def run(event: str, harness: str | None, raw: bytes, env_cwd: str) -> str:
     ctx = lifecycle.Ctx(adapter.session_id(payload, cwd), cwd, adapter.NAME,
                         transcript if isinstance(transcript, str) else None)
     adapter.prepare(ctx, event, payload)  # harness tags for every event (GSD 2: the running unit)
+    when = clock.valid_iso(payload.get(REPLAY_TS)) if replay else None
+    if when:
+        ctx.extra["ts"] = when  # every event of this payload: the record's time, not the import's
     if kind == "tool":
         context = lifecycle.tool_calls(ctx, data["calls"]) if data["calls"] else None
     else:
@@ -91,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(raw) > MAX_STDIN:
             raw = b""
             raise ValueError(f"payload larger than {MAX_STDIN} bytes; not captured")
-        out = run(event, harness, raw, os.getcwd())
+        out = run(event, harness, raw, os.getcwd(), os.environ.get("ENGRAM_REPLAY") == "1")
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()

@@ -32,7 +32,7 @@ class Ctx:
             self.cfg, warnings = config.load_config(self.project.home)
         except config.ConfigError as exc:  # a typo in config.json must not stop capture
             self.cfg, warnings = dict(config.DEFAULTS), [f"{exc}; using the defaults until it is fixed"]
-        self.extra: dict = {}  # harness tags (e.g. GSD milestone/slice/task) added to every event
+        self.extra: dict = {}  # added to every event: harness tags (GSD milestone/slice/task), a replay's ts
         for w in warnings:
             self.log(w, "WARN")
 

@@ -192,12 +192,15 @@ def chores(demo: Demo) -> None:
             "longer among the files of the last three sessions, which SessionStart starts from")
 
 
+INSTRUCTION = "Make sure to run the unit tests before you say a change is done."  # the user's words, kept
+
+
 def first_session(demo: Demo) -> Session:
     heading("Session 2: the agent adds multiply() to calc.py (real hooks, real files, real tests)")
     s = Session(demo, "demo-session-2")
     s.hook("SessionStart", source="startup")
     s.hook("UserPromptSubmit", prompt="Add multiply() to calc.py with a unit test. Money is Decimal: "
-                                      "never use float for money.")
+                                      "never use float for money. " + INSTRUCTION)
     s.todos([("Add multiply() with a unit test", "in_progress"), ("Add apply_discount() to calc.py", "pending")])
     s.read("calc.py")
     code, _ = s.bash("make test")

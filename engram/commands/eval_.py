@@ -6,8 +6,9 @@ after each session, and scores what retrieval supplied to every later session ag
 what that session then did; scores the knowledge each labelled later session started with
 (commands, gotchas, unfinished work, instructions) against two baselines at the same
 word budget. Also runs the supersession check and the sensitivity analysis, and writes report.md + report.json (+ plots/*.png with matplotlib) to --out.
-Progress goes to stderr. Without --transcripts: ../shared/fixtures/transcripts next to
-the engram checkout (or $ENGRAM_SHARED/fixtures/transcripts).
+Progress goes to stderr. Without --transcripts: the transcripts of the shared fixtures
+folder, found beside the checkout or via $ENGRAM_SHARED. --labels is checked before any
+replay.
 """
 
 from __future__ import annotations
@@ -75,13 +76,14 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from engram.errors import EngramError
-    from engram.evaluation import report
+    from engram.evaluation import knowledge, report
     from engram.evaluation.run import Options, evaluate, stderr
 
     if not 1 <= args.chains <= 12:
         raise EngramError(f"--chains {args.chains}: must be between 1 and 12")
     if args.labels and not os.path.isfile(os.path.expanduser(args.labels)):
         raise EngramError(f"--labels {args.labels}: no such file (pass a JSON file of knowledge labels)")
+    knowledge.load_labels(os.path.expanduser(args.labels) if args.labels else None)  # before any replay
     opts = Options(transcript_dirs(args), args.out, args.provider, args.sweep, args.max_sessions,
                    max(0, args.latency_sample), args.chains, command=command_line(args),
                    labels=os.path.expanduser(args.labels) if args.labels else None)

@@ -26,7 +26,7 @@ from engram.consolidate.entity_resolution import Resolution, Resolver
 from engram.consolidate.schema import EPISODE_KEY, NAME_MAX
 from engram.graph import decay, decision_text, strength, supersession
 from engram.graph import store
-from engram.text import clip
+from engram.text import clip, clip_words
 
 EXPLICIT_STRENGTH = 0.85
 IMPLICIT_STRENGTH = 0.35
@@ -78,7 +78,7 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
     if node["type"] == "decision":  # what it is about, for supersession and retrieval
         data["statement"] = decision_text.statement(_decision_text(node))
     if data.get("kind") == "instruction":
-        node["description"] = f"The user said: \"{node['description']}\""[:600]
+        node["description"] = clip_words(f"The user said: \"{node['description']}\"", 600)
         data.update(explicit=bool(node.get("explicit")), rationale="", alternatives=[])
         data.setdefault("requires", decision_text.parse(node["description"])["requires"])
         data.setdefault("forbids", decision_text.parse(node["description"])["forbids"])
@@ -96,7 +96,7 @@ def frame(node: dict[str, Any]) -> dict[str, Any]:
             alts = ", ".join(node.get("alternatives") or [])
             desc = f"Observed pattern: {body}" + (f" (instead of {alts})" if alts else "") + (
                 f". Agent's words: {why}" if why else "")
-        node["description"] = desc[:600]
+        node["description"] = clip_words(desc, 600)
     elif node["type"] == "finding":
         data["confidence"] = node.get("confidence", 0.5)
     data["evidence_seqs"] = node.get("evidence") or []
@@ -113,7 +113,7 @@ def _decision_text(node: dict[str, Any]) -> str:
 
 
 def _summary(text: str) -> str:
-    return clip(text, SUMMARY_MAX)
+    return clip_words(text, SUMMARY_MAX)
 
 
 def _asserted(node: dict[str, Any]) -> dict[str, float]:
@@ -381,10 +381,12 @@ def _episode_node(w: _Writer, record: dict[str, Any]) -> str:
     name = "Episode: " + record["goal"]
     desc = f"{record['goal']} — {record.get('approach', '')} Outcome: {record['outcome']}."
     nid = store.create_node(
-        w.conn, name=name[:80], type="episode", description=desc[:600], summary=_summary(desc),
+        w.conn, name=clip_words(name, NAME_MAX), type="episode", description=clip_words(desc, 600),
+        summary=_summary(desc),
         affected_files=record.get("files_modified", [])[:50], source_episodes=[w.episode_id],
         data={"episode_id": w.episode_id, "session": w.session, "outcome": record["outcome"],
-              "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"]},
+              "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"],
+              "ended_at": record.get("ended_at") or ""},
         strength=strength.compute_strength(1), last_reinforced_session=w.session,
     )  # fmt: skip
     return nid

@@ -23,7 +23,7 @@ from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.knowledge import shell_files
 from engram.consolidate.schema import NAME_MAX
 from engram.graph import decision_text
-from engram.text import clip, clip_tail, clip_words
+from engram.text import clip_tail, clip_words
 
 MAX_NODES = 40
 MAX_EDGES = 80
@@ -41,7 +41,7 @@ class OfflineConsolidator:
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
              usage: Any, known: list[str] = ()) -> dict[str, Any]:
-        return schema.pass2(consolidate(new, prior), {e["seq"] for e in new})
+        return schema.pass2(consolidate(new, prior, known), {e["seq"] for e in new})
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
         d = schema.discussion(discussion(new), {e["seq"] for e in new})
@@ -72,7 +72,7 @@ class _Graph:
         key = f"{prefix}{len(self.nodes) + 1}"
         self._by_name[k] = key
         self.nodes.append({"key": key, "op": "create", "name": _name(name), "type": type,
-                           "description": clip(description, 600), "files": extra.pop("files", []),
+                           "description": clip_words(description, 600), "files": extra.pop("files", []),
                            "evidence": extra.pop("evidence", []), **extra})
         return key
 
@@ -80,9 +80,9 @@ class _Graph:
         if a and b and a != b:
             self.edges.append({"from": a, "to": b, "type": type, "op": "create", "strength": strength})
 
-    def knowledge(self, events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> None:
+    def knowledge(self, events: list[dict[str, Any]], prior: list[dict[str, Any]], known: list[str] = ()) -> None:
         """The knowledge kinds (consolidate/knowledge): commands, gotchas, unfinished work, instructions."""
-        found, self.retire = knowledge_nodes.proposals(events, prior)
+        found, self.retire = knowledge_nodes.proposals(events, prior, known)
         for p in found:
             p = dict(p)
             self.node(p.pop("prefix"), p.pop("name"), p.pop("type"), p.pop("description"), **p)
@@ -179,8 +179,8 @@ def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
                      data={"requires": d["requires"], "forbids": d["forbids"]})
         for term in d["requires"] if d["kind"] == "explicit" else []:
             if 0 < len(term.split()) <= 4:
-                tech = g.node("r", term, "concept", f"{term}: required by the decision \"{clip(d['text'], 200)}\".",
-                              evidence=d["evidence"], data={"kind": "technology"})
+                why = f"{term}: required by the decision \"{clip_words(d['text'], 200)}\"."
+                tech = g.node("r", term, "concept", why, evidence=d["evidence"], data={"kind": "technology"})
                 g.edge(key, tech, "requires", 0.8)
 
 
@@ -207,8 +207,10 @@ def _finding_nodes(g: _Graph, finds: list[dict[str, Any]], events: list[dict[str
                confidence=f["confidence"])
 
 
-def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """{"episode", "graph"} for a range of events; `prior` = earlier events of the session."""
+def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None = None,
+                known: list[str] = ()) -> dict[str, Any]:
+    """{"episode", "graph"} for a range of events; `prior` = earlier events of the session,
+    `known` = what the graph holds (worker.known_nodes: a subagent named again is an instruction)."""
     prior = prior or []
     errs = oe.errors(events)
     decs = oe.decisions(events)
@@ -222,7 +224,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
         "errors": [{k: e[k] for k in ("text", "root_cause", "resolution", "files", "evidence")} for e in errs],
     }  # fmt: skip
     g = _Graph()
-    g.knowledge(events, prior)
+    g.knowledge(events, prior, known)
     files = _file_nodes(g, events, prior, goal)
     root = next((str(e["cwd"]) for e in prior + events if e.get("type") == "session_start" and e.get("cwd")), "")
     _tool_nodes(g, events, files, root)
@@ -232,14 +234,15 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     return {"episode": episode, "graph": g.trimmed()}
 
 
-def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, Any]:
+def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior: list[dict[str, Any]],
+                   known: list[str] = ()) -> dict[str, Any]:
     """A model's validated answer plus the knowledge read off the events (commands, gotchas,
     unfinished work, instructions), so both paths produce the same kinds. A proposal whose
     name the model already used is left to the model's node; the request stays in bounds."""
     g = _Graph()
     for n in request["graph"]["nodes"]:
         g._by_name[(n["type"], " ".join(n["name"].casefold().split()))] = n["key"]
-    g.knowledge(events, prior)
+    g.knowledge(events, prior, known)
     taken = {n["key"] for n in request["graph"]["nodes"]}
     room = max(0, MAX_NODES - len(request["graph"]["nodes"]))
     ranked = sorted(g.nodes, key=lambda n: _PRIORITY.index(n["key"][0]))[:room]

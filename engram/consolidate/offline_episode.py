@@ -30,7 +30,7 @@ from engram.consolidate.knowledge import commandline, user_words
 from engram.consolidate.knowledge.commands import code_failure
 from engram.consolidate.windows import DERIVED
 from engram.graph import decision_text
-from engram.text import clip, clip_words
+from engram.text import clip_words
 
 MAX_FILES = 15
 MAX_TOOLS = 5
@@ -61,15 +61,17 @@ def files_modified(events: list[dict[str, Any]]) -> list[str]:
 
 
 def goal(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> str:
-    """The first substantive request (cleaned: links named, no "continue" / "yes"), cut at a word."""
+    """The first substantive request (cleaned: links named, no "continue" / "yes"), cut at a
+    word; else what a prompt asks without its mentions and filler ("continue with the
+    @agent-x" says nothing); else the files changed."""
     prompts = [e for e in events if e.get("type") == "user_prompt"]
     earlier = [e for e in reversed(prior) if e.get("type") == "user_prompt"]
     for e in prompts + earlier:
         if user_words.substantive(e.get("prompt")):
             return _first_sentence(user_words.clean_prompt(e["prompt"]))
     for e in prompts + earlier:
-        if user_words.clean_prompt(e.get("prompt")):
-            return _first_sentence(user_words.clean_prompt(e["prompt"]))
+        if user_words.bare(e.get("prompt")):
+            return _first_sentence(user_words.bare(e["prompt"]))
     files = files_modified(events)
     return "Continue work on " + ", ".join(files[:3]) if files else "Continue the session"
 
@@ -131,10 +133,10 @@ def _verdict_key(ev: dict[str, Any]) -> str | None:
 
 def _failure_text(ev: dict[str, Any]) -> str:
     """The failure's signature: the failing test ids, else the first error line."""
-    cmd = " && ".join(commandline.normalise(str(ev.get("command") or ""))) or clip(ev.get("command"), 80)
-    if ev.get("type") == "test_run":
-        names = ev.get("failing_tests") or []
-        what = f"{ev.get('failed') or len(names) or 'some'} failing test(s)"
+    cmd = " && ".join(commandline.normalise(str(ev.get("command") or ""))) or clip_words(ev.get("command"), 80)
+    names = ev.get("failing_tests") or []
+    if ev.get("type") == "test_run" and (ev.get("failed") or names):  # else which check failed is not known
+        what = f"{ev.get('failed') or len(names)} failing test(s)"
         return clip_words(f"`{clip_words(cmd, 80)}`: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
     summary = commandline.error_signature(ev.get("error_summary") or ev.get("output") or "", 200)
     return clip_words(f"`{clip_words(cmd, 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)
@@ -183,7 +185,7 @@ def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[st
         resolution = (f"Fixed by changing {', '.join(files[:5])}; `{cmd}` then passed" if files
                       else f"`{cmd}` passed on a re-run without a file change (flaky, or the environment)")
     cause = list(dict.fromkeys(err["cause"]))
-    root = clip(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
+    root = clip_words(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
     return {"text": _failure_text(fail), "root_cause": root, "resolution": resolution,
             "files": files or cause, "evidence": evidence, "cause_files": cause}
 
@@ -201,19 +203,19 @@ def decisions(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         t = ev.get("type")
         if t == "decision" and ev.get("content"):
             parsed = decision_text.parse(f"{ev['content']}. {ev.get('rationale') or ''}")
-            out.append({"text": clip(ev["content"], 300), "kind": "explicit",
-                        "rationale": clip(ev.get("rationale") or parsed["rationale"], 400), "alternatives": [],
+            out.append({"text": clip_words(ev["content"], 300), "kind": "explicit",
+                        "rationale": clip_words(ev.get("rationale") or parsed["rationale"], 400), "alternatives": [],
                         "files": list(ev.get("files") or [])[:20], "evidence": [ev["seq"]],
                         "requires": parsed["requires"], "forbids": parsed["forbids"]})
         elif t == "user_prompt":
             for d in decision_text.decision_sentences(str(ev.get("prompt") or "")):
-                out.append({"text": d["text"], "kind": "explicit", "rationale": clip(d["rationale"], 400),
+                out.append({"text": d["text"], "kind": "explicit", "rationale": clip_words(d["rationale"], 400),
                             "alternatives": d["forbids"][:5], "files": _turn_files(events, ev.get("turn")),
                             "evidence": [ev["seq"]], "requires": d["requires"], "forbids": d["forbids"]})
         elif t == "turn_complete" and ev.get("tool_calls"):
             for c in decision_text.alternative_choices(str(ev.get("agent_summary") or "")):
-                out.append({"text": clip(f"Use {c['chosen']} rather than {c['alternative']}", 300),
-                            "kind": "implicit", "rationale": clip(c["text"], 400),
+                out.append({"text": clip_words(f"Use {c['chosen']} rather than {c['alternative']}", 300),
+                            "kind": "implicit", "rationale": clip_words(c["text"], 400),
                             "alternatives": [c["alternative"]], "files": _turn_files(events, ev.get("turn")),
                             "evidence": [ev["seq"]], "requires": [c["chosen"]], "forbids": [c["alternative"]]})
     return _dedupe(out)
@@ -230,7 +232,24 @@ def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out[:20]
 
 
+def _lookup(src: dict[str, Any]) -> str:
+    """What a `learned` reply followed, as a next session can read it: the query, the link
+    named ("PR #389", a host), or the command without its redirections and filter pipes."""
+    if src.get("query") or src.get("url"):
+        return clip_words(user_words.clean_prompt(src.get("query") or src.get("url")), 80)
+    command = " && ".join(commandline.normalise(str(src.get("command") or "")))
+    return clip_words(command, 80) if command else str(src.get("type") or "a lookup")
+
+
 def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the agent said after a lookup, and regions revised again and again.
+
+    The reply after a build is the turn's closing report (what was done, PRs pushed): the
+    build's verdict is already a command or an open check (consolidate/knowledge), so that
+    reply stays in the episode (`activity`) and is not a graph finding; the reply after a
+    web search, a fetch or an Explore agent is what the lookup taught. Links are named, as
+    in titles (user_words.clean_prompt), and text is cut at a word.
+    """
     by_seq = {e.get("seq"): e for e in events}
     learned: dict[str, dict[str, Any]] = {}  # one turn's reply follows each of its lookups
     out = []
@@ -241,13 +260,13 @@ def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if ev["text"] in learned:
                 learned[ev["text"]]["evidence"] = (learned[ev["text"]]["evidence"] + seqs)[:50]
                 continue
-            what = src.get("query") or src.get("url") or src.get("command") or src.get("type") or "a lookup"
-            learned[ev["text"]] = {"text": clip(f"After {clip(what, 80)}: {ev['text']}", 400),
-                                   "evidence": seqs, "confidence": 0.5}
+            text = user_words.clean_prompt(f"After {_lookup(src)}: {ev['text']}")
+            learned[ev["text"]] = {"text": clip_words(text, 400), "evidence": seqs, "confidence": 0.5,
+                                   **({"activity": True} if src.get("type") == "build" else {})}
             out.append(learned[ev["text"]])
         elif ev.get("type") == "repeated_revision":
-            out.append({"text": clip(f"Lines {ev.get('range')} of {ev.get('path')} were revised "
-                                      f"{ev.get('count')} times in this episode", 400),
+            out.append({"text": clip_words(f"Lines {ev.get('range')} of {ev.get('path')} were revised "
+                                            f"{ev.get('count')} times in this episode", 400),
                         "evidence": [ev["seq"]] + ([ev["ref"]] if ev.get("ref") in by_seq else []),
                         "confidence": 0.6, "activity": True})
     return out[:20]
@@ -311,5 +330,6 @@ def tools(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             rec["evidence"].append(ev["seq"])
             if parts[-1] not in rec["tools"]:
                 rec["tools"].append(parts[-1])
-            rec["description"] = clip(f"MCP server whose tools the agent called: {', '.join(rec['tools'])}", 600)
+            rec["description"] = clip_words(f"MCP server whose tools the agent called: {', '.join(rec['tools'])}",
+                                            600)
     return dict(list(out.items())[:MAX_TOOLS])

@@ -68,7 +68,7 @@ class ModelConsolidator:
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
              usage: Usage, known: list[str] = ()) -> dict[str, Any]:
-        return offline.with_knowledge(full(self.client, self.models, new, cfg, usage, known), new, prior)
+        return offline.with_knowledge(full(self.client, self.models, new, cfg, usage, known), new, prior, known)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Usage) -> dict[str, Any]:
         return discussion(self.client, self.models, new, prior, usage)

@@ -147,7 +147,8 @@ def _record(session: str, kind: str, consolidator: Consolidator, new: list[dict[
         "id": store.new_id("ep"), "session": session, "kind": kind, "provider": consolidator.name,
         "models": dict(consolidator.models),
         "from_seq": new[0]["seq"], "to_seq": max(e["seq"] for e in new), "events": len(new),
-        "created_at": store.now(), **request["episode"], "files_modified": files_modified(new)[:100],
+        "created_at": store.now(), "ended_at": max(str(e.get("ts") or "") for e in new),  # the events' time
+        **request["episode"], "files_modified": files_modified(new)[:100],
         "usage": usage.totals(),
     }  # fmt: skip
     if "windows" in request:

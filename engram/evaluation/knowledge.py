@@ -29,13 +29,15 @@ from engram.history import corpus
 Say = Callable[[str], None]
 SOURCES = ("engram", "recency", "bm25")
 KINDS = ("command", "gotcha", "unfinished", "instruction")
+SPLITS = ("dev", "held-out")
 WORD_BUDGET = 800
 _TEXT_FIELDS = ("prompt", "command", "output", "error", "error_summary", "content", "rationale", "agent_summary",
                 "user_summary", "query", "pattern", "url", "path", "text")
 
 
 def load_labels(path: str | None = None) -> dict[str, Any]:
-    """The labels file (`path`, else the one shipped with engram); a clear error when malformed."""
+    """The labels file (`path`, else the one shipped with engram), checked whole: a malformed
+    file is one line naming the first thing wrong (engram eval checks it before any replay)."""
     from engram.errors import EngramError
 
     try:
@@ -44,13 +46,38 @@ def load_labels(path: str | None = None) -> dict[str, Any]:
                 data = json.load(f)
         else:
             data = json.loads(resources.files("engram.evaluation").joinpath("knowledge_labels.json").read_text("utf-8"))
-        for project in data["projects"].values():
-            for label in project["sessions"].values():
-                _ = [(label["split"], n["id"], n["kind"], re.compile(n["pattern"])) for n in label["needs"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error) as exc:
-        raise EngramError(f"knowledge labels {path or '(shipped)'}: not in the labels format "
-                          f"({type(exc).__name__}: {exc}); see engram/evaluation/knowledge_labels.json") from None
+        _check_labels(data)
+    except (OSError, ValueError) as exc:
+        raise EngramError(f"knowledge labels {path or '(shipped)'}: not in the labels format: {exc} "
+                          f"(see engram/evaluation/knowledge_labels.json)") from None
     return data
+
+
+def _field(value: Any, where: str, key: str, kind: type) -> Any:
+    if not isinstance(value, dict) or not isinstance(value.get(key), kind):
+        raise ValueError(f"{where}: needs {'a list' if kind is list else 'an object'} {key!r}")
+    return value[key]
+
+
+def _check_labels(data: Any) -> None:
+    """Raise ValueError("<where>: <what is wrong>") at the first item that breaks the format."""
+    for name, project in _field(data, "the file", "projects", dict).items():
+        for sid, label in _field(project, f"projects.{name}", "sessions", dict).items():
+            where = f"projects.{name}.sessions.{sid}"
+            if not isinstance(label, dict) or label.get("split") not in SPLITS:
+                raise ValueError(f"{where}: 'split' must be one of {', '.join(SPLITS)}")
+            for i, need in enumerate(_field(label, where, "needs", list)):
+                at = f"{where}.needs[{i}]"
+                if not isinstance(need, dict) or not isinstance(need.get("id"), str) or not need["id"]:
+                    raise ValueError(f"{at}: needs an 'id' (text)")
+                if need.get("kind") not in KINDS:
+                    raise ValueError(f"{at}: 'kind' must be one of {', '.join(KINDS)}")
+                if not isinstance(need.get("pattern"), str) or not need["pattern"]:
+                    raise ValueError(f"{at}: needs a 'pattern' (a regular expression)")
+                try:
+                    re.compile(need["pattern"])
+                except re.error as exc:
+                    raise ValueError(f"{at}: 'pattern' is not a regular expression ({exc})") from None
 
 
 def words(text: str) -> int:

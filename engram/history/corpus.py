@@ -50,7 +50,8 @@ class Project:
 
 
 def shared_transcripts() -> str | None:
-    """../shared/fixtures/transcripts next to the checkout (or under $ENGRAM_SHARED), if present."""
+    """The shared fixtures folder's transcripts, if present: the folder is $ENGRAM_SHARED, else
+    the one named `shared` beside the checkout (the repository itself ships no transcripts)."""
     env = os.environ.get("ENGRAM_SHARED")
     base = Path(env) if env else Path(__file__).resolve().parents[2].parent / "shared"
     path = base / "fixtures" / "transcripts"

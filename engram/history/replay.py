@@ -3,6 +3,8 @@
 `replay` runs `engram.hook.run` in this process (`engram eval`, `engram backfill`, tests):
 a fault is reported to `observe`, as the real hook would log it and exit 0.
 `replay_as_processes` starts `python -m engram.hook` once per payload, as a harness does.
+Both say it is a replay (`run(replay=True)`, ENGRAM_REPLAY=1), so the events are dated by
+the records' times the payloads carry (engram.hook.REPLAY_TS), not by the replay's.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: O
         t0 = time.perf_counter()
         fault = False
         try:
-            out = hook.run(event, None, jsonio.dumps(payload).encode(), cwd or os.getcwd())
+            out = hook.run(event, None, jsonio.dumps(payload).encode(), cwd or os.getcwd(), replay=True)
         except Exception:
             out, fault = "", True
         if observe is not None:
@@ -41,6 +43,7 @@ def replay_as_processes(items: Iterable[tuple[str, dict]], env: dict | None = No
     import subprocess
 
     counts: Counter = Counter()
+    env = {**(os.environ if env is None else env), "ENGRAM_REPLAY": "1"}
     for event, payload in items:
         subprocess.run([sys.executable, "-m", "engram.hook", event, *harness_args], input=json.dumps(payload).encode(),
                        env=env, capture_output=True, check=False, timeout=60)

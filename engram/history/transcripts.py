@@ -8,7 +8,10 @@ some Stop hooks (`logs/chat.json`). Rules, matching live hook logs (fixtures PRO
 - the end of each agent turn -> Stop with the turn's last assistant text; a "Stop hook
   feedback" meta message marks a Stop (stop_hook_active false) and makes the next Stop a
   re-entry (stop_hook_active true);
-- SessionStart / SessionEnd around each run of one sessionId.
+- SessionStart / SessionEnd around each run of one sessionId;
+- each payload carries its record's `timestamp` under `engram.hook.REPLAY_TS` (a Stop, the
+  turn's last record's; SessionEnd, the session's last), so a replay dates its events by the
+  transcript, not by the import (the hook honours it in a replay only).
 """
 
 from __future__ import annotations
@@ -69,6 +72,14 @@ def _prompt_text(rec: dict) -> str | None:
     return c
 
 
+def _dated(common: dict, rec: dict) -> None:
+    """The replay time of the payloads that follow: the record's timestamp, when it has one."""
+    from engram.hook import REPLAY_TS
+
+    if isinstance(rec.get("timestamp"), str) and rec["timestamp"]:
+        common[REPLAY_TS] = rec["timestamp"]
+
+
 def _result_text(block: dict) -> str:
     c = block.get("content")
     if isinstance(c, list):
@@ -103,14 +114,16 @@ def _session_payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
         return "Stop", dict(common, hook_event_name="Stop", stop_hook_active=reentry,
                             last_assistant_message=last_text)
 
+    _dated(common, records[0])
     yield "SessionStart", dict(common, hook_event_name="SessionStart", source="startup")
     for rec in records:
         if rec.get("cwd"):
             common["cwd"] = rec["cwd"]
         text = _prompt_text(rec)
+        if text is not None and in_turn:
+            yield stop()  # at the turn's last record's time, before this prompt's
+        _dated(common, rec)
         if text is not None:
-            if in_turn:
-                yield stop()
             in_turn, reentry, last_text = True, False, ""
             yield "UserPromptSubmit", dict(common, hook_event_name="UserPromptSubmit", prompt=text)
             continue

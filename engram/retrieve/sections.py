@@ -7,7 +7,9 @@ QUOTA of items, in the order they come (activation, or strength for the standing
 knowledge); a second pass spends what is left of the budget in the same order. An item
 that does not fit at its tier is tried at the next lower one (engram.retrieve.tiers), and
 names-only items go on one closing "Also in memory" line. Each node appears once; group
-headings carry the kind, so lines do not repeat it.
+headings carry the kind, so lines do not repeat it; the files one failed `rm` left behind
+(a node each) share one line. A `mention` (a subagent the user named once,
+consolidate/knowledge/user_words.py) is never shown: it only waits to be named again.
 """
 
 from __future__ import annotations
@@ -68,12 +70,43 @@ class _Budget:
         return "\n".join(out)
 
 
+def _together(paths: list[str]) -> str:
+    quoted = [f"`{p}`" for p in paths]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def fold_leftovers(items: list[tuple[dict, float]]) -> tuple[list[tuple[dict, float]], dict[str, list[str]]]:
+    """The files one failed `rm` left behind (one node each, so each is retired on its own) as
+    one line: the first node speaks for all ("`a` and `b` are still in the working tree: …").
+    Returns the items and {id of the node that speaks: [ids of the nodes folded into it]}."""
+    lead: dict[tuple[str, str], tuple[int, list[str]]] = {}
+    out: list[tuple[dict, float]] = []
+    riders: dict[str, list[str]] = {}
+    for node, act in items:
+        d = tiers.data_of(node)
+        key = (str(d.get("command")), str(d.get("error"))) if d.get("kind") == "unfinished" and d.get("path") else None
+        if key is not None and key in lead:
+            at, paths = lead[key]
+            paths.append(str(d["path"]))
+            riders.setdefault(out[at][0]["id"], []).append(node["id"])
+            paths.sort(key=lambda p: (key[0].find(p), p))  # as the command names them
+            desc = f"{_together(paths)} are still in the working tree: `{key[0]}` failed ({key[1]})."
+            out[at] = ({**out[at][0], "description": desc}, out[at][1])
+            continue
+        if key is not None:
+            lead[key] = (len(out), [str(d["path"])])
+        out.append((node, act))
+    return out, riders
+
+
 def render(items: list[tuple[dict, float]], budget: int, header: str,
            low_prefix: str = tiers.LOW_PREFIX) -> tuple[str | None, list[tuple[str, int]]]:
     """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
     b = _Budget(budget, header, low_prefix)
     seen: set[str] = set()
-    items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))]  # type: ignore[func-returns-value]
+    items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))  # type: ignore[func-returns-value]
+             and tiers.data_of(it[0]).get("kind") != "mention"]  # a subagent named once: bookkeeping, not a rule
+    items, riders = fold_leftovers(items)
     per_group: dict[str, int] = {g: 0 for g in GROUPS}
     rest = []
     for node, act in items:
@@ -87,4 +120,5 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
             b.take(node, act, g)
     if not b.shown:
         return None, []
-    return b.text(header), b.shown
+    shown = [(i, level) for nid, level in b.shown for i in [nid, *riders.get(nid, [])]]
+    return b.text(header), shown

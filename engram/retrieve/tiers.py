@@ -110,18 +110,21 @@ def _loose(text: str) -> str:
 
 
 def _head_and_body(name: str, text: str) -> tuple[str, str]:
-    """Say the name once: a body that holds the name (framing aside) replaces it."""
+    """Say the name once: a body that holds the name (framing aside) replaces it. Both are
+    compared as stored (raw), so a name with `>` or a newline is found in its description;
+    the head is neutralised after (`inert`), like the body."""
     stem = _loose(name)
     if text and stem and stem in _loose(text):
         return "", text
-    return name, ("" if _loose(text) == stem else text)
+    return inert(name, 160), ("" if _loose(text) == stem else text)
 
 
 def _episode_body(node: dict) -> str:
-    """An earlier session as its goal and outcome (its activity counts are not shown)."""
+    """An earlier session as its goal, outcome and day: its events' (a replayed transcript's
+    own), else the node's (its activity counts are not shown)."""
     goal = str(node.get("description") or "").split(" — ", 1)[0] or str(node.get("name") or "")
     outcome = data_of(node).get("outcome")
-    day = str(node.get("updated_at") or "")[:10]
+    day = str(data_of(node).get("ended_at") or node.get("updated_at") or "")[:10]
     return inert(goal, MAX_SUMMARY - 30) + (f" (outcome: {outcome}" + (f", {day})" if day else ")") if outcome else "")
 
 
@@ -140,7 +143,7 @@ def body(node: dict, level: int) -> str:
     else:
         text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit = MAX_SUMMARY
-    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(inert(node.get("name"), 160), text)
+    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(str(node.get("name") or ""), text)
     return " — ".join(p for p in (head, inert(text, limit)) if p)
 
 

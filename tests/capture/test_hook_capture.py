@@ -6,7 +6,9 @@ import json
 import os
 from collections import Counter
 
-from testing.helpers import events, project_dir, run_script, send
+import pytest
+
+from testing.helpers import events, payload, project_dir, run_hook, run_script, send
 
 
 def bash(proj, script, *args, session="s1"):
@@ -221,3 +223,32 @@ def test_a_read_and_a_whole_file_write_carry_the_files_role(proj):
          tool_response={"type": "create", "filePath": str(path), "structuredPatch": [], "originalFile": None})
     roles = {e["path"]: e.get("role") for e in events(proj, "s1") if e["type"] in ("file_read", "file_write")}
     assert roles == {"src/calc.py": "defines add()", "src/money.py": "Money arithmetic in Decimal, never float."}
+
+
+def test_a_replayed_payload_is_dated_by_its_record_only_in_a_replay(proj):
+    from engram.hook import REPLAY_TS
+
+    def prompt_ts(session: str, when: str, replay: bool) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "ENGRAM_REPLAY"}
+        res = run_hook("UserPromptSubmit", payload("UserPromptSubmit", session, proj, prompt="Fix the cart total.",
+                                                   **{REPLAY_TS: when}), env=dict(env, **({"ENGRAM_REPLAY": "1"}
+                                                                                          if replay else {})))
+        assert res.returncode == 0, res.stderr
+        return next(e["ts"] for e in events(proj, session) if e["type"] == "user_prompt")
+
+    assert prompt_ts("replayed", "2025-08-06T07:10:20.758123Z", replay=True) == "2025-08-06T07:10:20.758Z"
+    for session, when, replay in (("live", "2025-08-06T07:10:20Z", False),  # a live payload's field: ignored
+                                  ("future", "2999-01-01T00:00:00Z", True), ("bad", "2025-13-40T99:00:00Z", True),
+                                  ("naive", "2025-08-06 07:10:20", True)):
+        assert not prompt_ts(session, when, replay).startswith(when[:4]), session  # dated when it happened: now
+
+
+@pytest.mark.parametrize("text,valid", [
+    ("2025-08-06T07:10:20Z", "2025-08-06T07:10:20.000Z"), ("2025-08-06T07:10:20.7Z", "2025-08-06T07:10:20.700Z"),
+    ("2025-08-06T07:10:20+00:00", None), ("2025-02-06T24:00:00Z", None), ("2025-08-06T07:10:20.xZ", None),
+    (20250806, None), ("", None), ("2999-01-01T00:00:00.000Z", None),
+])
+def test_valid_iso_takes_past_utc_timestamps_only(text, valid):
+    from engram.clock import valid_iso
+
+    assert valid_iso(text) == valid

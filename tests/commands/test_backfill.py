@@ -88,3 +88,18 @@ def test_without_history_the_error_names_the_folder_it_looked_for(tmp_path, caps
 def test_install_offers_backfill(capsys):
     assert main(["install"]) == 0
     assert "engram backfill" in capsys.readouterr().out
+
+
+def test_backfilled_knowledge_shows_the_transcripts_dates_not_the_import_date(shop, capsys):
+    import json
+
+    from testing.helpers import payload, run_hook
+
+    assert main(["backfill", "--cwd", shop.root, "--wait"]) == 0
+    with open(shop.events_path("sess-two")) as f:
+        assert {json.loads(line)["ts"][:10] for line in f} == {"2026-03-03"}  # the record's day, every event
+    res = run_hook("SessionStart", payload("SessionStart", "sess-new", shop.root, source="startup"))
+    text = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "`python -m pytest` runs the tests; last worked 2026-03-03" in text, text  # sess-two's run
+    assert "(outcome: success, 2026-03-04)" in text and "(outcome: success, 2026-03-03)" in text, text
+    assert time.strftime("%Y-%m-%d", time.gmtime()) not in text

@@ -116,3 +116,72 @@ def test_paths_unstaged_after_a_bulk_add_are_kept_out_of_commits():
 ])
 def test_what_a_command_line_does_to_files(command, ops):
     assert cl.file_ops(command) == ops
+
+
+VITEST = """
+> attio-mcp@0.2.0 test:offline
+> vitest --config vitest.config.offline.ts test/utils/error-sanitizer.test.ts
+
+ RUN  v3.2.4 /repo
+
+ \u2713 test/utils/error-sanitizer.test.ts > Error Sanitizer > sanitizeErrorMessage > should remove file paths 2ms
+ \u00d7 test/utils/error-sanitizer.test.ts > Error Sanitizer > sanitizeErrorMessage > should keep codes 6ms
+   \u2192 expected 'x' to be 'y'
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 11 passed (12)
+"""
+JEST = """PASS src/errors/api-errors.test.ts
+FAIL src/utils/error-sanitizer.test.ts
+  \u25cf sanitize \u203a keeps codes
+
+    expect(received).toBe(expected) // Object.is equality
+
+Tests:       1 failed, 11 passed, 12 total
+"""
+
+
+@pytest.mark.parametrize("output,signature", [
+    (VITEST, "\u00d7 test/utils/error-sanitizer.test.ts > Error Sanitizer > sanitizeErrorMessage > should keep codes"),
+    (JEST, "Tests: 1 failed, 11 passed, 12 total"),
+    ("ok 1 - error paths are handled\nnot ok 2 - totals\n  TypeError: total is not a function", "TypeError: total"),
+    ("\u221a handles the errors/ folder\nsrc/ApiError.ts compiled\nfatal: not a git repository", "fatal: not a git"),
+])
+def test_error_signature_skips_passing_lines_and_error_words_inside_paths_or_names(output, signature):
+    assert cl.error_signature(output).startswith(signature)
+
+
+def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha():
+    events = [_shell(1, "npm run build && npm run test:offline -- test/utils/error-sanitizer.test.ts", 1, VITEST,
+                     type="build"),
+              _shell(2, "npm test test/utils/batch-validation.test.ts", type="test_run", recognized=True, passed=3,
+                     failed=0)]
+    assert commands.gotchas(events) == []
+
+
+@pytest.mark.parametrize("failed,error,worked,advertised", [
+    ("git checkout -b fix/x", "fatal: a branch named 'fix/x' already exists", "git checkout fix/x", True),
+    ("git checkout -b fix/x", "fatal: a branch named 'fix/x' already exists",
+     "git branch -D fix/x && git checkout -b fix/x", False),  # deletes a branch: not a way round to advertise
+    ("git stash pop", "error: Your local changes would be overwritten by merge", "git add -A && git stash drop",
+     False),  # another command, and it drops the stash
+    ("npm test test/a.test.ts", "sh: vitest: command not found", "npm run test:offline -- test/a.test.ts", True),
+    ("npm run lint", "error: 3 problems", "npx prettier --write src/a.ts", False),  # another tool
+    ("make test", "make: *** No rule to make target 'test'.  Stop.", "python -m unittest test_calc",
+     True),  # make could not run the tests at all: the project's test command is the way round
+    ("make test", "make: *** No rule to make target 'test'.  Stop.", "git status", False),
+    ('git commit -m "x"', "husky - pre-commit script failed (code 1)", 'git commit --no-verify -m "x"', False),
+    ("git checkout main", "error: Your local changes to logs/a.json would be overwritten",
+     "git checkout -- logs/a.json && git checkout main", True),
+])
+def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
+    gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])
+    assert [g["worked"] for g in gs] == ([" && ".join(cl.normalise(worked))] if advertised else [])
+
+
+def test_failing_tests_a_filter_pipe_left_without_a_summary_are_the_codes_problem():
+    out = (" \u2713 test/a.test.ts > totals > adds 1ms\n FAIL  test/a.test.ts > totals > rounds\n"
+           " \u00d7 test/a.test.ts > totals > rounds 6ms")
+    ev = _shell(1, 'npm run test:offline -- test/a.test.ts 2>&1 | grep -E "(FAIL|\u00d7)"', 0, out, type="test_run",
+                recognized=False, outcome="fail")
+    assert commands.code_failure(ev) and commands.gotchas([ev, dict(ev, seq=2)]) == []

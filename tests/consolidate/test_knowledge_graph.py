@@ -59,6 +59,41 @@ def test_an_instruction_said_again_gets_stronger(tmp_path):
     assert count >= 1 and strength > 0.35  # past the implicit band it started in
 
 
+def test_a_subagent_named_once_is_a_mention_and_named_again_in_a_later_session_an_instruction(tmp_path):
+    from engram import lifecycle
+
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("continue with the @agent-debug-specialist")
+    a.prompt("@agent-git-merge-pr-specialist").prompt("Always use @agent-docs-architect for README changes.")
+    _done(a, "a")
+    assert _live(a, "instruction") == ["Use @agent-docs-architect"]  # phrased as a rule
+    assert _live(a, "mention") == ["Use @agent-debug-specialist", "Use @agent-git-merge-pr-specialist"]
+
+    b = Session(root, "b")
+    text = lifecycle.session_start(b.ctx) or ""
+    assert "@agent-docs-architect" in text and "debug-specialist" not in text and "merge-pr" not in text, text
+    b.prompt("ok continue with @agent-debug-specialist on the flaky test").test(3, 0)
+    _done(b, "b")
+    assert _live(b, "instruction") == ["Use @agent-debug-specialist", "Use @agent-docs-architect"]
+    c = Session(root, "c")
+    text = lifecycle.session_start(c.ctx) or ""
+    assert 'Use @agent-debug-specialist — The user said: "ok continue with @agent-debug-specialist on the flaky ' \
+           'test"' in text, text
+    assert "merge-pr" not in text
+    c.prompt("@agent-debug-specialist again please").test(3, 0)
+    _done(c, "c")  # named again: reinforced, in the words that made it an instruction
+    ((desc,),) = rows(c.project, "SELECT description FROM nodes WHERE name = 'Use @agent-debug-specialist'")
+    assert desc == 'The user said: "ok continue with @agent-debug-specialist on the flaky test"'
+
+
+def test_a_subagent_named_twice_in_one_session_stays_a_mention(tmp_path):
+    s = Session(make_root(tmp_path), "a").start().prompt("continue with the @agent-debug-specialist").test(3, 0)
+    _done(s, "a")
+    s.prompt("@agent-debug-specialist look again").test(3, 0)  # a second range: the graph's mention is its own
+    _done(s, "a")
+    assert _live(s, "mention") == ["Use @agent-debug-specialist"] and _live(s, "instruction") == []
+
+
 def test_consolidation_is_deterministic_for_identical_input(tmp_path):
     texts = []
     for home in ("one", "two"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engram.consolidate.knowledge import unfinished, user_words
 
 
@@ -86,5 +88,23 @@ def test_instructions_in_the_users_words():
     found = {i["name"]: i for i in user_words.instructions(events)}
     assert found["Why are you editing the tests?"]["explicit"] is False
     assert found["@agent-reviewer"]["agent"] and found["@agent-reviewer"]["text"] == "Use @agent-reviewer for this."
+    assert found["@agent-reviewer"]["kind"] == "mention"  # one-off: "for this" is not a rule
     assert "Never touch the fixtures." not in found  # a rule-shaped decision: decision_text records it
     assert not any("httpx" in name for name in found)
+
+
+@pytest.mark.parametrize("prompt,earlier,expected", [
+    ("yes lets begin, make use of @agent-orchestrator and make sure to use branching appropriately", set(),
+     [("make sure to use branching appropriately", "instruction", False), ("@agent-orchestrator", "mention", False)]),
+    ("@agent-git-merge-pr-specialist", set(), [("@agent-git-merge-pr-specialist", "mention", False)]),
+    ("continue with the @agent-debug-specialist", set(), [("@agent-debug-specialist", "mention", False)]),
+    ("continue with the @agent-debug-specialist", {"@agent-debug-specialist"},
+     [("@agent-debug-specialist", "instruction", False)]),  # named in an earlier session too
+    ("Always use @agent-docs-architect for docs changes.", set(), [("@agent-docs-architect", "instruction", True)]),
+    ("@agent-test-specialist make sure to run the offline suite first", set(),
+     [("make sure to run the offline suite first", "instruction", False), ("@agent-test-specialist", "mention", False)]),
+])
+def test_a_mention_is_removed_and_the_rest_judged_and_alone_is_a_rule_only_when_phrased_or_repeated(
+        prompt, earlier, expected):
+    found = user_words.instructions([_prompt(1, prompt)], earlier)
+    assert [(i["name"], i["kind"], i["explicit"]) for i in found] == expected

@@ -11,6 +11,7 @@ from testing.consolidation import Session, cfg, consolidate, episode_file, fix_s
 from testing.helpers import TRANSCRIPTS, needs_shared
 
 from engram import cli
+from engram.consolidate import offline_episode as oe
 from engram.consolidate import worker, schema, offline, trigger
 from engram.graph import decision_text
 from engram.graph import store
@@ -299,3 +300,22 @@ def test_the_shell_s_working_directory_places_what_it_removed(root):
     assert got["src/util.py"][:2] == ("superseded", None) and got["util.py"][0] == "active"
     assert got["lib/x.py"][0] == "active"  # after `cd $OLDPWD` the directory is unknown
     assert got["docs/notes.md"][:2] == ("superseded", "src/notes.md") and got["src/notes.md"][0] == "active"
+
+
+@pytest.mark.parametrize("prompts,written,title", [
+    (["continue with the @agent-debug-specialist"], ["src/a.py"], "Continue work on src/a.py"),
+    (["continue with the @agent-debug-specialist", "ok"], [], "Continue the session"),
+    (["ok continue with @agent-debug-specialist on the flaky test"], [], "flaky test"),
+    (["yes", "Fix the flaky retry test in src/a.py"], [], "Fix the flaky retry test in src/a.py"),
+])
+def test_an_episode_is_titled_by_what_was_asked_never_by_a_continue_or_a_mention(prompts, written, title):
+    events = [{"seq": i, "type": "user_prompt", "prompt": p} for i, p in enumerate(prompts, 1)]
+    events += [{"seq": 10 + i, "type": "file_write", "path": p, "ok": True} for i, p in enumerate(written)]
+    assert oe.goal(events, []) == title
+
+
+def test_a_failed_test_run_whose_counts_are_unknown_says_its_error_not_some_failing_tests():
+    fail = {"seq": 1, "type": "test_run", "command": "npm run lint && npm test", "exit_code": 1, "recognized": False,
+            "output": "\u2716 3 problems (3 errors, 0 warnings)"}
+    (err,) = oe.errors([fail])
+    assert err["text"] == "`npm run lint && npm test` failed (exit 1): \u2716 3 problems (3 errors, 0 warnings)"

@@ -90,6 +90,21 @@ def test_labels_that_are_missing_or_malformed_are_a_one_line_error(tmp_path, cap
         knowledge.load_labels(str(bad))
 
 
+@pytest.mark.parametrize("need,said", [
+    ({"id": "i", "kind": "command", "pattern": "("}, "needs[0]: 'pattern' is not a regular expression"),
+    ({"id": "i", "kind": "wish", "pattern": "x"}, "needs[0]: 'kind' must be one of command, gotcha"),
+    ({"kind": "command", "pattern": "x"}, "needs[0]: needs an 'id'"),
+    ({"id": "i", "kind": "command"}, "needs[0]: needs a 'pattern'"),
+])
+def test_malformed_labels_are_one_line_before_any_replay(tmp_path, capsys, need, said):
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"projects": {"x": {"sessions": {"a": {"split": "dev", "needs": [need]}}}}}))
+    assert main(["eval", "--labels", str(labels), "--sweep", "none", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and "projects.x.sessions.a" in err, err
+    assert not (tmp_path / "out").exists()  # nothing replayed, nothing written
+
+
 def test_no_memory_recalls_nothing_and_engram_retrieves_the_planted_fact(report):
     comp = report[0]["comparison"]
     none, engram = comp["none"], comp["engram"]

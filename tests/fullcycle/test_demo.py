@@ -35,6 +35,8 @@ def test_demo_shows_the_whole_cycle(tmp_path):
         assert group in start, group
     assert "Add apply_discount() to calc.py" in start and "`python -m unittest test_calc` runs the tests" in start
     assert "`make test` fails" in start
+    instructions = start.split("Decisions and instructions:", 1)[1].split(":\n", 1)[0]
+    assert 'The user said: "Make sure to run the unit tests before you say a change is done."' in instructions
     after_write = out.split("the warning arrives", 1)[1]
     assert "may contradict a recorded decision" in after_write.split("And the one after")[0]
     assert "contradict" not in after_write.split("And the one after")[1].split("Where everything")[0]

@@ -7,7 +7,9 @@ offline consolidation, session 2's SessionStart shows each of them, once, in its
 
 from __future__ import annotations
 
-from testing.consolidation import cfg, consolidate
+import re
+
+from testing.consolidation import cfg, consolidate, rows
 from testing.helpers import context, send
 
 from engram.config import Project
@@ -91,3 +93,64 @@ def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj
             assert text.count(needle) == 1, f"{needle!r} shown more than once:\n{text}"
     assert "Read the calc module" not in text  # a completed task is not unfinished
     assert "write(s)" not in text and "+1/-1" not in text  # no activity counts
+
+
+def _cut_mid_word(clipped: str, source: str) -> bool:
+    """`clipped` ends with an ellipsis where `source` goes on inside the same word."""
+    if not clipped.endswith("…"):
+        return False
+    stem = clipped[:-1].rstrip()
+    at = " ".join(source.split()).find(stem)
+    rest = " ".join(source.split())[at + len(stem):] if at >= 0 else ""
+    return bool(stem) and bool(rest) and stem[-1].isalnum() and rest[0].isalnum()
+
+
+LONG_REPLY = ("The fixes have been pushed to https://github.com/acme/calc/pull/379 and the CI run at "
+              "https://github.com/acme/calc/actions/runs/16795415969/job/47562 passes. " +
+              "Parameterisation of totalisation internationalisation " * 40)
+
+
+def test_long_replies_and_links_are_cut_at_words_and_named_not_pasted(proj, monkeypatch):
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")  # the test consolidates itself, in process
+    send("SessionStart", proj, source="startup")
+    send("UserPromptSubmit", proj, prompt="Review https://github.com/acme/calc/pull/379#issuecomment-3161660588 "
+         "and make the build pass with the totalisation fix " + "internationalisation " * 30)
+    send("PostToolUse", proj, tool_name="WebFetch", tool_input={"url": "https://docs.example.com/calc/totals?x=1",
+                                                                 "prompt": "how are totals rounded"},
+         tool_response={"code": 200, "result": "Totals round half-even."})
+    bash(proj, "npm run build 2>&1 | head -50", "built in 2s")
+    send("Stop", proj, stop_hook_active=False, last_assistant_message=LONG_REPLY)
+    project = Project.from_cwd(str(proj))
+    assert consolidate(project, "s1", cfg(project)).status == "consolidated"
+
+    for name, summary, desc in rows(project, "SELECT name, summary, description FROM nodes"):
+        assert not _cut_mid_word(name, desc or ""), name
+        assert not _cut_mid_word(summary or "", desc or ""), summary
+        assert not (desc or "").endswith("…") or not _cut_mid_word(desc, LONG_REPLY), desc
+    findings = [n for n, in rows(project, "SELECT name FROM nodes WHERE type = 'finding'")]
+    assert [n for n in findings if n.startswith("After")] == ["After docs.example.com: The fixes have been pushed "
+                                                               "to PR #379 and the CI run…"]
+    # the reply after the build is the turn's closing report: the episode keeps it, the graph does not
+    text = context(send("SessionStart", proj, session="s2", source="startup"))
+    assert text and not re.search(r"https?://", text), text
+
+
+def test_the_files_one_blocked_rm_left_are_one_line_and_not_also_a_known_problem(proj, monkeypatch):
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    blocked = "Bash operation blocked by hook:\n- BLOCKED: Dangerous rm command detected and prevented"
+    send("SessionStart", proj, source="startup")
+    send("UserPromptSubmit", proj, prompt="Clean up the scratch files and run the tests.")
+    bash(proj, "rm scratch.js scratch.mjs", blocked, code=2)
+    bash(proj, "rm -f scratch.js scratch.mjs", blocked, code=2)  # the same error again: a gotcha, were it not carried
+    bash(proj, "pytest -q", "4 passed in 0.1s")
+    send("Stop", proj, stop_hook_active=False, last_assistant_message="The hook blocks rm; the files are still there.")
+    project = Project.from_cwd(str(proj))
+    assert consolidate(project, "s1", cfg(project)).status == "consolidated"
+    assert len(rows(project, "SELECT id FROM nodes WHERE json_extract(data, '$.key') LIKE 'leftover:%'")) == 2
+
+    text = context(send("SessionStart", proj, session="s2", source="startup"))
+    lines = [ln for ln in text.split("\n") if "working tree" in ln]
+    assert lines == ["- `scratch.js` and `scratch.mjs` are still in the working tree: `rm -f scratch.js scratch.mjs` "
+                     "failed (Bash operation blocked by hook: - BLOCKED: Dangerous rm command detected and "
+                     "prevented)."], text
+    assert text.count("Dangerous rm command") == 1

@@ -2,7 +2,7 @@
 
     python tests/monitor/build_real_rules2.py
 
-How the cases were made (docs/labelled-sets.md, "Contradiction cases, round 2"): every
+How the cases were made (docs/labelled-sets.md, "Method"): every
 decision is a rule a public project wrote (CONTRIBUTING files, ADRs, AGENTS.md / CLAUDE.md
 files, lint and tool configurations), found with a code search and named in `source`
 (repository and path). For each rule a realistic file of that project's language and

@@ -74,3 +74,23 @@ def test_render_is_deterministic():
 
 def test_nothing_fits_gives_none():
     assert sections.render([(_node(1), 0.9)], 2, "a long header that eats the budget") == (None, [])
+
+
+def test_the_files_one_failed_rm_left_share_one_line_and_all_count_as_shown():
+    def left(i: int, path: str, command: str = "rm a.js b.js") -> dict:
+        data = ('{"kind": "unfinished", "key": "leftover:%s", "path": "%s", "command": "%s", "error": "blocked"}'
+                % (path, path, command))
+        return _node(i, name=f"Left in the working tree: {path}", data=data, affected_files="[]",
+                     description=f"`{path}` is still in the working tree: `{command}` failed (blocked).")
+    items = [(left(2, "b.js"), 1.0), (left(1, "a.js"), 1.0), (left(3, "c.js", "rm c.js"), 1.0)]
+    text, shown = sections.render(items, 1000, "H")
+    assert text.split("\n")[1:] == ["Unfinished:", "- `a.js` and `b.js` are still in the working tree: `rm a.js b.js` "
+                                    "failed (blocked).", "- `c.js` is still in the working tree: `rm c.js` failed "
+                                    "(blocked)."]
+    assert sorted(nid for nid, _ in shown) == ["n001", "n002", "n003"]
+
+
+def test_a_subagent_mentioned_once_is_never_shown():
+    mention = _node(1, type="decision", name="Use @agent-debug", data='{"kind": "mention"}')
+    text, shown = sections.render([(mention, 1.0), (_node(2), 0.9)], 1000, "H")
+    assert "@agent-debug" not in text and shown == [("n002", tiers.FULL)]

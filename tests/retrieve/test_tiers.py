@@ -51,6 +51,17 @@ def test_a_description_that_repeats_the_name_is_not_said_twice():
         "- Finding: npm test failed (exit 1): src/a.ts(3,1): error TS2307. Fixed in b.ts. [files: src/a.py]")
 
 
+def test_a_name_with_markup_characters_is_found_in_its_description_and_shown_once():
+    desc = "After npm run build 2>&1 | head -50: The fixes have been pushed to PR #379. Tests <b>pass</b>."
+    n = _node(1, name="After npm run build 2>&1 | head -50: The fixes have been pushed…", summary="",
+              description=desc)
+    for level in (tiers.FULL, tiers.SUMMARY):
+        text = tiers.line(n, level)
+        assert text.count("After npm run build") == 1, text
+        assert ">" not in text and "<" not in text  # neutralised after the comparison
+    assert tiers.line(n, tiers.FULL).startswith("- Finding: After npm run build 2›&1 | head -50: The fixes")
+
+
 def test_a_framed_decision_says_its_name_and_framing_once():
     n = _node(1, type="decision", name="Use httpx", data='{"explicit": true}',
               description="Decision: Use httpx for HTTP because it supports async")

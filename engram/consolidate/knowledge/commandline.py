@@ -30,9 +30,15 @@ SETUP = {("npm", "install"), ("npm", "ci"), ("npm", "i"), ("yarn", "install"), (
          ("cargo", "fetch"), ("composer", "install")}
 RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("npm", "start"), ("cargo", "run"),
            ("go", "run"), ("docker", "compose"), ("just",), ("make",), ("task",), ("python", "-m"), ("uv", "run")}
-_ERROR = re.compile(r"error|fatal|failed|failure|blocked|denied|not found|cannot|can't|unknown (?:option|command)|"
-                    r"no such|exception|traceback|refused|timed out|not recogni[sz]ed|did not match|invalid|"
-                    r"conflict|rejected|aborting|would be overwritten", re.I)
+# An error word counts as a word of prose: not inside a path or an identifier
+# ("test/utils/error-sanitizer.test.ts", "sanitizeErrorMessage"); an exception's class name
+# ("TypeError", "ModuleNotFoundError") counts whole.
+_ERROR = re.compile(r"(?<![\w./\\-])(?:errors?|fatal|failed|failure|blocked|denied|not found|cannot|can't|"
+                    r"unknown (?:option|command)|no such|exception|traceback|refused|timed out|not recogni[sz]ed|"
+                    r"did not match|invalid|conflict|rejected|aborting|would be overwritten)(?![\w/\\-]|\.\w)|"
+                    r"(?<![\w./\\-])(?-i:[A-Z]\w*(?:Error|Exception))(?![\w/\\-]|\.\w)", re.I)
+# Lines a test runner prints for what passed (vitest / jest "✓", TAP "ok", "PASS file").
+_PASSING = ("\u2713", "\u2714", "\u221a", "PASS ", "ok ")
 _SOURCE_EXT = re.compile(r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|php|c|h|cc|cpp|cs|swift|scala|"
                          r"ex|exs|vue|svelte|sh)$")
 
@@ -220,7 +226,7 @@ def error_signature(output: str, limit: int = 220) -> str:
     """The first line of `output` that says what went wrong (with the list it introduces)."""
     lines = [ln.strip() for ln in str(output or "").split("\n")]
     for i, ln in enumerate(lines):
-        if ln and _ERROR.search(ln):
+        if ln and not (ln + " ").startswith(_PASSING) and _ERROR.search(ln):
             extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
             return clip_words(" ".join([ln] + extra), limit)
     tail = [ln for ln in lines if ln]

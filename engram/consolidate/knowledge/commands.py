@@ -6,11 +6,14 @@
   Recorded once per canonical form, with its last run and a narrower example.
 * A newer working variant replaces the older one: when a command fails as a command (it
   did not run) and another of the same purpose then works, the failed one is retired.
-* A gotcha: a command that failed (exit code, hook block) and the variant that worked
-  next, within WINDOW shell events ("A fails with E; B worked"); consecutive failures with
-  one error are one gotcha. A failure without a working variant is a gotcha when the same
-  error came back (the quirk repeats). Test failures and compile errors are not gotchas:
-  they are the code's problems (offline_episode.errors).
+* A gotcha: a command that failed (exit code, hook block) and the variant of the same
+  command line that worked next, within WINDOW shell events ("A fails with E; B worked"):
+  the same program and purpose (any program of the purpose when A could not run at all: a
+  missing tool, script or target), or the same words but the options, with no risky step
+  added (a dropped stash, a deleted branch, a hard reset, a forced push, `--no-verify`);
+  consecutive failures with one error are one gotcha. A failure without a working variant
+  is a gotcha when the same error came back (the quirk repeats). Test failures and compile
+  errors are not gotchas: they are the code's problems (offline_episode.errors).
 * Kept out of commits: paths unstaged right after a bulk `git add` (logs, build output).
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.capture import shellcmd, testparse
 from engram.consolidate.knowledge import commandline as cl
 from engram.text import clip_words
 
@@ -25,9 +29,13 @@ SHELL_TYPES = ("command", "build", "test_run")
 WINDOW = 8
 MAX_COMMANDS = 12
 MAX_GOTCHAS = 8
+# How vitest, jest and mocha mark a failing test ("FAIL  test/a.test.ts > …", "× creates a record").
+_FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
 _NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
+_RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git", "reset"): {"--hard"},
+          ("git", "clean"): {"-f", "-fd", "-df", "-fdx", "-xdf", "--force"}, ("git", "push"): {"--force", "-f"}}
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
 
 
@@ -49,10 +57,15 @@ def ran(ev: dict[str, Any]) -> bool:
 
 
 def code_failure(ev: dict[str, Any]) -> bool:
+    """The failure is the code's: failing tests (also a test run chained after a build, which
+    the hook classified as a build, or one whose summary a filter pipe cut: a runner's failing
+    test lines), or a compile error."""
     if ev.get("type") == "test_run" and ev.get("recognized") and ev.get("failed"):
         return True
     text = str(ev.get("error_summary") or ev.get("output") or "")
-    return any(m in text for m in _CODE_ERRORS)
+    if any(m in text for m in _CODE_ERRORS) or any(ln.lstrip().startswith(_FAILING) for ln in text.split("\n")):
+        return True
+    return ev.get("type") != "test_run" and bool(testparse.parse(str(ev.get("output") or ""))["failed"])
 
 
 def project_commands(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -96,15 +109,43 @@ def _signature(ev: dict[str, Any]) -> str:
     return cl.error_signature(ev.get("error_summary") or ev.get("output") or ev.get("error") or "")
 
 
-def _variant(fail: list[str], ok: list[str]) -> bool:
-    """`ok` is another way to do what `fail` tried: a part new to it, sharing the program and
-    subcommand ("git checkout -f main" after "git checkout main") or the purpose ("make all"
-    after "make build", "npx vitest run" after "npm test")."""
-    fams = {cl.family(p) for p in fail}
-    purposes = {cl.purpose(p) for p in fail} - {""}
+def _program(part: str) -> str:
+    words = shellcmd.stripped(cl.split_words(part))
+    return words[0] if words else ""
+
+
+def _positional(part: str) -> list[str]:
+    return [w for w in cl.split_words(part) if not w.startswith("-") and w != "…"]
+
+
+def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
+    """`ok` runs what `failed` tried: the same program and, for a project command, the same
+    purpose ("npm run test:offline" for "npm test"), else the same words but its options
+    ("git checkout fix/x" for "git checkout -b fix/x"; "git stash drop" is not "git stash pop").
+    A project command that could not run at all (no such tool, script or target) is done by
+    the project's command of that purpose, whatever its program ("make test" -> "pytest")."""
+    what = cl.purpose(failed)
+    if what and could_not_run:
+        return cl.purpose(ok) == what
+    if not _program(failed) or _program(failed) != _program(ok):
+        return False
+    return cl.purpose(ok) == what if what else _positional(failed) == _positional(ok)
+
+
+def _risky(part: str) -> bool:
+    """A step that throws work away or skips the project's checks: not a way round to advertise."""
+    words = cl.split_words(part)
+    return "--no-verify" in words or any(w in _RISKY.get(tuple(words[:2]), ()) for w in words[2:])
+
+
+def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> bool:
+    """`ok` is another form of the command line that failed: one of its parts runs a failed
+    part's command (`_same_command`), something differs, and no step it adds is risky
+    ("git add -A && git stash drop" is not a way round a failed "git stash pop")."""
     canon = {cl.canonical(p) for p in fail}
-    related = any(cl.family(p) in fams or cl.purpose(p) in purposes for p in ok)
-    return related and any(cl.canonical(p) not in canon for p in ok)
+    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok)
+    return related and any(cl.canonical(p) not in canon for p in ok) and not any(
+        _risky(p) for p in ok if p not in fail)
 
 
 def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -125,7 +166,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         for nxt in shell[i + 1: i + 1 + WINDOW]:
             parts = cl.normalise(nxt["command"])
-            if ran(nxt) and _variant(fail, parts):
+            if ran(nxt) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
                 rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
                 break
             if not ran(nxt) and _signature(nxt) == sig:

@@ -1,17 +1,18 @@
 """The knowledge records of a session as graph node proposals, and the keys they retire.
 
-Every proposal carries `data.kind` (command / gotcha / unfinished / instruction) and a
+Every proposal carries `data.kind` (command / gotcha / unfinished / instruction / mention) and a
 `data.key`; graph_apply lets a node replace the active nodes of its key and closes the
 `retire` keys. Unfinished items are computed over the whole session so far (`prior` +
 `events`): what matters is the state the session ends in. Commands, gotchas and
-instructions come from the range alone, so a rerun over the same events proposes the same
-nodes (consolidation is deterministic for identical input).
+instructions come from the range alone, so a rerun over the same events and the same
+`known` proposes the same nodes (consolidation is deterministic for identical input).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from engram import jsonio
 from engram.consolidate.knowledge import commands, unfinished, user_words
 from engram.text import clip_words
 
@@ -35,15 +36,19 @@ def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[di
             desc += f" Narrower: `{rec['example']}`."
         out.append(_node("c", canon, "concept", desc, {"kind": "command", "key": "command:" + canon,
                                                        "purpose": rec["purpose"], "last_ok": rec["last_ts"]},
-                         rec["evidence"]))
+                         rec["evidence"], op="update"))  # its newer run says when it last worked
     retire = [{"key": "command:" + old, "by": "command:" + new, "reason": f"`{old}` failed; `{new}` worked"}
               for old, new in commands.retired_commands(events, working).items()]
     return out, retire
 
 
-def gotcha_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
+def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) -> list[Proposal]:
+    """Gotchas and paths kept out of commits; `carried`: errors an unfinished item already says
+    (a blocked `rm` is its leftover files' line, not a second known problem)."""
     out = []
     for g in commands.gotchas(events):
+        if g["error"] in carried:
+            continue
         desc = f"`{clip_words(g['command'], 120)}` fails: {g['error']}"
         desc += f"; `{clip_words(g['worked'], 120)}` worked instead." if g["worked"] else \
             f" (seen {g['times']} times, no working variant yet)."
@@ -82,9 +87,11 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
             node["data"]["alias"] = pr["alias"]
         out.append(node)
     left, removed = unfinished.leftovers(session)
-    for f in left:
-        out.append(_unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
-                               f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"]))
+    for f in left:  # one node per file (its own key); SessionStart shows one rm's files on one line
+        node = _unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
+                           f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"])
+        node["data"].update(path=f["path"], command=f["command"], error=f["error"])
+        out.append(node)
     last = unfinished.last_request(session)
     if last and not last["replied"]:
         desc = f"Last request of the session of {last['ts']}, with no reply recorded: \"{last['text']}\"."
@@ -99,18 +106,43 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
     return out, retire
 
 
-def instruction_nodes(events: list[dict[str, Any]]) -> list[Proposal]:
-    out = []
-    for i in user_words.instructions(events):
-        name = f"Use {i['name']}" if i["agent"] else i["name"]
-        out.append(_node("i", name, "decision", i["text"], {"kind": "instruction", "source": "user",
-                                                            **({"requires": [], "forbids": []} if i["agent"] else {})},
-                         i["evidence"], explicit=i["explicit"], rationale="", alternatives=[]))
+def named_before(known: list[str]) -> dict[str, str]:
+    """{subagent (casefolded "@agent-x"): "mention" or "instruction"} for the agents the graph
+    holds a node of, from the worker's `known` lines ({"name", "type"}: the type is the kind)."""
+    out = {}
+    for line in known:
+        try:
+            k = jsonio.loads(line)
+        except ValueError:
+            continue
+        name = str(k.get("name") or "") if isinstance(k, dict) else ""
+        if k.get("type") in ("mention", "instruction") and name.startswith("Use @agent-"):
+            out[name[len("Use "):].casefold()] = k["type"]
     return out
 
 
-def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
-    """(node proposals, retire entries) for a range of events, `prior` = the session before it."""
+def instruction_nodes(events: list[dict[str, Any]], earlier: dict[str, str] | None = None) -> list[Proposal]:
+    """The user's instructions, and the subagents they named (a `mention` until named again in
+    a later session; named again, it becomes an instruction in the words that promoted it)."""
+    earlier = earlier or {}
+    out = []
+    for i in user_words.instructions(events, set(earlier)):
+        name = f"Use {i['name']}" if i["agent"] else i["name"]
+        promoted = i["agent"] and i["kind"] == "instruction" and earlier.get(i["name"].casefold()) == "mention"
+        extra = {"op": "update"} if promoted else {}
+        out.append(_node("i", name, "decision", i["text"], {"kind": i["kind"], "source": "user",
+                                                            **({"requires": [], "forbids": []} if i["agent"] else {})},
+                         i["evidence"], explicit=i["explicit"], rationale="", alternatives=[], **extra))
+    return out
+
+
+def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
+              known: list[str] = ()) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """(node proposals, retire entries) for a range of events, `prior` = the session before it,
+    `known` = what the graph holds (consolidate/worker.known_nodes)."""
     cmds, retire = command_nodes(events)
     todo, closed = unfinished_nodes(prior + events)
-    return cmds + gotcha_nodes(events) + todo + instruction_nodes(events), retire + closed
+    carried = {n["data"]["error"] for n in todo if n["data"].get("error")}
+    this_session = user_words.agents_named(prior)  # the graph's node of these may be this session's own
+    earlier = {k: v for k, v in named_before(list(known)).items() if k not in this_session}
+    return cmds + gotcha_nodes(events, carried) + todo + instruction_nodes(events, earlier), retire + closed

@@ -151,7 +151,7 @@ def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                     failed = {k: v for k, v in failed.items() if not (k == p or k.startswith(p.rstrip("/") + "/"))}
                 elif words[0] != "mv":
                     failed[p] = {"key": "leftover:" + p, "path": p, "command": clip_words(part, 100),
-                                 "error": cl.error_signature(ev.get("output") or "", 140), "evidence": [ev["seq"]]}
+                                 "error": cl.error_signature(ev.get("output") or ""), "evidence": [ev["seq"]]}
     return list(failed.values())[:5], removed
 
 

@@ -3,12 +3,20 @@
 * `clean_prompt`: links shortened to what they name ("https://github.com/o/r/issues/364"
   -> "issue #364", a pull request -> "PR #N", any other link -> its host), terminal box
   characters dropped, whitespace squashed.
-* `substantive`: a prompt that says what to do, not "continue" / "yes" / "ok merge".
+* `substantive`: a prompt that says what to do, not "continue" / "yes" / "ok merge";
+  `bare`: what is left of one that does not, without the mentions and the filler.
 * `instructions`: corrective or imperative sentences ("don't …", "never …", "make sure to …",
-  "why are you editing …", "use X instead of Y") and the subagents the user named
-  (`@agent-x`, Claude Code's mention syntax). A sentence phrased as a rule (always, never,
-  don't, must) is explicit; the others keep the implicit band until repeated.
+  "why are you editing …", "use X instead of Y"). A sentence phrased as a rule (always,
+  never, don't, must) is explicit; the others keep the implicit band until repeated.
   Sentences decision_text already reads as decisions are left to it.
+* The subagents the user named (`@agent-x`, Claude Code's mention syntax): a sentence that
+  names one is split at its clauses and each clause without the mention is judged as above
+  ("make use of @agent-x and make sure to use branching appropriately" keeps its second
+  half). A mention alone is a standing instruction ("Use @agent-x") only when its clause is
+  phrased as a rule ("always use @agent-x for reviews") or when an earlier session named the
+  same subagent (`earlier`, what the graph holds); otherwise it is a `mention`: recorded,
+  not shown, and an instruction once a later session names it again. "continue with the
+  @agent-x" or a bare "@agent-x" is a one-off delegation, not a rule.
 """
 
 from __future__ import annotations
@@ -29,6 +37,11 @@ _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"(?:don'?t|do not|never|always|stop|avoid|must|make sure|remember to|you (?:should|must)|"
                    r"no need to|only|keep|why (?:are|did|do) you|use\b|prefer)\b", re.I)
 _RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop)\b", re.I)
+# A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
+_STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
+                       r"every time)\b", re.I)
+_CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|then)\s+", re.I)
+_ADDRESSED = re.compile(r"^(?:(?:ok(?:ay)?|so|also|please|pls)[,!.]?\s+)*(?:@agent-[\w.-]+\w[\s,:]*)+", re.I)
 MAX_INSTRUCTIONS = 8
 
 
@@ -48,29 +61,74 @@ def substantive(text: Any) -> bool:
     return len(content) >= 3
 
 
-def _agents(ev: dict[str, Any], text: str) -> list[dict[str, Any]]:
+def bare(text: Any) -> str:
+    """A prompt without its subagent mentions and the "continue" / "ok" words around what it
+    asks ("continue with the @agent-x on the flaky test" -> "flaky test"); "" when nothing is left."""
+    words = _AGENT.sub(" ", clean_prompt(text)).split()
+    while words and words[0].strip(".,!?:;'\"").lower() in _FILLER:
+        words.pop(0)
+    while words and words[-1].strip(".,!?:;'\"").lower() in _FILLER:
+        words.pop()
+    return " ".join(words)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip(" ,;") for c in _CLAUSE.split(sentence) if c.strip(" ,;")]
+
+
+def _instruction(ev: dict[str, Any], s: str) -> dict[str, Any]:
+    return {"name": clip_words(s, 80), "text": clip_words(s, 300), "explicit": bool(_RULE_WORDS.search(s)),
+            "agent": False, "kind": "instruction", "evidence": [ev["seq"]]}
+
+
+def _agent(ev: dict[str, Any], name: str, clause: str, sentence: str, earlier: set[str]) -> dict[str, Any]:
+    """A named subagent: an instruction when the clause it is the object of is phrased as a rule
+    ("" for an agent addressed), or when an earlier session named it."""
+    rule = bool(_STANDING.search(clause))
+    kind = "instruction" if rule or name.casefold() in earlier else "mention"
+    return {"name": name, "text": clip_words(sentence, 200), "explicit": rule, "agent": True, "kind": kind,
+            "evidence": [ev["seq"]]}
+
+
+def _sentence_items(ev: dict[str, Any], s: str, taken: set[str], earlier: set[str]) -> list[dict[str, Any]]:
+    """The instructions of one sentence; one naming a subagent is judged clause by clause."""
+    if not _AGENT.search(s):
+        ok = s not in taken and _RULE.match(s) and len(s.split()) >= 3
+        return [_instruction(ev, s)] if ok else []
     out = []
-    for name in dict.fromkeys(_AGENT.findall(text)):
-        said = next((s for s in decision_text.sentences(text) if name in s), text)
-        out.append({"name": name, "text": clip_words(said, 200), "explicit": False, "agent": True,
-                    "evidence": [ev["seq"]]})
+    for clause in _clauses(s):
+        rest = _ADDRESSED.sub("", clause)  # "@agent-x make sure to …": the agent addressed, then a rule for it
+        addressed = _AGENT.findall(clause[: len(clause) - len(rest)])
+        out += [_agent(ev, n, "", s, earlier) for n in addressed]
+        out += [_agent(ev, n, rest, s, earlier) for n in _AGENT.findall(rest)]
+        if not _AGENT.search(rest) and rest not in taken and _RULE.match(rest) and len(rest.split()) >= 3:
+            out.append(_instruction(ev, rest))
     return out
 
 
-def instructions(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """[{"name", "text", "explicit", "agent", "evidence"}] from the user's prompts."""
+_RANK = {"mention": 0, "instruction": 1}
+
+
+def agents_named(events: list[dict[str, Any]]) -> set[str]:
+    """The subagents (casefolded) the user's prompts among `events` named."""
+    return {n.casefold() for e in events if e.get("type") == "user_prompt"
+            for n in _AGENT.findall(str(e.get("prompt") or ""))}
+
+
+def instructions(events: list[dict[str, Any]], earlier: set[str] = frozenset()) -> list[dict[str, Any]]:
+    """[{"name", "text", "explicit", "agent", "kind", "evidence"}] from the user's prompts;
+    `earlier`: the subagent names (casefolded) earlier sessions recorded."""
     out: dict[str, dict[str, Any]] = {}
     for ev in events:
         if ev.get("type") != "user_prompt":
             continue
         text = clean_prompt(ev.get("prompt"))
         taken = {d["text"] for d in decision_text.decision_sentences(str(ev.get("prompt") or ""))}
-        for item in _agents(ev, text):
-            out.setdefault(item["name"].casefold(), item)
         for s in (x.strip() for x in decision_text.sentences(text)):
-            if s in taken or not _RULE.match(s) or len(s.split()) < 3 or _AGENT.search(s):
-                continue
-            item = {"name": clip_words(s, 80), "text": clip_words(s, 300), "explicit": bool(_RULE_WORDS.search(s)),
-                    "agent": False, "evidence": [ev["seq"]]}
-            out.setdefault(" ".join(s.casefold().split()), item)
-    return list(out.values())[:MAX_INSTRUCTIONS]
+            for item in _sentence_items(ev, s, taken, earlier):
+                key = item["name"].casefold() if item["agent"] else " ".join(item["name"].casefold().split())
+                old = out.get(key)
+                if old is None or (_RANK[item["kind"]], item["explicit"]) > (_RANK[old["kind"]], old["explicit"]):
+                    out[key] = item
+    ranked = sorted(out.values(), key=lambda i: i["kind"] == "mention")  # instructions first, in order
+    return ranked[:MAX_INSTRUCTIONS]
