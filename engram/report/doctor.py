@@ -233,6 +233,17 @@ def _kind(mode: int) -> str:
             else "a symlink" if stat.S_ISLNK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
 
 
+def _listed(top: str, subs: tuple[str, ...]) -> list[str]:
+    """Every entry of the folders `subs` of `top` (those that exist)."""
+    out = []
+    for sub in subs:
+        try:
+            out += [os.path.join(top, sub, n) for n in sorted(os.listdir(os.path.join(top, sub)))]
+        except OSError:
+            continue
+    return out
+
+
 def special_files() -> list[Check]:
     """engram's files that are not regular files: engram refuses them (nothing hangs), so
     whatever they hold is not captured or not read until they are replaced."""
@@ -241,14 +252,10 @@ def special_files() -> list[Check]:
     from engram.config import all_projects
 
     found = []
-    candidates = [os.path.join(home(), "config.json")]
+    candidates = [os.path.join(home(), "config.json")] + _listed(home(), ("notices",))
     for p in all_projects():
         candidates += [os.path.join(p.dir, n) for n in ("project.json", "engram.db", "engram.db-wal", "engram.db-shm")]
-        for sub in ("events", "episodes", "sessions", "queue", "checks", "faults", "logs"):
-            try:
-                candidates += [os.path.join(p.dir, sub, n) for n in sorted(os.listdir(os.path.join(p.dir, sub)))]
-            except OSError:
-                continue
+        candidates += _listed(p.dir, ("events", "episodes", "sessions", "queue", "checks", "workers", "faults", "logs"))
     for path in candidates:
         try:
             mode = os.lstat(path).st_mode
