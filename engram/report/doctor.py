@@ -297,6 +297,9 @@ def _database(p) -> Check | None:
             if missing:
                 result = f"not an engram database: tables {', '.join(missing)} are missing"
     except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
+        if _busy(exc):  # healthy, and written by someone: moving it aside now would lose what they write
+            return Check(WARN, "database", f"{p.db_path} ({p.root}) is held by another process (a worker, "
+                         "`engram maintain`, an import); it was not checked", "run `engram doctor` again in a minute")
         result = f"integrity_check says cannot open: {exc}"
     if result != "ok":
         return Check(FAIL, "database", f"{p.db_path} ({p.root}): {result[:200]}",
@@ -308,6 +311,13 @@ def _database(p) -> Check | None:
                      f"consolidated session(s) are not in it (e.g. {lost[0]})",
                      f"engram consolidate --all --project {p.root}  # rebuilds them from the event streams")
     return None
+
+
+def _busy(exc: Exception) -> bool:
+    """SQLite's "database is locked" / "database table is locked" / SQLITE_BUSY: another
+    process holds the file, which says nothing about its health."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def databases() -> list[Check]:
