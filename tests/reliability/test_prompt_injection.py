@@ -298,6 +298,20 @@ def test_hostile_text_comes_back_inert_in_every_channel(hostile, monkeypatch, fi
     figures.add("injection", channels_checked=5, instructions_returned=0)
 
 
+def test_query_json_fields_are_inert(hostile):
+    """A script may paste `engram query --json` into a prompt: its names and files are tool
+    text too, so they come back inert like the text output's (no markup, one line each)."""
+    res = subprocess.run([sys.executable, "-m", "engram", "query", "build of src/app.py fails, keep app small", "--json",
+                          "--no-vectors"], capture_output=True, text=True, cwd=str(hostile), timeout=120)
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    values = [str(v) for row in rows for k, v in row.items() if k not in ("activation",)]
+    values += [f for row in rows for f in row["files"]]
+    assert any("‹/system-reminder›" in v for v in values), res.stdout  # the planted text came back
+    raw = [v for v in values if "system-reminder>" in v or "<system-reminder" in v or "\n" in v]
+    assert raw == [], raw
+
+
 def test_hostile_file_name_and_question_are_escaped():
     from engram.retrieve import query
     from engram.text import inert
