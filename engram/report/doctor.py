@@ -252,7 +252,7 @@ def special_files() -> list[Check]:
     from engram.config import all_projects
 
     found = []
-    candidates = [os.path.join(home(), "config.json")] + _listed(home(), ("notices",))
+    candidates = [os.path.join(home(), n) for n in ("config.json", "python")] + _listed(home(), ("notices",))
     for p in all_projects():
         candidates += [os.path.join(p.dir, n) for n in ("project.json", "engram.db", "engram.db-wal", "engram.db-shm")]
         candidates += _listed(p.dir, ("events", "episodes", "sessions", "queue", "checks", "workers", "faults", "logs"))

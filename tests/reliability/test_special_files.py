@@ -212,3 +212,22 @@ def test_doctor_names_a_special_file_in_the_queues_and_notices(proj, engram_home
                          cwd=str(proj))
     fails = [ln for ln in res.stdout.splitlines() if ln.startswith("FAIL") and "data files" in ln]
     assert fails and str(path) in fails[0], res.stdout
+
+
+def test_a_fifo_as_the_recorded_interpreter_hangs_neither_the_launcher_nor_doctor(proj, engram_home):
+    """bin/engram-hook reads $ENGRAM_HOME/python before any Python runs: `cat` on a FIFO waits
+    for a writer, and so did doctor's check of it."""
+    from testing.helpers import REPO
+
+    os.mkfifo(engram_home / "python")
+    env = {k: v for k, v in os.environ.items() if k != "ENGRAM_PYTHON"}
+    body = json.dumps(payload("SessionStart", "s", proj, source="startup")).encode()
+    t = time.monotonic()
+    res = subprocess.run(["sh", str(REPO / "bin" / "engram-hook"), "SessionStart"], input=body, capture_output=True,
+                         env=env, timeout=60)
+    assert res.returncode == 0 and time.monotonic() - t < FAST
+    t = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "engram", "doctor"], capture_output=True, text=True, timeout=60,
+                         cwd=str(proj))
+    assert time.monotonic() - t < 30 and "Traceback" not in res.stdout + res.stderr, res.stderr
+    assert any(ln.startswith("FAIL") and "python" in ln for ln in res.stdout.splitlines()), res.stdout
