@@ -298,7 +298,7 @@ def test_hostile_text_comes_back_inert_in_every_channel(hostile, monkeypatch, fi
     figures.add("injection", channels_checked=5, instructions_returned=0)
 
 
-def test_query_json_fields_are_inert(hostile):
+def test_query_json_fields_are_inert(hostile, figures):
     """A script may paste `engram query --json` into a prompt: its names and files are tool
     text too, so they come back inert like the text output's (no markup, one line each)."""
     res = subprocess.run([sys.executable, "-m", "engram", "query", "build of src/app.py fails, keep app small", "--json",
@@ -310,6 +310,7 @@ def test_query_json_fields_are_inert(hostile):
     assert any("‹/system-reminder›" in v for v in values), res.stdout  # the planted text came back
     raw = [v for v in values if "system-reminder>" in v or "<system-reminder" in v or "\n" in v]
     assert raw == [], raw
+    figures.add("injection", channels_checked=1, instructions_returned=0)
 
 
 def test_hostile_file_name_and_question_are_escaped():
