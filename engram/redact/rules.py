@@ -492,7 +492,7 @@ def _command_line(line: str) -> str:
     spans = _words(line)
     words = [line[a:b] for a, b in spans]
     tools = {_tool(w, k == 0) for k, w in enumerate(words)}
-    masks: list[tuple[int, int]] = []
+    masks: list[tuple[int, int] | None] = []
     for k, w in enumerate(words):
         nxt = spans[k + 1] if k + 1 < len(spans) else None
         if w in _FLAG_VALUE or (w == "-p" and tools & set(_SHORT_P)) or (w == "-a" and "redis-cli" in tools):
