@@ -1,9 +1,10 @@
 """How well the redactor finds secrets, and how little ordinary content it eats.
 
-    python bench/redaction_quality.py [--split dev|heldout|both] [--show]
+    python bench/redaction_quality.py [--split dev|heldout|both|batch2|all] [--show]
 
 Cases: bench/redaction_corpus.py (labelled secrets by family, near-miss negatives), written
-before the rules were changed and split development / held-out. Ordinary content: the
+before the rules were changed and split development / held-out, and its batch 2, held out
+whole (measured against the held-out half's ordinary content). Ordinary content: the
 running interpreter's standard library (code; `test` packages excluded) and, when present,
 the tool outputs and messages of the shared real transcripts (logs), both alternating
 development / held-out by file. Every mask inserted into ordinary content is counted as a
@@ -14,7 +15,9 @@ Reported per half:
 * collateral: ordinary words next to a secret that were eaten / such words;
 * negatives changed: near-miss cases altered / near-miss cases;
 * ordinary content: masks per 10,000 lines;
-* precision: secrets caught / (secrets caught + masks in negatives and ordinary content).
+* precision: secrets caught / (secrets caught + masks in negatives and ordinary content),
+  over code and logs, and over code only (what a checkout without the shared transcripts
+  reproduces).
 """
 
 from __future__ import annotations
@@ -37,11 +40,14 @@ CHUNK_LINES = 40  # ordinary content is redacted in chunks the size of a capture
 TRANSCRIPTS = os.path.join(os.path.dirname(HERE), "..", "shared", "fixtures", "transcripts")
 
 
-def scrub(text: str, file: str | None) -> str:
-    """The capture path's choice: a `.env` file's content, or any other text."""
-    if file and redact.is_env_file(file):
-        return redact.redact_env_file(text)
-    return redact.redact(text)
+def scrub(case: dict) -> str:
+    """The capture path's choice: a `.env` file's content, a field clipped to its limit, or
+    any other text."""
+    if case.get("file") and redact.is_env_file(case["file"]):
+        return redact.redact_env_file(case["text"])
+    if case.get("clip"):
+        return redact.clip_then_redact(case["text"], case["clip"])[0]
+    return redact.redact(case["text"])
 
 
 def masks(before: str, after: str) -> int:
@@ -127,13 +133,21 @@ def scan_ordinary(texts: list[str], show: bool) -> tuple[int, int, float]:
 # -- labelled cases --------------------------------------------------------------------------
 
 
+def labelled(half: str) -> tuple[dict[str, list[dict]], list[str]]:
+    """(positive cases by family, negatives) of one half, or of batch 2 (held out whole)."""
+    if half == "batch2":
+        return corpus.POSITIVE_2, corpus.NEGATIVE_2
+    return {f: corpus.split(cases, half) for f, cases in corpus.POSITIVE.items()}, corpus.split(corpus.NEGATIVE, half)
+
+
 def run_cases(half: str, show: bool) -> dict:
     fam: dict[str, list[int]] = {}
     planted = caught = keep_total = eaten = 0
-    for family, cases in corpus.POSITIVE.items():
+    positive, neg = labelled(half)
+    for family, cases in positive.items():
         got = n = 0
-        for case in corpus.split(cases, half):
-            out = scrub(case["text"], case.get("file"))
+        for case in cases:
+            out = scrub(case)
             for s in case["secrets"]:
                 n += 1
                 if s not in out:
@@ -149,7 +163,6 @@ def run_cases(half: str, show: bool) -> dict:
         fam[family] = [got, n]
         planted += n
         caught += got
-    neg = corpus.split(corpus.NEGATIVE, half)
     changed = neg_masks = 0
     for text in neg:
         out = redact.redact(text)
@@ -164,31 +177,35 @@ def run_cases(half: str, show: bool) -> dict:
 
 def report(half: str, show: bool) -> None:
     r = run_cases(half, show)
-    print(f"== {half} half ==")
+    print("== batch 2 (held out whole) ==" if half == "batch2" else f"== {half} half ==")
     for family, (got, n) in r["families"].items():
         print(f"  recall {family:<17} {got:>3}/{n:<3} {got / n:6.1%}")
     print(f"  recall (all)              {r['caught']:>3}/{r['planted']:<3} {r['caught'] / r['planted']:6.1%}")
     print(f"  collateral                {r['eaten']:>3}/{r['keep']:<3} words next to a secret eaten")
     print(f"  negatives changed         {r['negatives_changed']:>3}/{r['negatives']:<3}")
-    fp = r["negative_masks"]
-    for kind, texts in ordinary(half).items():
+    fp = {"negatives": r["negative_masks"]}
+    for kind, texts in ordinary("heldout" if half == "batch2" else half).items():
         if not texts:
             print(f"  ordinary {kind}: none found (the shared transcripts are absent)")
             continue
         lines, found, spent = scan_ordinary(texts, show)
-        fp += found
+        fp[kind] = found
         print(f"  ordinary {kind:<5} {lines:>8} lines, {found:>4} masks ({found * 10000 / max(1, lines):.2f} per 10k lines), "
               f"{lines / max(spent, 1e-9) / 1000:.0f}k lines/s")
-    precision = r["caught"] / max(1, r["caught"] + fp)
-    print(f"  precision                 {precision:.3f} ({r['caught']} secrets caught, {fp} masks on ordinary content)")
+    for label, kinds in (("code and logs", ("negatives", "code", "logs")), ("code only", ("negatives", "code"))):
+        if label == "code only" or "logs" in fp:
+            wrong = sum(fp.get(k, 0) for k in kinds)
+            print(f"  precision ({label:<13}) {r['caught'] / max(1, r['caught'] + wrong):.3f} "
+                  f"({r['caught']} secrets caught, {wrong} masks on negatives and ordinary {' and '.join(kinds[1:])})")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("dev", "heldout", "both"), default="both")
+    ap.add_argument("--split", choices=("dev", "heldout", "both", "batch2", "all"), default="all")
     ap.add_argument("--show", action="store_true", help="print every miss, eaten word and false positive")
     args = ap.parse_args()
-    for half in (("dev", "heldout") if args.split == "both" else (args.split,)):
+    halves = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "batch2")}.get(args.split, (args.split,))
+    for half in halves:
         report(half, args.show)
     return 0
 

@@ -13,6 +13,8 @@ regular file, and read up to a byte limit:
 * `read_regular(..., within=root)`: a file named by the project or a payload, read only
   when its real path is inside `root` (the project), never following a link out of it.
 * `open_append`: the descriptor of a regular file to append to (created 0600).
+* `open_marker`: a lock file or a job marker, whose content nobody reads: anything else in
+  its place (a FIFO, a device, a symlink) is removed and the file made anew.
 * `write_atomic`: readers see the old content or the new, never a mix (temp file + rename);
   a failed write leaves no temp file behind.
 * `private_dir`: a directory made 0700 with every parent it creates (os.makedirs gives the
@@ -49,10 +51,10 @@ def regular_or_missing(path: str) -> bool:
         return True
 
 
-def _open_checked(path: str, flags: int) -> int:
+def _open_checked(path: str, flags: int, mode: int = 0o600) -> int:
     """A descriptor of a regular file; raises NotRegular (closing it) for anything else."""
     try:
-        fd = os.open(path, flags, 0o600)
+        fd = os.open(path, flags, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
             raise NotRegular(errno.ELOOP, "a symlink, not a file", path) from None
@@ -105,6 +107,26 @@ def open_append(path: str) -> int:
                          | getattr(os, "O_CLOEXEC", 0))
 
 
+def open_marker(path: str) -> int:
+    """A read-write descriptor of a file that holds no data (a lock, a queued job's marker),
+    opened without blocking; something else in its place is removed and the file made anew."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(2):
+        try:
+            fd = os.open(path, flags, 0o600)
+        except OSError as exc:
+            if not os.path.islink(path):
+                raise
+            fd, bad = -1, exc
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+            bad = NotRegular(errno.EINVAL, "not a regular file", path)
+        os.unlink(path)
+    raise bad
+
+
 def private_dir(path: str) -> str:
     """Create `path` and any missing parent, each 0700; return `path`."""
     missing, p = [], os.path.abspath(path)
@@ -129,7 +151,7 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True
     failure (a full disk) the temp file is removed and the error raised.
     """
     tmp = f"{path}.tmp.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, mode)
+    fd = _open_checked(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | _NOFOLLOW, mode)
     try:
         try:
             view = memoryview(data)

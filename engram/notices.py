@@ -48,13 +48,14 @@ def take(home: str) -> list[str]:
         names = [n for n in os.listdir(folder) if n.endswith(".pending")]
     except OSError:
         return []
+    from engram.fsio import read_file
+
     found = []
     for name in names:
         path = os.path.join(folder, name)
         try:
             mtime = os.stat(path).st_mtime_ns
-            with open(path, "rb") as f:
-                text = f.read(2000).decode("utf-8", "replace").strip()
+            text = read_file(path, 2000).decode("utf-8", "replace").strip()  # a FIFO: NotRegular, not a wait
             os.rename(path, path[: -len(".pending")] + ".shown")  # only one taker succeeds
         except OSError:
             continue

@@ -65,12 +65,12 @@ class Queue:
 
     def put(self, name: str, data: bytes | None = None) -> None:
         """Queue a job (an empty marker file, or `data` written atomically)."""
+        from engram.fsio import open_marker, write_atomic
+
         _mkdir(self.dir)
         if data is None:
-            os.close(os.open(self.path(name), os.O_WRONLY | os.O_CREAT, 0o600))
+            os.close(open_marker(self.path(name)))  # a FIFO in its place is replaced, never waited on
         else:
-            from engram.fsio import write_atomic
-
             write_atomic(self.path(name), data, durable=False)
 
     def done(self, name: str) -> None:
@@ -140,7 +140,9 @@ def drain(pool: Pool, todo: Callable[[], list[str]], handle: Callable[[str], Non
 
 def try_lock(path: str) -> int | None:
     """An open descriptor holding an exclusive flock on `path`, or None if someone holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    from engram.fsio import open_marker
+
+    fd = open_marker(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return fd
@@ -184,8 +186,7 @@ def start(argv: list[str], log_path: str, *, slot_fd: int | None = None, delay: 
     cmd = [sys.executable, "-m", "engram", *argv]
     if (delay or nice) and os.path.exists(SHELL):
         cmd = [SHELL, "-c", _LAUNCH, str(delay), str(nice), *cmd]
-    _mkdir(os.path.dirname(log_path))
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log_fd = _log_fd(log_path)
     try:
         if slot_fd is not None:
             os.set_inheritable(slot_fd, True)
@@ -203,6 +204,18 @@ def start(argv: list[str], log_path: str, *, slot_fd: int | None = None, delay: 
         os.close(log_fd)
     _spawned.append(pid)
     return pid
+
+
+def _log_fd(log_path: str) -> int:
+    """The worker's stdout and stderr: the project log, or /dev/null when something that is
+    not a regular file is in its place (a FIFO would block this hook until a reader came)."""
+    from engram.fsio import open_append
+
+    _mkdir(os.path.dirname(log_path))
+    try:
+        return open_append(log_path)
+    except OSError:
+        return os.open(os.devnull, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
 
 
 def reap() -> None:

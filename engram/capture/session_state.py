@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import fcntl
 import os
-import stat
 
 from engram import jsonio
-from engram.fsio import NotRegular, read_file, read_regular, write_atomic
+from engram.fsio import open_marker, read_file, read_regular, write_atomic
 
 TAIL_BYTES = 65536
 MAX_SEEN = 5000
@@ -76,7 +75,7 @@ class Locked:
         self.state: dict = {}
 
     def __enter__(self) -> dict:
-        self.fd = _lock_fd(self.state_path[: -len(".state.json")] + ".lock")
+        self.fd = open_marker(self.state_path[: -len(".state.json")] + ".lock")
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         try:
             st = jsonio.loads(read_file(self.state_path, MAX_STATE_BYTES).decode("utf-8", "replace"))
@@ -111,26 +110,6 @@ class Locked:
                 write_atomic(self.state_path, jsonio.dumps(st).encode(), durable=False)
         finally:
             os.close(self.fd)
-
-
-def _lock_fd(path: str) -> int:
-    """The session's lock file, opened without blocking; something else in its place (a
-    FIFO, a device, a symlink) is removed and the lock file made anew: it holds no data."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(2):
-        try:
-            fd = os.open(path, flags, 0o600)
-        except OSError as exc:
-            if not os.path.islink(path):
-                raise
-            fd, bad = -1, exc
-        else:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                return fd
-            os.close(fd)
-            bad = NotRegular(22, "not a regular file", path)
-        os.unlink(path)
-    raise bad
 
 
 def read(state_path: str) -> dict:

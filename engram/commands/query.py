@@ -2,7 +2,8 @@
 
 The same retrieval the MCP tool `query_knowledge` runs (engram.retrieve.query), for a person
 at a terminal or a script. Text output is the tiered context an agent would see; --json
-prints one object per hit (id, name, type, activation, tier, files, why, project).
+prints one object per hit (id, name, type, activation, tier, files, why, project, line), its
+text fields inert like the text output's (a script may paste them into a prompt).
 """
 
 from __future__ import annotations
@@ -41,9 +42,7 @@ def query(args: argparse.Namespace) -> tuple[str, int]:
     hits, notes = core.run(args.question, args.project or os.getcwd(), scope=args.scope, cfg=cfg,
                            vectors=not args.no_vectors, embedder=lambda: _embedder(cfg))
     if args.json:
-        rows = [{**{k: v for k, v in h.items() if k != "node"}, "line": core.line(h)}
-                for h in hits[: max(0, args.limit)]]
-        return jsonio.dumps(rows), 0
+        return jsonio.dumps([core.json_row(h) for h in hits[: max(0, args.limit)]]), 0
     budget = args.budget if args.budget is not None else 2 * int(cfg["tokenBudget"])
     text = core.format_text(args.question, hits, budget, args.scope)
     if notes:

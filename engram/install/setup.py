@@ -62,11 +62,14 @@ def write_launcher(home: str) -> str:
 
 
 def recorded_interpreter(home: str) -> str | None:
-    try:
-        with open(os.path.join(home, PYTHON_FILE), encoding="utf-8") as f:
-            return f.read().strip() or None
-    except OSError:
+    """The interpreter `record_interpreter` wrote; None when there is none or something that is
+    not a regular file is in its place (a FIFO would block the reader)."""
+    from engram.fsio import read_regular
+
+    data = read_regular(os.path.join(home, PYTHON_FILE), 4096, follow=False)
+    if data is None:
         return None
+    return data.decode("utf-8", "replace").strip() or None
 
 
 def init_database(project_dir: str) -> tuple[str, int]:

@@ -1,11 +1,13 @@
 """Secrets never reach disk: keys, tokens and passwords are masked before anything is written.
 
 Families (measured by bench/redaction_quality.py on bench/redaction_corpus.py): private key
-material with or without its armour lines, provider tokens by their prefixes, passwords in
+material with or without its armour lines (a body may start after other text on its line),
+provider tokens by their prefixes (Discord's by its shape, its id decoded), passwords in
 URLs, query strings, webhook URLs and Authorization headers, credentials in command lines
-(`-pPW`, `-u user:pw`, `sshpass -p`), credential files (`.pgpass`, crypt hashes, .netrc),
-`key = value` assignments in every common syntax whose key names a secret, and the spoken
-form ("the password is X") when the value looks like one.
+(`-pPW`, `-u user:pw`, `sshpass -p`; after a diff's marker, `$(`, a backtick, `;`, `|`, `&&`),
+credential files (`.pgpass`, crypt hashes, .netrc), `key = value` assignments in every
+common syntax whose key names a secret, and the spoken form ("the password is X") when the
+value looks like one.
 
 Bounded work whatever the input (docs/architecture.md, "Process model"): every pattern is
 linear. Each variable run is possessive (`{m,n}+`, no backtracking) and starts only where
@@ -50,7 +52,7 @@ def redact(text: str) -> str:
         return text
     text = _pgpass_lines(_key_lines(text))
     low = text.lower()
-    if not (any(a in low for a in _LOW_ANCHORS) or any(a in text for a in _CASED_ANCHORS)):
+    if not (any(a in low for a in _LOW_ANCHORS) or any(a in text for a in _CASED_ANCHORS) or _dotted_token(text)):
         return text
     from engram.redact import rules
 
@@ -61,13 +63,28 @@ def clip_then_redact(text: str, limit: int) -> tuple[str, int]:
     """(redacted text of at most `limit` characters: head and tail around a `[...]` line,
     the original length or 0 when nothing was cut). The text is cut before it is redacted
     (bounded work), with MARGIN characters to spare around each cut, so a secret that
-    straddles a cut is seen whole and masked before the spare is dropped."""
+    straddles a cut is seen whole and masked. The spare is dropped from the redacted text's
+    far end: a secret masked earlier shortens the text, so cutting at `half` would keep part
+    of the spare, where the window's own cut may have split a token too short to match."""
     if len(text) <= limit:
         return redact(text), 0
     half = limit // 2
-    head = redact(text[: half + MARGIN])[:half]
-    tail = redact(text[-(limit - half + MARGIN):])[-(limit - half):]
+    head = redact(text[: half + MARGIN])[:-MARGIN][:half]
+    tail = redact(text[-(limit - half + MARGIN):])[MARGIN:][-(limit - half):]
     return head + "\n[...]\n" + tail, len(text)
+
+
+def _dotted_token(text: str) -> bool:
+    """Whether the text may hold a Discord bot token (`M...{23-28}.xxxxxx.{27-40}`), by plain
+    string search: a dot with another 7 characters on and an M, N or O 23-28 characters before."""
+    i = text.find(".", 23)
+    while i >= 0:
+        if text[i + 7 : i + 8] == ".":
+            first = text[max(0, i - 28) : i - 22]
+            if "M" in first or "N" in first or "O" in first:
+                return True
+        i = text.find(".", i + 1)
+    return False
 
 
 # -- key material: armour lines and bare base64 bodies (plain string work, no `re`) ------------
@@ -100,12 +117,14 @@ def _armour(line: str) -> str:
 
 def _key_lines(text: str) -> str:
     """Mask private key material line by line: armoured blocks, bodies without armour (a
-    run of 2+ base64 lines, or one that starts like a DER private key), PuTTY key lines."""
+    run of 2+ base64 lines, one that starts like a DER private key or OpenSSH's format,
+    also after other text on its line, or a field that is one full body line), PuTTY key lines."""
     if "-----" not in text and "\n" not in text and len(text) < 40:
         return text
     lines = text.split("\n")
     out, i, changed = [], 0, False
     other = False  # inside an armoured block that is not a private key (a certificate)
+    starts = any(s in text for s in _KEY_STARTS)
     while i < len(lines):
         kind = _armour(lines[i])
         if kind == "other":
@@ -115,16 +134,63 @@ def _key_lines(text: str) -> str:
             continue
         j, run = _body_run(lines, i + (1 if kind == "begin" else 0), kind == "begin")
         ends = j < len(lines) and _armour(lines[j]) == "end"
-        if kind or ends or (not other and (run >= 2 or (run == 1 and _key_start(lines[i])))):
+        if kind or ends or (not other and (run >= 2 or (run == 1 and (_key_start(lines[i]) or _whole_line(lines))))):
             last = j + (1 if ends else 0)
             if out and kind != "begin":  # the body's first line may follow other text: "Done. MIIE..."
                 out[-1] = _mask_last_word(out[-1])
             out.append(_masked_block(lines[i:last]))
             i, changed = last, True
             continue
+        at = _key_word(lines[i]) if starts and not other else -1
+        if at >= 0:
+            line, last = _mask_key_word(lines, i, at)
+            out.append(line)
+            i, changed = last, True
+            continue
         out.append(lines[i])
         i += 1
     return "\n".join(out) if changed else text
+
+
+def _whole_line(lines: list[str]) -> bool:
+    """A field that is nothing but one full line of a key body: 64 characters (PEM's width)
+    or 70 (OpenSSH's)."""
+    return len(lines) == 1 and len(lines[0].strip()) in (64, 70)
+
+
+def _key_word(line: str) -> int:
+    """Where a private key's body starts inside a line ("note: b3BlbnNzaC1rZXktdjE..."): a
+    word of 40+ base64 characters that starts like one (`_key_start`); -1 when none does."""
+    for start in _KEY_STARTS:
+        at = line.find(start)
+        while at >= 0:
+            if (at == 0 or line[at - 1] not in _B64) and _key_start(line[at : at + 24]) and \
+                    _b64_end(line, at) - at >= 40:
+                return at
+            at = line.find(start, at + 1)
+    return -1
+
+
+def _b64_end(line: str, at: int) -> int:
+    """The end of the run of base64 at `at`, across JSON's `\\n` escapes (a key in one string)."""
+    end = at
+    while end < len(line) and (line[end] in _B64 or line[end] == "\\"):
+        end += 1
+    return end
+
+
+def _mask_key_word(lines: list[str], i: int, at: int) -> tuple[str, int]:
+    """(line i with the key body from `at` masked, the index after the body): a body that
+    ends its line goes on over the next lines of base64 and an END line."""
+    end = _b64_end(lines[i], at)
+    j = i + 1
+    if not lines[i][end:].strip():
+        j, _ = _body_run(lines, i + 1, False)
+        if j == i + 1 and j < len(lines) and _tail_line(lines[j]):
+            j += 1
+        if j < len(lines) and _armour(lines[j]) == "end":
+            j += 1
+    return lines[i][:at] + PEM_MASK + lines[i][end:], j
 
 
 def _body_run(lines: list[str], j: int, armoured: bool) -> tuple[int, int]:

@@ -49,6 +49,9 @@ _TOKENS = re.compile("(?<![A-Za-z0-9_])(?:" + "|".join((
     r"AGE-SECRET-KEY-1[A-Z0-9]{40,80}+",
     r"\d{8,10}:AA[A-Za-z0-9_\-]{30,40}+",  # a Telegram bot
 )) + ")")
+# a Discord bot token: the bot's id in base64 (M, N or O first: an ASCII digit), a timestamp,
+# an HMAC; `_discord` keeps the shape's look-alikes (dotted names) by decoding the id
+_DISCORD = re.compile(r"(?<![\w\-.])([MNO][A-Za-z0-9]{22,27}+)\.[\w\-]{6}\.[\w\-]{27,40}+(?![\w\-])")
 
 # -- URLs ----------------------------------------------------------------------------------------
 
@@ -95,6 +98,8 @@ _SPOKEN = re.compile(r"(?i)passw|pwd|passphrase|secret|token|api[ _\-]?key|acces
 def apply(text: str, low: str) -> str:
     """Every rule whose anchor occurs in `low` (text.lower()), in order."""
     text = _TOKENS.sub(MASK, text)
+    if "." in text:
+        text = _DISCORD.sub(_discord, text)
     if "://" in text:
         text = _userinfo(text)
         text = _WEBHOOKS.sub(_webhook, text)
@@ -113,6 +118,18 @@ def apply(text: str, low: str) -> str:
     if "value:" in text:
         text = _K8S_ENV.sub(_env_entry, text)
     return _spoken(text)
+
+
+def _discord(m: re.Match[str]) -> str:
+    """A token whose first part is the base64 of a 17-20 digit id; anything else is left."""
+    import binascii
+
+    part = m.group(1)
+    try:
+        bot = binascii.a2b_base64(part + "=" * (-len(part) % 4))
+    except binascii.Error:
+        return m.group(0)
+    return MASK if 17 <= len(bot) <= 20 and bot.isdigit() else m.group(0)
 
 
 def _userinfo(text: str) -> str:
@@ -449,20 +466,40 @@ def _words(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _tool(word: str, first: bool) -> str:
+    """The program a word names: `/usr/bin/mysql`, and the line's first word after a diff's
+    marker (`+mysql`), or a word after `$(`, a backtick, `;`, `|`, `&`, `(` or a quote."""
+    if first and word[:1] in "+-":
+        word = word[1:]
+    cut = max(word.rfind(c) for c in "(`;|&\"'")
+    return word[cut + 1 :].rsplit("/", 1)[-1]
+
+
+def _value_span(line: str, span: tuple[int, int]) -> tuple[int, int] | None:
+    """A password's span without its quotes or a shell's closing `)`, backtick, `;`, `|`, `&`;
+    None for a variable (`-p$DB_PASS`, `-p"$PW"`): a reference, not the password."""
+    a, b = span
+    while b > a and line[b - 1] in ")`;|&":
+        b -= 1
+    a, b = _unquoted(line, (a, b))
+    return None if line[a : a + 1] == "$" else (a, b)
+
+
 def _command_line(line: str) -> str:
     """Mask the passwords of one command line: `-pPW` (mysql), `-p PW` (sshpass, docker
-    login), `-a PW` (redis-cli), `--password PW`, `-u user:pw`, `pass:PW`, `htpasswd -b`."""
+    login), `-a PW` (redis-cli), `--password PW`, `-u user:pw`, `pass:PW`, `htpasswd -b`.
+    The command may follow a diff's marker, `$(`, a backtick, `;`, `|`, `&&` or `sh -c "`."""
     spans = _words(line)
     words = [line[a:b] for a, b in spans]
-    tools = {w.rsplit("/", 1)[-1] for w in words}
-    masks: list[tuple[int, int]] = []
+    tools = {_tool(w, k == 0) for k, w in enumerate(words)}
+    masks: list[tuple[int, int] | None] = []
     for k, w in enumerate(words):
         nxt = spans[k + 1] if k + 1 < len(spans) else None
         if w in _FLAG_VALUE or (w == "-p" and tools & set(_SHORT_P)) or (w == "-a" and "redis-cli" in tools):
             if nxt and not words[k + 1].startswith("-"):
-                masks.append(_unquoted(line, nxt))
+                masks.append(_value_span(line, nxt))
         elif w.startswith("-p") and len(w) > 2 and not w.startswith("--") and tools & set(_MYSQL) and w[2:3] != "o":
-            masks.append(_unquoted(line, (spans[k][0] + 2, spans[k][1])))
+            masks.append(_value_span(line, (spans[k][0] + 2, spans[k][1])))
         elif w in ("-u", "--user", "-U") and nxt and tools & {"curl", "wget", "lftp", "http", "xh"}:
             masks += _after_colon(line, nxt, ":,")
         elif w.startswith(("--user=", "-u")) and len(w) > 3 and tools & {"curl", "wget"}:
@@ -471,7 +508,7 @@ def _command_line(line: str) -> str:
             masks.append((spans[k][0] + w.find("pass:") + 5, spans[k][1]))
     if "htpasswd" in tools and "-b" in words and len(words) >= 2:
         masks.append(_unquoted(line, spans[-1]))
-    for a, b in sorted(set(masks), reverse=True):
+    for a, b in sorted({m for m in masks if m}, reverse=True):
         if b > a and line[a:b] != MASK:
             line = line[:a] + MASK + line[b:]
     return line

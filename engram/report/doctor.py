@@ -222,6 +222,17 @@ def _kind(mode: int) -> str:
             else "a symlink" if stat.S_ISLNK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
 
 
+def _listed(top: str, subs: tuple[str, ...]) -> list[str]:
+    """Every entry of the folders `subs` of `top` (those that exist)."""
+    out = []
+    for sub in subs:
+        try:
+            out += [os.path.join(top, sub, n) for n in sorted(os.listdir(os.path.join(top, sub)))]
+        except OSError:
+            continue
+    return out
+
+
 def special_files() -> list[Check]:
     """engram's files that are not regular files: engram refuses them (nothing hangs), so
     whatever they hold is not captured or not read until they are replaced."""
@@ -230,14 +241,10 @@ def special_files() -> list[Check]:
     from engram.config import all_projects
 
     found = []
-    candidates = [os.path.join(home(), "config.json")]
+    candidates = [os.path.join(home(), n) for n in ("config.json", "python")] + _listed(home(), ("notices",))
     for p in all_projects():
         candidates += [os.path.join(p.dir, n) for n in ("project.json", "engram.db", "engram.db-wal", "engram.db-shm")]
-        for sub in ("events", "episodes", "sessions", "queue", "checks", "faults", "logs"):
-            try:
-                candidates += [os.path.join(p.dir, sub, n) for n in sorted(os.listdir(os.path.join(p.dir, sub)))]
-            except OSError:
-                continue
+        candidates += _listed(p.dir, ("events", "episodes", "sessions", "queue", "checks", "workers", "faults", "logs"))
     for path in candidates:
         try:
             mode = os.lstat(path).st_mode
@@ -279,6 +286,9 @@ def _database(p) -> Check | None:
             if missing:
                 result = f"not an engram database: tables {', '.join(missing)} are missing"
     except Exception as exc:  # the driver's DatabaseError: not a database, locked, unreadable
+        if _busy(exc):  # healthy, and written by someone: moving it aside now would lose what they write
+            return Check(WARN, "database", f"{p.db_path} ({p.root}) is held by another process (a worker, "
+                         "`engram maintain`, an import); it was not checked", "run `engram doctor` again in a minute")
         result = f"integrity_check says cannot open: {exc}"
     if result != "ok":
         return Check(FAIL, "database", f"{p.db_path} ({p.root}): {result[:200]}",
@@ -290,6 +300,13 @@ def _database(p) -> Check | None:
                      f"consolidated session(s) are not in it (e.g. {lost[0]})",
                      f"engram consolidate --all --project {p.root}  # rebuilds them from the event streams")
     return None
+
+
+def _busy(exc: Exception) -> bool:
+    """SQLite's "database is locked" / "database table is locked" / SQLITE_BUSY: another
+    process holds the file, which says nothing about its health."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def databases() -> list[Check]:

@@ -173,6 +173,15 @@ def line(hit: dict) -> str:
     return tiers.line(hit["node"], max(tiers.tier(hit["activation"]), tiers.SUMMARY))
 
 
+def json_row(hit: dict) -> dict:
+    """A hit as `engram query --json` prints it. Its name, files, reason and project are tool
+    text like the text output's fields, and a script may paste them into a prompt: each is
+    shown through `inert` (one line, no markup)."""
+    return {"id": hit["id"], "name": inert(hit["name"], 200), "type": hit["type"], "activation": hit["activation"],
+            "tier": hit["tier"], "files": [inert(f, 400) for f in hit["files"]], "why": inert(hit["why"], 200),
+            "project": inert(hit.get("project", ""), 400), "line": line(hit)}
+
+
 def open_db(db_path: str, vectors: bool = True):
     """A connection to the database, or None if there is no file; it can read vectors
     (sqlite-vec when available) only when asked and the graph holds any, since loading

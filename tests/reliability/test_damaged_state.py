@@ -169,6 +169,21 @@ def test_locked_database(proj, figures):
     figures.add("damage", scenarios=1, hooks_failed=0)
 
 
+def test_doctor_on_a_locked_database_warns_and_moves_nothing(proj):
+    """A database another process holds is healthy: moving it (and its WAL) aside while that
+    process writes would lose what it writes, so doctor says to run again, nothing more."""
+    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db_path(proj)), "60"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        report = doctor()
+    finally:
+        locker.kill()
+        locker.wait()
+    assert flagged(report, "database") == "WARN", report
+    assert "held by another process" in report and "mv " not in report and "damaged" not in report, report
+    assert "database" not in "".join(ln for ln in report.splitlines() if ln.startswith("FAIL")), report
+
+
 def test_corrupt_state_and_config(proj, engram_home, figures):
     hook(proj, "UserPromptSubmit", prompt="one")
     state = project_dir(proj) / "sessions" / "live.state.json"

@@ -126,3 +126,78 @@ def test_no_secret_reaches_a_model_prompt(proj, monkeypatch, figures):
     assert [s for s, _ in SECRETS[:8] if s in sent] == []
     assert ENV_ONLY not in sent
     figures.add("secrets", model_prompts_checked=len(srv.calls), leaked_to_model=0)
+
+
+# -- the audit of issue 18: shapes the rules missed, through the real hook subprocesses ------------
+
+_DISCORD = "MTE4NzY1NDMyMDk4NzY1NDMyMQ.1qdXWP.Jx_d8ut8pdqsxRpvED5hJRaOvRTYZPNvS-I4k9"
+_SSH = ("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZYNVVZD2jiszwdzu8XX9cjXk1Ndxf7",
+        "puwyueHm4z2AQM22iB2/lv2LR9U9gDwjn4ce6/lzhNDA1dGe5CanKlvUihNGjr6giSi360MV9ERiROJ78zDeBfi9FmVw==")
+_BODY = ("gUIJ/hWp7c1UQ0ml3HBxtvw1k3pvjZkcWuQq69pHoyUvQDd9c0cCpv0L0ctKhh3j7S0UTOtmnYWJaN/engR6i98+8OQLrQeAinm84OUbofi+"
+         "/q5GWi2JmuYMC44nwTxbikFSLj5Zi5MCKvf1NRN4cO9y6Y/KmiBlNX3qYk63brutAoVgXuL2WKigMXMH5SvmPQWx2LMO63CvsoTZd+g5QZru"
+         "9/qg3ugnkipV+NGCHrY3Rbv/d+GN1/08MoUPn8zXi5+69WfiMxrKAisT/2+ydFfYIn8SU7HShaEoj/Zy1R00S7Cxiog8ErhctdNSrAsz03pq6oIq"
+         "8B5PJftYFdIbzj4I5a+IPoBQkNKr+8gR6LkAMjUABReKOYBwO9TrWHg14MWu2AJhvgiXckSv9qlxRBWXMzUISYiDV+DjlRpI/BpGnPGBOL1dr+"
+         "0JiuuY3/MKvDXwHDkKUyK1qRc3GVMjXfOnL3CsaqO10eQ3kxcQoJZXh50e/s2ic2+ukukii7fr")
+_GHP = "ghp_m14IKCzi2Eg3h0p54qGzTYdXt5yN84Bl3WWW"
+_SHELL_LINES = [  # (a line of a script the agent writes, its password)
+    ("mysql -h db -uadmin -pFjord_Kettle_5521 shop", "Fjord_Kettle_5521"),
+    ("count=$(mysql -uroot -pAmber9Lynx -N -e 'select 1')", "Amber9Lynx"),
+    ("ls dumps|mysql -uops -pCobalt_Reef38 shop", "Cobalt_Reef38"),
+    ("curl --user ci:Tidal4Orchid https://ci.example.com/job", "Tidal4Orchid"),
+    ("sshpass -p 'Quarry#7714' scp build.tgz ops@web1:/srv", "Quarry#7714"),
+    (f"client.run('{_DISCORD}')", _DISCORD),
+]
+
+
+def _heredoc_then_push() -> str:
+    """A command longer than its field's limit (1000): a key written by a heredoc (it shrinks
+    by far more than clip_then_redact's margin when masked), then a token the clip cuts."""
+    pem = "\n".join(["-----BEGIN RSA PRIVATE KEY-----"] + [_BODY[i : i + 64] for i in range(0, 576, 64)]
+                    + ["-----END RSA PRIVATE KEY-----"])
+    head = f"cat > deploy.pem <<'EOF'\n{pem}\nEOF\nchmod 600 deploy.pem\n"
+    cut = 1000 // 2 + 256  # the head window's end: the token's first 19 characters fall inside it
+    head += "#" * (cut - 19 - len(head) - len("\ngit push https://")) + "\ngit push https://"
+    assert len(head) == cut - 19
+    return head + _GHP + "@github.com/acme/app.git main\n" + "echo pushed\n" * 120
+
+
+def _cli(proj, *argv: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "engram", *argv], cwd=str(proj), capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_audit_shapes_reach_no_file_through_the_real_hooks(proj, engram_home, figures):
+    from testing.helpers import payload, run_hook
+
+    script = proj / "deploy.sh"
+    body = "".join(line + "\n" for line, _ in _SHELL_LINES)
+    script.write_text(body)
+    note = "Rotate the deploy key; note: " + "\n".join(_SSH)
+    calls = [
+        ("UserPromptSubmit", dict(prompt=f"the bot token is in deploy.sh: client.run('{_DISCORD}')")),
+        ("PostToolUse", dict(tool_name="Write", tool_input={"file_path": str(script), "content": body},
+                             tool_response={"type": "create", "filePath": str(script)})),
+        ("PostToolUse", dict(tool_name="Edit", tool_input={"file_path": str(script), "old_string": "",
+                                                           "new_string": _SHELL_LINES[1][0]},
+                             tool_response={"filePath": str(script)})),
+        ("PostToolUse", dict(tool_name="Bash", tool_input={"command": "python bot.py"},
+                             tool_response={"stdout": f"logging in with {_DISCORD}\n{note}", "stderr": ""})),
+        ("PostToolUse", dict(tool_name="Bash", tool_input={"command": _heredoc_then_push()},
+                             tool_response={"stdout": "pushed", "stderr": ""})),
+        ("Stop", dict(last_assistant_message=f"Done: {note}")),
+        ("SessionEnd", dict(reason="exit")),
+    ]
+    for event, fields in calls:
+        assert run_hook(event, payload(event, "audit", proj, **fields)).returncode == 0, event
+    assert _cli(proj, "decide", note, "--rationale", _SHELL_LINES[0][0], "--files", "src/app.py").returncode == 0
+    done = _cli(proj, "consolidate", "--all")
+    assert done.returncode == 0, done.stderr
+    blob = all_bytes(engram_home)
+    secrets = [s for _, s in _SHELL_LINES] + list(_SSH) + [_GHP[:19], _BODY[:64]]
+    leaked = [s for s in secrets if s.encode() in blob or json.dumps(s)[1:-1].encode() in blob]
+    assert leaked == []
+    assert {p.name for p in engram_home.rglob("engram.db")} and list(engram_home.rglob("*.episode.json"))
+    figures.add("secrets", audit_shapes=len(secrets), leaked=0)

@@ -203,6 +203,19 @@ def replay_inproc(items: list[tuple[str, dict]], harness: str = "claude-code") -
     return out
 
 
+def replay(items: list[tuple[str, dict]], harness: str = "claude-code") -> list:
+    """The hooks of `items` as real subprocesses (`python -m engram.hook`), one after another;
+    each must exit 0."""
+    from testing.helpers import run_hook
+
+    out = []
+    for event, obj in items:
+        res = run_hook(event, obj, "--harness", harness, timeout=60)
+        assert res.returncode == 0, (event, res.stderr)
+        out.append(res)
+    return out
+
+
 def consolidate_all(root: Path, provider: str | None = None) -> list:
     """Consolidate every pending or queued session of the project in this process, as a worker
     would (the configured provider: offline under the test conftest's ENGRAM_OFFLINE=1)."""
