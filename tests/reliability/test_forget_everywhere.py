@@ -181,10 +181,10 @@ def test_a_single_forgotten_word_leaves_the_keyword_index(proj, engram_home):
     a one-word term is stored there whole, which the phrase tests above never show."""
     _bluefin_session(proj)
     assert [p for p in copies(engram_home, WORD) if "engram.db" in p]  # indexed before
-    res = engram(proj, "forget", WORD)
+    res = engram("forget", WORD, cwd=proj)
     assert res.returncode == 0, res.stderr
     assert copies(engram_home, WORD) == []
-    assert engram(proj, "query", "deploy queue", "--json").stdout.count(WORD) == 0
+    assert engram("query", "deploy queue", "--json", cwd=proj).stdout.count(WORD) == 0
 
 
 def test_forget_drops_the_cached_embeddings_of_what_it_removed(proj):
@@ -209,7 +209,7 @@ def test_forget_drops_the_cached_embeddings_of_what_it_removed(proj):
     finally:
         conn.close()
     assert len(gone) >= 2
-    assert engram(proj, "forget", WORD).returncode == 0
+    assert engram("forget", WORD, cwd=proj).returncode == 0
     conn = sqlite3.connect(db_path(proj))
     try:
         cached = {r[0] for r in conn.execute("SELECT text_hash FROM embedding_cache")}
@@ -238,10 +238,10 @@ def test_dry_run_names_every_node_scrubbed_and_every_file_the_real_run_changes(p
     (proj / ".gsd").mkdir()
     (proj / ".gsd" / "KNOWLEDGE.md").write_text(gsd_knowledge.section(f"- Finding: {target} is slow") + "\n")
     before = _contents(engram_home, proj)
-    dry = engram(proj, "forget", target, "--dry-run")
+    dry = engram("forget", target, "--dry-run", cwd=proj)
     assert dry.returncode == 0, dry.stderr
     assert _contents(engram_home, proj) == before  # a dry run changes nothing
-    real = engram(proj, "forget", target)
+    real = engram("forget", target, cwd=proj)
     assert real.returncode == 0, real.stderr
     after = _contents(engram_home, proj)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}

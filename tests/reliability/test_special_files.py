@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -146,46 +147,46 @@ def test_doctor_and_worker_refuse_a_fifo_at_once(proj_s0, engram_home, tmp_path,
 # -- the queue, a notice and the log replaced (the audit of issue 18) ---------------------------------
 
 
-def test_a_fifo_as_a_queued_job_never_hangs_a_hook(proj, engram_home, figures):
+def test_a_fifo_as_a_queued_job_never_hangs_a_hook(proj_s0, engram_home, figures):
     from engram.config import Project
     from engram.consolidate import trigger
 
-    assert run_hook("UserPromptSubmit", payload("UserPromptSubmit", "s", proj, prompt="fix mod0")).returncode == 0
-    job = project_dir(proj) / "queue" / "s"
+    assert run_hook("UserPromptSubmit", payload("UserPromptSubmit", "s", proj_s0, prompt="fix mod0")).returncode == 0
+    job = project_dir(proj_s0) / "queue" / "s"
     job.parent.mkdir(exist_ok=True)
     os.mkfifo(job)
     for event, session, fields in (("SessionStart", "s2", dict(source="startup")),
                                    ("Stop", "s", dict(last_assistant_message="done"))):
-        res, took = _timed(event, payload(event, session, proj, **fields))
+        res, took = _timed(event, payload(event, session, proj_s0, **fields))
         assert res.returncode == 0 and took < FAST, f"{event} took {took:.1f}s with queue/s a FIFO"
-    assert job.is_file() and "s" in trigger.queued(Project.from_cwd(str(proj)))  # still queued: nothing lost
+    assert job.is_file() and "s" in trigger.queued(Project.from_cwd(str(proj_s0)))  # still queued: nothing lost
     figures.add("special_files", replaced=1, hooks=2, hung=0)
 
 
-def test_a_fifo_as_a_pending_notice_never_hangs_session_start(proj, engram_home, figures):
+def test_a_fifo_as_a_pending_notice_never_hangs_session_start(proj_s0, engram_home, figures):
     folder = engram_home / "notices"
     folder.mkdir()
     (folder / "budget-a").write_text("")
     (folder / "budget-a.pending").write_text("engram: the day's model budget is spent")
     (folder / "budget-b").write_text("")
     os.mkfifo(folder / "budget-b.pending")
-    res, took = _timed("SessionStart", payload("SessionStart", "s", proj, source="startup"))
+    res, took = _timed("SessionStart", payload("SessionStart", "s", proj_s0, source="startup"))
     assert res.returncode == 0 and took < FAST, f"SessionStart took {took:.1f}s with a notice a FIFO"
     assert b"model budget is spent" in res.stdout
     figures.add("special_files", replaced=1, hooks=1, hung=0)
 
 
-def test_a_fifo_as_the_log_never_hangs_the_hook_that_starts_a_worker(proj, engram_home, monkeypatch, figures):
+def test_a_fifo_as_the_log_never_hangs_the_hook_that_starts_a_worker(proj_s0, engram_home, monkeypatch, figures):
     monkeypatch.delenv("ENGRAM_NO_WORKER")
-    assert run_hook("UserPromptSubmit", payload("UserPromptSubmit", "s", proj, prompt="fix mod0")).returncode == 0
-    log = project_dir(proj) / "logs" / "engram.log"
+    assert run_hook("UserPromptSubmit", payload("UserPromptSubmit", "s", proj_s0, prompt="fix mod0")).returncode == 0
+    log = project_dir(proj_s0) / "logs" / "engram.log"
     log.parent.mkdir(exist_ok=True)
     log.unlink(missing_ok=True)
     os.mkfifo(log)
     for event, fields in (("Stop", dict(last_assistant_message="done")), ("SessionEnd", dict(reason="exit"))):
-        res, took = _timed(event, payload(event, "s", proj, **fields))
+        res, took = _timed(event, payload(event, "s", proj_s0, **fields))
         assert res.returncode == 0 and took < FAST, f"{event} took {took:.1f}s with the log a FIFO"
-    episode = project_dir(proj) / "episodes" / "s.episode.json"
+    episode = project_dir(proj_s0) / "episodes" / "s.episode.json"
     deadline = time.monotonic() + 60
     while not episode.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -195,32 +196,32 @@ def test_a_fifo_as_the_log_never_hangs_the_hook_that_starts_a_worker(proj, engra
 
 @pytest.mark.parametrize("where", ["queue/s", "checks/s.0000000001.json", "notices/budget-b.pending",
                                    "workers/slot-0.lock"])
-def test_doctor_names_a_special_file_in_the_queues_and_notices(proj, engram_home, where, figures):
-    path = (engram_home if where.startswith("notices") else project_dir(proj)) / where
+def test_doctor_names_a_special_file_in_the_queues_and_notices(proj_s0, engram_home, where, figures):
+    path = (engram_home if where.startswith("notices") else project_dir(proj_s0)) / where
     path.parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(path)
     res = subprocess.run([sys.executable, "-m", "engram", "doctor"], capture_output=True, text=True, timeout=120,
-                         cwd=str(proj))
+                         cwd=str(proj_s0))
     fails = [ln for ln in res.stdout.splitlines() if ln.startswith("FAIL") and "data files" in ln]
     assert fails and str(path) in fails[0], res.stdout
     figures.add("special_files", doctor_named=1)
 
 
-def test_a_fifo_as_the_recorded_interpreter_hangs_neither_the_launcher_nor_doctor(proj, engram_home, figures):
+def test_a_fifo_as_the_recorded_interpreter_hangs_neither_the_launcher_nor_doctor(proj_s0, engram_home, figures):
     """bin/engram-hook reads $ENGRAM_HOME/python before any Python runs: `cat` on a FIFO waits
     for a writer, and so did doctor's check of it."""
     from testing.helpers import REPO
 
     os.mkfifo(engram_home / "python")
     env = {k: v for k, v in os.environ.items() if k != "ENGRAM_PYTHON"}
-    body = json.dumps(payload("SessionStart", "s", proj, source="startup")).encode()
+    body = json.dumps(payload("SessionStart", "s", proj_s0, source="startup")).encode()
     t = time.monotonic()
     res = subprocess.run(["sh", str(REPO / "bin" / "engram-hook"), "SessionStart"], input=body, capture_output=True,
                          env=env, timeout=60)
     assert res.returncode == 0 and time.monotonic() - t < FAST
     t = time.monotonic()
     res = subprocess.run([sys.executable, "-m", "engram", "doctor"], capture_output=True, text=True, timeout=60,
-                         cwd=str(proj))
+                         cwd=str(proj_s0))
     assert time.monotonic() - t < 30 and "Traceback" not in res.stdout + res.stderr, res.stderr
     assert any(ln.startswith("FAIL") and "python" in ln for ln in res.stdout.splitlines()), res.stdout
     figures.add("special_files", replaced=1, hooks=1, hung=0, doctor_named=1)
