@@ -12,23 +12,35 @@ import sys
 from typing import Sequence
 
 from engram import __version__
-from engram.commands import (backfill, consolidate, decide, demo, doctor, eval_, export_import, forget,
-                             install_uninstall, maintain, mcp, query, show, status, worker)
 from engram.errors import EngramError
 
-# The order is the order of `engram --help`.
-COMMANDS = (demo, decide, status, show, maintain, consolidate, query, mcp, install_uninstall, doctor, forget,
-            export_import, eval_, backfill, worker)
+# {verb: its module under engram/commands/}, in the order of `engram --help`. Only the
+# chosen verb's module is imported and its parser built: importing every command module
+# and building every parser cost ~45 ms of each `engram query` (`python -X importtime`).
+VERBS = {"demo": "demo", "decide": "decide", "status": "status", "show": "show", "maintain": "maintain",
+         "consolidate": "consolidate", "query": "query", "mcp": "mcp", "install": "install_uninstall",
+         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "export": "export_import",
+         "import": "export_import", "eval": "eval_", "backfill": "backfill", "worker": "worker"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _verb(argv: Sequence[str]) -> str | None:
+    """The verb `argv` names: its first word that is not an option (None: `engram --help` and the like)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of `engram`, with the subparser of `argv`'s verb only when it is a known
+    one; every verb's otherwise (no argv, `engram --help`, a mistyped verb)."""
+    from importlib import import_module
+
     parser = argparse.ArgumentParser(
         prog="engram", description="Persistent memory for AI coding agents."
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(sub)
+    verb = _verb(argv) if argv is not None else None
+    for name in [VERBS[verb]] if verb in VERBS else dict.fromkeys(VERBS.values()):
+        import_module(f"engram.commands.{name}").add_parser(sub)
     return parser
 
 
@@ -46,7 +58,8 @@ def _check_project(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

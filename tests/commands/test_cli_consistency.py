@@ -111,3 +111,25 @@ def test_hidden_cwd_alias_still_works(shop, capsys):
     assert main(["status", "--cwd", root, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["projects"][0]["root"] == config.Project.from_cwd(root).root
 
+
+
+def test_a_verb_imports_its_own_module_and_help_lists_every_verb(tmp_path, engram_home, capsys):
+    """`engram query` paid ~45 ms for every command module, their parsers and the provider registry."""
+    import subprocess
+    import sys
+
+    from engram.cli import VERBS
+
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    code = ("import sys; from engram.cli import main; main(sys.argv[1:]); "
+            "sys.stderr.write(' '.join(sorted(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", code, "query", "retry", "--project", str(root)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    imported = set(run.stderr.split())
+    assert {m for m in imported if m.startswith("engram.commands.")} == {"engram.commands.query"}
+    assert "engram.providers.registry" not in imported and "engram.graph.vectors" not in imported
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    assert all(f"    {verb} " in listed or f"    {verb}\n" in listed for verb in VERBS)
