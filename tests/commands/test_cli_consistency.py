@@ -133,3 +133,33 @@ def test_a_verb_imports_its_own_module_and_help_lists_every_verb(tmp_path, engra
         main(["--help"])
     listed = capsys.readouterr().out
     assert all(f"    {verb} " in listed or f"    {verb}\n" in listed for verb in VERBS)
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+@pytest.mark.parametrize("session", ["nope", "../etc"])
+def test_status_of_an_unknown_session_is_one_line_on_stderr(extra, session, tmp_path, capsys, engram_home):
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    assert main(["status", "--session", session, "--project", str(root), *extra]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    (line,) = out.err.strip().splitlines()
+    assert line.startswith("Error: ") and session in line
+
+
+@pytest.mark.parametrize("kind", ["file", "empty folder", "folder of other files"])
+def test_backfill_of_something_that_is_not_transcripts_is_an_error(kind, tmp_path, capsys, engram_home):
+    target = tmp_path / "target"
+    if kind == "file":
+        target.write_text("root:x:0:0:root:/root:/bin/bash\n")  # /etc/passwd
+    else:
+        target.mkdir()
+        if kind == "folder of other files":
+            (target / "notes.txt").write_text("hello\n")
+    assert main(["backfill", str(target)]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.strip().splitlines() == [
+        f"Error: {target}: not a Claude Code transcript (.jsonl) or a folder of them; pass "
+        f"{os.path.join('~', '.claude', 'projects', '<project>')} or one of its .jsonl files"]
+    assert not os.path.exists(engram_home / "projects")
