@@ -68,10 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_project(args)
         return int(args.func(args) or 0)
     except EngramError as exc:
-        from engram.commands import runnable
-
-        print(runnable(f"Error: {exc}"), file=sys.stderr)
-        return 1
+        return _error(f"Error: {exc}")
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
@@ -80,17 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk, a read-only home, a permission: the user's to fix, in one line
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
-        print(f"Error: {os_error(exc)}", file=sys.stderr)
-        return 1
+        return _error(f"Error: {os_error(exc)}")
     except Exception as exc:
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
         from engram.graph.connect import db_errors
 
         if isinstance(exc, db_errors()):
-            print(f"Error: the database: {exc}; if it is locked, a worker or another engram command holds it (try "
-                  "again in a moment); otherwise `engram doctor` checks it", file=sys.stderr)
-            return 1
+            return _error(f"Error: the database: {exc}; if it is locked, a worker or another engram command holds it "
+                          "(try again in a moment); otherwise `engram doctor` checks it")
         import traceback
 
         from engram.config import engram_home
@@ -101,6 +96,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", file=sys.stderr)
         print(f"Check the log at {path}", file=sys.stderr)
         return 3
+
+
+def _error(line: str) -> int:
+    """Print one error line on stderr, each `engram ...` in it written the way this shell runs
+    engram (commands.runnable); the exit code 1."""
+    from engram.commands import runnable
+
+    print(runnable(line), file=sys.stderr)
+    return 1
 
 
 def os_error(exc: OSError) -> str:

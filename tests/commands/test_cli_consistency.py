@@ -163,3 +163,29 @@ def test_backfill_of_something_that_is_not_transcripts_is_an_error(kind, tmp_pat
         f"Error: {target}: not a Claude Code transcript (.jsonl) or a folder of them; pass "
         f"{os.path.join('~', '.claude', 'projects', '<project>')} or one of its .jsonl files"]
     assert not os.path.exists(engram_home / "projects")
+
+
+@pytest.mark.parametrize("failure", ["os error", "database error"])
+def test_os_and_database_errors_name_engram_doctor_runnably(failure, tmp_path, engram_home):
+    """With engram off PATH (after `make`), a bare `engram doctor` hint is a command that does not run."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    if failure == "os error":  # ENGRAM_HOME below a regular file: ENOTDIR on the first write
+        (tmp_path / "a-file").write_text("")
+        env["ENGRAM_HOME"] = str(tmp_path / "a-file" / "home")
+        argv = ["decide", "Use SQLite", "--project", str(root)]
+    else:
+        db = config.Project.from_cwd(str(root)).ensure().db_path
+        with open(db, "w") as f:
+            f.write("not a database, " * 64)
+        argv = ["query", "anything", "--project", str(root)]
+    run = subprocess.run([sys.executable, "-m", "engram", *argv], env=env, capture_output=True, text=True)
+    assert run.returncode == 1 and run.stdout == ""
+    (line,) = run.stderr.strip().splitlines()
+    command = subprocess.run([sys.executable, "-c", "from engram.commands import engram_command as c; print(c())"],
+                             env=env, capture_output=True, text=True).stdout.strip()  # fmt: skip
+    assert command != "engram" and f"`{command} doctor`" in line
