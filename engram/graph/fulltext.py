@@ -6,15 +6,18 @@ stems); triggers keep it current on every write. FTS5's `bm25()` is Okapi BM25 w
 k1 = 1.2, b = 0.75, negated (smaller is better); `search` returns it positive.
 
 What a search costs is the rows `bm25()` ranks (~4 µs each: 46,000 matches of a question's
-common words took 170 ms at 50,000 nodes), so a search ranks at most a row budget: a tenth
-of the nodes, and never less than MIN_ROWS (a graph that small ranks every match, as before):
+common words took 170 ms at 50,000 nodes), so above MIN_ROWS nodes a search ranks at most a
+row budget, a tenth of the nodes and at least MIN_ROWS (a smaller graph ranks every match of
+its words in at most half the nodes, as before):
 
-* The question's rarest words, rarest first, while their matches fit the budget. A word in
-  more than a tenth of the nodes has an IDF under log(9), so when rarer words match, the
-  best nodes are theirs; a word in more than half has an IDF of 1e-6 and never counts.
+* The question's words in at most a tenth of the nodes, rarest first, while their matches
+  fit the budget. Their IDF is over log(9), so the best nodes are theirs; a word in more
+  than half the nodes has an IDF of 1e-6 and never counts.
 * When every word is commoner than that, the nodes holding all of them (the words in at
   most half the nodes), then, below `limit`, those holding any; either among the newest
   budget rows of its matches only (the index's rowids grow with each write of a node's text).
+
+What this costs and how far it keeps to the exhaustive ranking: docs/retrieval.md, "On demand".
 """
 
 from __future__ import annotations
@@ -76,12 +79,13 @@ def _count(conn, term: str, cap: int) -> int:
 
 
 def _rarest(counts: dict[str, int], total: int, budget: int) -> list[str]:
-    """The words in at most half the nodes, rarest first, while their matches fit `budget` rows
-    (in a graph of at most `budget` nodes, all of them; or every word found, if all are commoner)."""
-    if total <= budget:
+    """The words in at most a tenth of the nodes, rarest first, while their matches fit `budget`
+    rows; in a graph of at most MIN_ROWS nodes, every word in at most half of them (or every
+    word found, when all are commoner), as before the budget."""
+    if total <= MIN_ROWS:
         return [t for t, n in counts.items() if n and n * 2 <= total] or [t for t, n in counts.items() if n]
     out, rows = [], 0
-    for n, t in sorted((n, t) for t, n in counts.items() if n and n * 2 <= total):
+    for n, t in sorted((n, t) for t, n in counts.items() if n and n * SHARE <= total):
         rows += n
         if rows > budget:
             break
