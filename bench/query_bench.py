@@ -18,6 +18,11 @@ bench/retrieval_bench.py), then, interleaved so machine noise hits all cases ali
 Prints medians, p90, the ratio to its baseline and the target: every case < 200 ms at
 50,000 nodes. Without --embed the graph has no vectors, so vector seeds are skipped (as
 in a graph consolidated offline before its first embedding sync); --embed adds them.
+
+Then how far the keyword search's row budget (engram/graph/fulltext.py) keeps to the
+exhaustive ranking it replaced (every match of the words in at most half the nodes): the
+share of its top 8 in the exhaustive top 8, and the CPU time of each, over AGREEMENT_QUESTIONS
+questions made from the graph's own node descriptions and file names.
 """
 
 from __future__ import annotations
@@ -87,8 +92,13 @@ def _hook(argv: list[str], data: bytes, env: dict, root: str, event: str) -> Non
 def bench_size(base: str, n: int, runs: int, embed: bool) -> dict[str, list[float]]:
     from retrieval_bench import build
 
+    from engram import config
+
     root, env, facts = build(base, n, embed)
     os.environ["ENGRAM_HOME"] = env["ENGRAM_HOME"]
+    share, ours, ref = agreement(config.Project.from_cwd(root, env["ENGRAM_HOME"]).db_path)
+    print(f"\n{n:,} nodes: keyword top 8 vs the exhaustive ranking over {AGREEMENT_QUESTIONS} questions: "
+          f"{share:.2f} shared; CPU median {ours:.1f} ms vs {ref:.1f} ms")
     run = cases(root, env, facts)
     times: dict[str, list[float]] = {c: [] for c in run}
     for r in range(runs + 2):  # two warm-up rounds (page cache, .pyc) are discarded
@@ -97,6 +107,48 @@ def bench_size(base: str, n: int, runs: int, embed: bool) -> dict[str, list[floa
             if r >= 2:
                 times[case].append(t)
     return times
+
+
+AGREEMENT_QUESTIONS = 40
+
+
+def exhaustive(conn, words: list[str], limit: int) -> list[str]:
+    """The ranking before the row budget: every match of the words in at most half the nodes."""
+    from engram.graph import fulltext
+
+    total = fulltext.indexed_rows(conn)
+    counts = {w: fulltext._count(conn, w, total) for w in words}
+    kept = [w for w, n in counts.items() if n and n * 2 <= total] or [w for w, n in counts.items() if n]
+    return [nid for nid, _ in fulltext._ranked(conn, fulltext.match_expression(kept), limit)]
+
+
+def agreement(db: str) -> tuple[float, float, float]:
+    """(mean share of the budgeted top 8 in the exhaustive top 8, median CPU ms budgeted, exhaustive)."""
+    import random
+
+    from engram.graph import fulltext, readonly
+    from engram.retrieve import keyword
+
+    conn = readonly.open_ro(db)
+    rows = conn.execute("SELECT description, affected_files FROM nodes WHERE description != '' ORDER BY id").fetchall()
+    questions = []
+    for desc, files in random.Random(1).sample(rows, AGREEMENT_QUESTIONS // 2):
+        path = (json.loads(files) or ["x.py"])[0]
+        questions += [f"why does {desc.split('.')[0].lower()} happen?",
+                      f"what breaks in {os.path.basename(path)} when {' '.join(desc.split()[:3]).lower()}?"]
+    shares, cpu = [], {"budget": [], "exhaustive": []}
+    for q in questions:
+        words = keyword.words(q)
+        t0 = time.process_time()
+        ours = [nid for nid, _ in fulltext.search(conn, words, 8)]
+        t1 = time.process_time()
+        ref = exhaustive(conn, words, 8)
+        cpu["budget"].append(t1 - t0)
+        cpu["exhaustive"].append(time.process_time() - t1)
+        shares.append(len(set(ours) & set(ref)) / max(1, len(ref)))
+    conn.close()
+    return (statistics.mean(shares), statistics.median(cpu["budget"]) * 1000,
+            statistics.median(cpu["exhaustive"]) * 1000)
 
 
 BASELINE = {"query (FTS5)": "query (per-call BM25)", "engram query (CLI)": "bare", "SessionStart": "bare",

@@ -12,23 +12,35 @@ import sys
 from typing import Sequence
 
 from engram import __version__
-from engram.commands import (backfill, consolidate, decide, demo, doctor, eval_, export_import, forget,
-                             install_uninstall, maintain, mcp, query, show, status, worker)
 from engram.errors import EngramError
 
-# The order is the order of `engram --help`.
-COMMANDS = (demo, decide, status, show, maintain, consolidate, query, mcp, install_uninstall, doctor, forget,
-            export_import, eval_, backfill, worker)
+# {verb: its module under engram/commands/}, in the order of `engram --help`. Only the
+# chosen verb's module is imported and its parser built: importing every command module
+# and building every parser cost ~45 ms of each `engram query` (`python -X importtime`).
+VERBS = {"demo": "demo", "decide": "decide", "status": "status", "show": "show", "maintain": "maintain",
+         "consolidate": "consolidate", "query": "query", "mcp": "mcp", "install": "install_uninstall",
+         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "export": "export_import",
+         "import": "export_import", "eval": "eval_", "backfill": "backfill", "worker": "worker"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _verb(argv: Sequence[str]) -> str | None:
+    """The verb `argv` names: its first word that is not an option (None: `engram --help` and the like)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of `engram`, with the subparser of `argv`'s verb only when it is a known
+    one; every verb's otherwise (no argv, `engram --help`, a mistyped verb)."""
+    from importlib import import_module
+
     parser = argparse.ArgumentParser(
         prog="engram", description="Persistent memory for AI coding agents."
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(sub)
+    verb = _verb(argv) if argv is not None else None
+    for name in [VERBS[verb]] if verb in VERBS else dict.fromkeys(VERBS.values()):
+        import_module(f"engram.commands.{name}").add_parser(sub)
     return parser
 
 
@@ -46,7 +58,8 @@ def _check_project(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -55,10 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_project(args)
         return int(args.func(args) or 0)
     except EngramError as exc:
-        from engram.commands import runnable
-
-        print(runnable(f"Error: {exc}"), file=sys.stderr)
-        return 1
+        return _error(f"Error: {exc}")
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
@@ -67,17 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk, a read-only home, a permission: the user's to fix, in one line
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
-        print(f"Error: {os_error(exc)}", file=sys.stderr)
-        return 1
+        return _error(f"Error: {os_error(exc)}")
     except Exception as exc:
         if os.environ.get("ENGRAM_RAISE_ERRORS"):
             raise
         from engram.graph.connect import db_errors
 
         if isinstance(exc, db_errors()):
-            print(f"Error: the database: {exc}; if it is locked, a worker or another engram command holds it (try "
-                  "again in a moment); otherwise `engram doctor` checks it", file=sys.stderr)
-            return 1
+            return _error(f"Error: the database: {exc}; if it is locked, a worker or another engram command holds it "
+                          "(try again in a moment); otherwise `engram doctor` checks it")
         import traceback
 
         from engram.config import engram_home
@@ -88,6 +96,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", file=sys.stderr)
         print(f"Check the log at {path}", file=sys.stderr)
         return 3
+
+
+def _error(line: str) -> int:
+    """Print one error line on stderr, each `engram ...` in it written the way this shell runs
+    engram (commands.runnable); the exit code 1."""
+    from engram.commands import runnable
+
+    print(runnable(line), file=sys.stderr)
+    return 1
 
 
 def os_error(exc: OSError) -> str:

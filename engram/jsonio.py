@@ -3,7 +3,7 @@
 `import json` costs ~7.5 ms here because `json.decoder` pulls in `re` (and with it
 `enum`); that alone is three quarters of the PostToolUse budget (docs/architecture.md, "Process model").
 The C accelerators in `_json` do all the real work of the stdlib module, so this
-module drives them directly. Workers and the CLI may use `json`/`orjson` freely.
+module drives them directly. Workers and the CLI may use `json` freely.
 """
 
 from __future__ import annotations

@@ -56,6 +56,10 @@ def history_dir(args: argparse.Namespace) -> str:
         path = os.path.expanduser(args.dir)
         if not os.path.exists(path):
             raise EngramError(f"{args.dir}: no such file or directory")
+        named = [path] if os.path.isfile(path) else corpus.transcript_files([path])
+        if not any(f.endswith(corpus.EXTENSIONS) for f in named):
+            raise EngramError(f"{args.dir}: not a Claude Code transcript (.jsonl) or a folder of them; pass "
+                              f"{os.path.join(corpus.CLAUDE_PROJECTS, '<project>')} or one of its .jsonl files")
         return path
     cwd = os.path.abspath(args.project or os.getcwd())
     for where in dict.fromkeys([project_root(cwd), cwd]):

@@ -21,9 +21,11 @@ import sys
 
 def add_parser(sub) -> None:
     p = sub.add_parser("demo", help="run a sample project through engram, offline (no API key needed)",
-                       description="Run a sample project through engram end to end: two sessions through the "
-                                   "real hooks, a consolidation, retrieval and a contradiction warning. Offline; "
-                                   "everything happens in a temporary home.\n\nexample:\n  engram demo --dir /tmp/demo",
+                       description="Run a sample project through engram end to end: five sessions through the "
+                                   "real hooks, four of them consolidated, then what the fifth is given at its start, "
+                                   "on a prompt, on a first read and by `engram query`, and a contradiction warning. "
+                                   "Offline; everything happens in a temporary home.\n\nexample:\n  engram demo --dir "
+                                   "/tmp/demo",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dir", default=None, help="keep the demo's files in this (new or empty) directory")
     p.set_defaults(func=run)

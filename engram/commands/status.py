@@ -103,9 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "session", None):
         from engram.monitor.metacognitive import session_status
 
-        text, code = session_status(args.project, args.session, args.json)
-        print(text)
-        return code
+        print(session_status(args.project, args.session, args.json))
+        return 0
     import json
 
     from engram.config import user_keys

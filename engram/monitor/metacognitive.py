@@ -311,28 +311,25 @@ def metrics_summary(project, session: str) -> str:
     return "\n".join(lines)
 
 
-def session_status(project_arg: str | None, session: str, as_json: bool = False) -> tuple[str, int]:
-    """(text, exit code) for `engram status --session ID [--project DIR] [--json]`."""
+def session_status(project_arg: str | None, session: str, as_json: bool = False) -> str:
+    """What `engram status --session ID [--project DIR] [--json]` prints; an unknown or unsafe
+    session id raises EngramError, which the CLI prints as one line on stderr."""
     from engram import config
+    from engram.errors import EngramError
 
     where = os.path.abspath(project_arg or os.getcwd())
     if os.path.exists(os.path.join(where, "project.json")):
         project = config.Project.from_dir(where)
     else:
         project = config.Project.from_cwd(where)
-    from engram.errors import UnsafeIdentifier
-
-    try:
-        config.safe_name(session)
-    except UnsafeIdentifier as exc:
-        return f"Error: {exc}", 1
+    config.safe_name(session)  # UnsafeIdentifier is an EngramError
     if not os.path.exists(project.state_path(session)):
-        return (f"Error: no session {session!r} in {project.root} ({project.state_path(session)} does not exist); "
-                f"`engram status` lists the projects"), 1
+        raise EngramError(f"no session {session!r} in {project.root} ({project.state_path(session)} does not exist); "
+                          "`engram status` lists the projects engram knows, `--project DIR` picks one")
     if not as_json:
-        return metrics_summary(project, session), 0
+        return metrics_summary(project, session)
     from engram.capture import session_state
 
     st = session_state.read(project.state_path(session))
     return jsonio.dumps({"session": session, "project": project.root, "metacog": state(st),
-                         "contradiction": st.get("contradiction") or {}}), 0
+                         "contradiction": st.get("contradiction") or {}})

@@ -57,11 +57,12 @@ def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None,
     `embedder` may be a function that builds it: it is called only here, once vectors are
     known to exist (building one imports the providers: ~15 ms of every CLI query)."""
     from engram.graph.store import get_meta
-    from engram.graph.vectors import cached_vector
 
     model = get_meta(conn, "embedding_model")
     if not model:
         return None, "no embeddings stored yet"
+    from engram.graph.vectors import cached_vector
+
     if embedder is not None and not hasattr(embedder, "embed"):
         embedder = embedder()
     if embedder is not None and embedder.model == model and not embedder.remote:

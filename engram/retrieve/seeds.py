@@ -2,9 +2,9 @@
 
 Matching order, each step deterministic:
 1. files: exact project-relative paths through the `node_files` index;
-2. path suffixes ("retry.ts", "core/retrieval" from a module name) against the distinct
-   linked paths, fetched only when a suffix did not already match as an exact path (the
-   distinct-path scan is ~1 ms per 5,000 nodes);
+2. path suffixes ("retry.ts", "core/retrieval" from a module name) against the linked paths
+   of the nodes whose indexed text holds the suffix's words (graph/fulltext.linked_paths),
+   asked only when a suffix did not already match as an exact path;
 3. names: exact `name_key` (indexed); then, for terms that matched nothing exactly, their
    loose variants: the words of the term (split on separators and camelCase) joined by
    " ", "-", "_", "." or nothing, so "retry client", "retryClient" and "retry_client" find
@@ -18,7 +18,7 @@ on-demand query (`engram.retrieve.query`) adds vector and keyword seeds on top.
 
 from __future__ import annotations
 
-from engram.graph import readonly
+from engram.graph import fulltext, readonly
 from engram.retrieve.entry_points import Terms, split_ident
 from engram.text import stem
 
@@ -83,7 +83,7 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
     hit_paths = {why[5:] for _, why in found.values()}
     suffixes = [s for s in terms.suffixes if s not in hit_paths]
     if suffixes:
-        extra = [p for p in suffix_hits(suffixes, readonly.known_paths(conn)) if p not in hit_paths]
+        extra = [p for p in suffix_hits(suffixes, fulltext.linked_paths(conn, suffixes)) if p not in hit_paths]
         if extra:
             put(readonly.by_paths(conn, extra), "file")
     if terms.names:

@@ -111,3 +111,81 @@ def test_hidden_cwd_alias_still_works(shop, capsys):
     assert main(["status", "--cwd", root, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["projects"][0]["root"] == config.Project.from_cwd(root).root
 
+
+
+def test_a_verb_imports_its_own_module_and_help_lists_every_verb(tmp_path, engram_home, capsys):
+    """`engram query` paid ~45 ms for every command module, their parsers and the provider registry."""
+    import subprocess
+    import sys
+
+    from engram.cli import VERBS
+
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    code = ("import sys; from engram.cli import main; main(sys.argv[1:]); "
+            "sys.stderr.write(' '.join(sorted(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", code, "query", "retry", "--project", str(root)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    imported = set(run.stderr.split())
+    assert {m for m in imported if m.startswith("engram.commands.")} == {"engram.commands.query"}
+    assert "engram.providers.registry" not in imported and "engram.graph.vectors" not in imported
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    assert all(f"    {verb} " in listed or f"    {verb}\n" in listed for verb in VERBS)
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+@pytest.mark.parametrize("session", ["nope", "../etc"])
+def test_status_of_an_unknown_session_is_one_line_on_stderr(extra, session, tmp_path, capsys, engram_home):
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    assert main(["status", "--session", session, "--project", str(root), *extra]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    (line,) = out.err.strip().splitlines()
+    assert line.startswith("Error: ") and session in line
+
+
+@pytest.mark.parametrize("kind", ["file", "empty folder", "folder of other files"])
+def test_backfill_of_something_that_is_not_transcripts_is_an_error(kind, tmp_path, capsys, engram_home):
+    target = tmp_path / "target"
+    if kind == "file":
+        target.write_text("root:x:0:0:root:/root:/bin/bash\n")  # /etc/passwd
+    else:
+        target.mkdir()
+        if kind == "folder of other files":
+            (target / "notes.txt").write_text("hello\n")
+    assert main(["backfill", str(target)]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.strip().splitlines() == [
+        f"Error: {target}: not a Claude Code transcript (.jsonl) or a folder of them; pass "
+        f"{os.path.join('~', '.claude', 'projects', '<project>')} or one of its .jsonl files"]
+    assert not os.path.exists(engram_home / "projects")
+
+
+@pytest.mark.parametrize("failure", ["os error", "database error"])
+def test_os_and_database_errors_name_engram_doctor_runnably(failure, tmp_path, engram_home):
+    """With engram off PATH (after `make`), a bare `engram doctor` hint is a command that does not run."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "p"
+    (root / ".git").mkdir(parents=True)
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    if failure == "os error":  # ENGRAM_HOME below a regular file: ENOTDIR on the first write
+        (tmp_path / "a-file").write_text("")
+        env["ENGRAM_HOME"] = str(tmp_path / "a-file" / "home")
+        argv = ["decide", "Use SQLite", "--project", str(root)]
+    else:
+        db = config.Project.from_cwd(str(root)).ensure().db_path
+        with open(db, "w") as f:
+            f.write("not a database, " * 64)
+        argv = ["query", "anything", "--project", str(root)]
+    run = subprocess.run([sys.executable, "-m", "engram", *argv], env=env, capture_output=True, text=True)
+    assert run.returncode == 1 and run.stdout == ""
+    (line,) = run.stderr.strip().splitlines()
+    command = subprocess.run([sys.executable, "-c", "from engram.commands import engram_command as c; print(c())"],
+                             env=env, capture_output=True, text=True).stdout.strip()  # fmt: skip
+    assert command != "engram" and f"`{command} doctor`" in line

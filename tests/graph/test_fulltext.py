@@ -73,3 +73,54 @@ def test_words_that_look_like_fts_syntax_are_plain_words(conn):
     a = node(conn, "NOT near OR and")
     assert ids(conn, "NOT", "near", 'quote"d', "body:", "*") == [a]
     assert fulltext.match_expression([]) == "" and fulltext.search(conn, [], 5) == []
+
+
+def many(conn, words: list[str], n: int, start: int = 0) -> list[str]:
+    """n live nodes whose text is `words` and a number of their own (the bulk path)."""
+    return store.insert_nodes(conn, [{"name": f"{' '.join(words)} {start + i}", "type": "finding", "strength": 0.5}
+                                     for i in range(n)])
+
+
+def test_the_row_count_is_read_from_the_index_and_follows_writes(conn):
+    assert fulltext.indexed_rows(conn) == 0
+    ids = many(conn, ["filler"], 300)
+    store.delete_node(conn, ids[0])
+    store.update_node(conn, ids[1], description="edited")
+    assert fulltext.indexed_rows(conn) == 299 == conn.execute("SELECT count(*) FROM node_fulltext_rows").fetchone()[0]
+
+
+def test_at_scale_a_common_word_is_left_out_when_a_rare_one_matches(conn):
+    """Ranking every node holding "timeout" (a third of the graph) cost ~100 ms at 50,000 nodes."""
+    many(conn, ["timeout"], 2100)
+    many(conn, ["filler"], 3000, start=2100)
+    rare = many(conn, ["timeout", "healthcheck"], 3, start=5100) + many(conn, ["healthcheck"], 2, start=5103)
+    assert ids(conn, "timeout", "healthcheck") == sorted(rare)  # not 15 padded with timeout-only nodes
+    top = fulltext.search(conn, ["timeout", "healthcheck"], 20)
+    assert len(top) == 5 and all(score > 0 for _, score in top)
+
+
+def test_at_scale_when_every_word_is_common_the_nodes_holding_all_come_first(conn):
+    a_only = many(conn, ["alpha"], 2100)
+    b_only = many(conn, ["beta"], 2100, start=2100)
+    both = many(conn, ["alpha", "beta"], 3, start=4200)
+    many(conn, ["filler"], 800, start=4203)
+    top = [nid for nid, _ in fulltext.search(conn, ["alpha", "beta"], 8)]
+    assert sorted(top[:3]) == sorted(both) and set(top[3:]) <= set(a_only) | set(b_only) and len(top) == 8
+
+
+def test_a_small_graph_ranks_every_match(conn):
+    """Up to MIN_ROWS nodes nothing is left out but the words in more than half of them."""
+    common = many(conn, ["timeout"], 30)
+    rare = many(conn, ["timeout", "healthcheck"], 2, start=30)
+    many(conn, ["filler"], 40, start=32)
+    found = [nid for nid, _ in fulltext.search(conn, ["timeout", "healthcheck"], 100)]
+    assert sorted(found[:2]) == sorted(rare) and set(found) == set(common) | set(rare)
+
+
+def test_linked_paths_finds_paths_by_their_last_parts(conn):
+    node(conn, "retry client", affected_files=["src/net/retry.ts", "src/net/other.ts"])
+    node(conn, "pkg", affected_files=["core/retrieval/__init__.py"])
+    node(conn, "unrelated", affected_files=["lib/x.py"])
+    assert sorted(fulltext.linked_paths(conn, ["retry.ts"])) == ["src/net/other.ts", "src/net/retry.ts"]
+    assert fulltext.linked_paths(conn, ["core/retrieval"]) == ["core/retrieval/__init__.py"]
+    assert fulltext.linked_paths(conn, ["nothing.go"]) == []

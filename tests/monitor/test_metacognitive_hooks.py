@@ -43,4 +43,4 @@ def test_engram_status_session_shows_the_metrics(tmp_path):
     data = json.loads(subprocess.run(cmd + ["s1", "--json"], capture_output=True, text=True).stdout)
     assert data["metacog"]["calls"] == 1
     missing = subprocess.run(cmd + ["nope"], capture_output=True, text=True)
-    assert missing.returncode == 1 and "no session 'nope'" in missing.stdout
+    assert missing.returncode == 1 and missing.stdout == "" and "no session 'nope'" in missing.stderr

@@ -53,3 +53,49 @@ def test_the_weaker_matches_line_is_short_and_json_has_every_hit(g, root, capsys
     assert 1 <= weak.count(";") + 1 <= 12
     assert main(["query", "payment service", "--project", root, "--json", "--limit", "100"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 61
+
+
+def _full_scans(conn, statements: list[str]) -> list[str]:
+    """The plan lines of `statements` that read a whole table, by its name or its alias in the
+    statement (FTS5's own statements, traced with a "-- " prefix, and the schema table aside;
+    the full-text index may be read by MATCH only)."""
+    import re
+
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    out = []
+    for sql in statements:
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            continue
+        alias = {a: t for t, a in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)\s+(\w+)", sql) if t in tables}
+        for *_, detail in conn.execute("EXPLAIN QUERY PLAN " + sql):
+            words = detail.split()
+            table = alias.get(words[1], words[1]) if len(words) > 1 else ""
+            if words[0] == "SCAN" and table in tables and not (table == "node_fulltext" and ":M" in detail):
+                out.append(f"{detail}  <-  {sql[:120]}")
+    return out
+
+
+def test_a_query_reads_indexes_not_whole_tables(g, root, cfg):
+    """At 50,000 nodes a per-call index, a count(*) or a distinct-path read cost 10-200 ms each:
+    no statement of a search may scan nodes, their files, edges or the index's row map."""
+    from engram.graph import store
+    from engram.retrieve import query
+
+    types = ("concept", "finding", "decision", "error")
+    ids = store.insert_nodes(g.conn, [
+        {"name": f"{('retry', 'cache', 'queue', 'auth')[i % 4]} {('timeout', 'policy', 'worker')[i % 3]} {i}",
+         "type": types[i % 4], "strength": 0.2 + (i % 8) / 10, "description": f"Seen in run {i % 50}.",
+         "affected_files": [f"src/{('net', 'db', 'jobs')[i % 3]}/mod_{i % 400}.py"]} for i in range(3000)])
+    store.insert_edges(g.conn, [{"from_node": ids[i], "to_node": ids[(i * 7 + 1) % 3000], "type": "interacts_with",
+                                 "strength": 0.8} for i in range(3000)])  # fmt: skip
+    conn = query.open_db(g.project.db_path)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        for question in ("why does the retry timeout fire in src/net/mod_3.py?", "what is mod_7.py for?",
+                         "how does src.db.mod_11 use the cache policy", "queue worker", "what do we use for auth?"):
+            assert query.search(conn, root, question, cfg), question
+        conn.set_trace_callback(None)
+        assert len(statements) > 20 and _full_scans(conn, statements) == []
+    finally:
+        conn.close()
