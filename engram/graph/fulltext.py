@@ -17,7 +17,7 @@ its words in at most half the nodes, as before):
   most half the nodes), then, below `limit`, those holding any; either among the newest
   budget rows of its matches only (the index's rowids grow with each write of a node's text).
 
-What this costs and how far it keeps to the exhaustive ranking: docs/retrieval.md, "On demand".
+What this costs and how far it keeps to the exhaustive ranking: docs/retrieval.md, "On demand: `engram query` and the MCP server".
 """
 
 from __future__ import annotations
