@@ -66,6 +66,28 @@ def _resolver(conn):
     ("tsconfig.base.json", "TypeScript", "child"),
     ("Node.js", "JavaScript", "new"),              # "Node.js" is no file
     ("ArgoCD Image Updater", "Argo CD", "child"),  # a qualifier after a squashed name
+    # round 3: rules of general value, examples from the development pairs (dev, dev2, holdout2)
+    (".editorconfig", "EditorConfig", "child"),    # a file is never a name by its letters alone
+    ("NextAuth", "NextAuth.js", "merge"),          # a ".js" suffix
+    ("@langchain/langgraph", "LangGraph", "merge"),  # an npm scope is the publisher
+    ("@langchain/langgraph", "LangChain", "child"),
+    ("@sentry/node", "Node.js", "new"),            # Sentry's package for Node.js, not Node.js
+    ("@types/lodash", "Lodash", "child"),          # type definitions
+    ("gin-gonic/gin", "Gin", "merge"),             # a repository path
+    ("github.com/spf13/cobra", "cobra", "merge"),  # a Go module path
+    ("CI/CD", "continuous delivery", "new"),       # an abbreviation, no path
+    ("py311", "Python 3.11", "merge"),             # Python's version tags
+    ("python3", "Python", "child"),                # the 3.x line is a version, not an alias
+    ("ES5", "ES6", "child"),                       # ECMAScript editions are versions
+    ("ES6", "ES2015", "merge"),                    # edition 6 is the year 2015
+    ("ECMAScript 2022", "ES2022", "merge"),
+    ("Pipfile.lock", "Pipenv", "child"),           # the lock file of a part the table gives it
+    ("Pipfile", "Pipfile.lock", None),             # two files: no name rule makes one a part
+    ("build.gradle.kts", "Gradle", "child"),       # the extension names the tool
+    ("Gruntfile.js", "Grunt", "child"),            # "<tool>file" manifests
+    ("Vagrantfile", "Vagrant", "child"),
+    ("D1", "Cloudflare D1", "merge"),              # an owner line
+    ("jsonwebtoken", "JWT", "child"),              # a table line: the library, not the token
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
@@ -109,6 +131,12 @@ def test_candidates_the_first_letters_miss(conn):
     sibling = r.resolve("github MCP server", "concept")  # found by a shared word, ruled out by the sibling rule
     assert sibling.action == "new" and attio in r._ruled_out
     assert r.resolve("SAST", "concept").node_id == sast  # by its first letter
+    ebs = store.create_node(conn, name="Amazon Elastic Block Store", type="concept")
+    assert r.resolve("EBS", "concept").node_id == ebs  # its first letter after an owner's prefix
+    gradle = store.create_node(conn, name="Gradle", type="concept")
+    assert r.resolve("build.gradle.kts", "concept").node_id == gradle  # by the tool its extension names
+    python = store.create_node(conn, name="Python 3.12", type="concept")
+    assert r.resolve("py3.12", "concept").node_id == python  # by its name without the version
     assert (r.resolve("tsconfig.base.json", "concept").node_id, r.resolve("tsconfig.base.json", "concept").how) == (ts, "file")
 
 
