@@ -179,10 +179,16 @@ def test_calibration_set_and_report():
         groups = {half: {r[1] for r in cal._rows(path) if r[0] == half} for half in (dev_half, held_half)}
         assert not groups[dev_half] & groups[held_half]  # a held-out family never seen in tuning
     assert {p.in_table for p in cal.load_real("holdout2")} == {True, False}
+    round3 = cal._rows(cal.ROUND3)
+    assert {r[0] for r in round3} == {"holdout3"} and len(round3) >= 200  # held out whole
+    assert {r[4] for r in round3} == {"same", "child", "different"} and {r[5] for r in round3} <= {"yes", "no"}
+    earlier = {n.casefold() for path in (cal.REAL, cal.ROUND2) for r in cal._rows(path) for n in (r[2], r[3])}
+    assert not {n.casefold() for r in round3 for n in (r[2], r[3])} & earlier  # no name of an earlier round
     bands = er.bands_for(LocalEmbedder.model)
-    # the held-out halves' figures (docs/labelled-sets.md): round 1 meets issue 17's bar of 0.85
-    # (an upper bound, the table was written for it); round 2, the independent set, does not (0.81)
-    for half, floor in (("holdout", 0.85), ("holdout2", 0.80)):
+    # the measured figures (docs/labelled-sets.md) less a small margin: round 1's held-out half 0.99
+    # (an upper bound, the table was written for it); round 2's held-out half 1.00 now that round 3
+    # tuned on it (0.81 at its own first run); round 3, held out, 0.71 (issue 17's bar is 0.85)
+    for half, floor in (("holdout", 0.97), ("holdout2", 0.98), ("holdout3", 0.69)):
         pairs = cal.load_real(half)
         assert cal.macro_f1(cal.scores(pairs, cal.similarities(LocalEmbedder(), pairs), bands)) >= floor
 
