@@ -10,7 +10,10 @@ Labelled sets (same / child / different), each split by entity family before any
 * round 2, tests/consolidate/data/entity_pairs_r2.tsv: halves `dev2` and `holdout2`, written
   after the audit by a method independent of the alias table; each pair records whether
   both names were in graph/aliases.txt when it was written, and the figures are also given
-  for the pairs that were and the pairs that were not;
+  for the pairs that were and the pairs that were not. `holdout2` was read after its run
+  (round 2's headline), so it is development material now;
+* round 3, tests/consolidate/data/entity_pairs_r3.tsv: `holdout3`, held out whole, written
+  by the same method before the round-3 changes with no name of a round-1 or round-2 pair;
 * the older in-sample tests/consolidate/data/concept_pairs.tsv, reported for comparison.
 
 Each pair goes through the real `Resolver` on a real SQLite file holding only the existing
@@ -19,9 +22,9 @@ similarity under the bands. Precision and recall of each outcome (merge <-> same
 child, new <-> different) are printed for the configured bands (engram/consolidate/
 entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid search finds
 on the development halves only. `--split dev` prints only the halves tuning may look at
-(dev, dev2, in-sample); `--split holdout` only the held-out ones; `--misses` lists each
-printed half's wrong pairs. Remote embedders need their key (VOYAGE_API_KEY /
-OPENAI_API_KEY); without one only the local embedder is measured.
+(dev, dev2, holdout2, in-sample); `--split holdout` only the held-out ones (holdout,
+holdout3); `--misses` lists each printed half's wrong pairs. Remote embedders need their
+key (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
 """
 
 from __future__ import annotations
@@ -46,16 +49,18 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "consolidate" / "data"
 PAIRS = DATA / "concept_pairs.tsv"
 REAL = DATA / "entity_pairs.tsv"
 ROUND2 = DATA / "entity_pairs_r2.tsv"
+ROUND3 = DATA / "entity_pairs_r3.tsv"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
-HALVES = {"dev": ["dev", "dev2", "in-sample"], "holdout": ["holdout", "holdout2"]}
-HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "in-sample"]
+DEVELOPMENT = ["dev", "dev2", "holdout2"]  # what tuning may see (holdout2 was read after round 2's run)
+HALVES = {"dev": [*DEVELOPMENT, "in-sample"], "holdout": ["holdout", "holdout3"]}
+HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "holdout3", "in-sample"]
 
 
 class Pair(NamedTuple):
     proposed: str
     existing: str
     label: str
-    in_table: bool | None = None  # round 2: both names in aliases.txt when the pair was written
+    in_table: bool | None = None  # rounds 2 and 3: both names in aliases.txt when the pair was written
 
 
 def _rows(path: Path) -> list[list[str]]:
@@ -68,11 +73,13 @@ def load_pairs(path: Path = PAIRS) -> list[Pair]:
 
 
 def load_real(split: str) -> list[Pair]:
-    """One half of the real-name pairs: "dev" / "holdout" (round 1), "dev2" / "holdout2" (round 2)."""
+    """One half of the real-name pairs: "dev" / "holdout" (round 1), "dev2" / "holdout2" (round 2),
+    "holdout3" (round 3)."""
     if split in ("dev", "holdout"):
         return [Pair(a, b, label) for half, _g, a, b, label, _src in _rows(REAL) if half == split]
     return [Pair(a, b, label, in_table == "yes")
-            for half, _g, a, b, label, in_table, _why, _src in _rows(ROUND2) if half == split]
+            for half, _g, a, b, label, in_table, _why, _src in _rows(ROUND3 if split == "holdout3" else ROUND2)
+            if half == split]
 
 
 def load(name: str) -> list[Pair]:
@@ -141,13 +148,16 @@ def table(name: str, pairs, sims, bands) -> str:
 
 
 def by_table(pairs: list[Pair], sims, bands) -> str:
-    """Round 2's figures for the pairs whose names the table knew when written, and the rest."""
+    """Rounds 2 and 3: the figures for the pairs whose names the table knew when written, and the rest."""
     t = aliases.table()
     now = sum(1 for p in pairs if aliases.key(p.proposed) in t.canon and aliases.key(p.existing) in t.canon)
     parts = []
     for known in (True, False):
         idx = [i for i, p in enumerate(pairs) if p.in_table is known]
         sub, ss = [pairs[i] for i in idx], [sims[i] for i in idx]
+        if not sub:
+            parts.append(f"{'in the table' if known else 'not in it'} 0")
+            continue
         parts.append(f"{'in the table' if known else 'not in it'} {len(sub)}: macro F1 "
                      f"{macro_f1(scores(sub, ss, bands)):.2f}")
     return (f"  configured bands, both names in aliases.txt when written: {'; '.join(parts)}"
@@ -173,9 +183,10 @@ def make(provider: str):
 
 def measure(emb, split: str, show_misses: bool) -> None:
     """The halves of `split` under the configured, the spec's and the development halves' best bands."""
-    dev = load("dev") + load("dev2")
+    dev = [p for name in DEVELOPMENT for p in load(name)]
     best = best_bands(dev, similarities(emb, dev))
-    print(f"\n{emb.name} ({emb.model}); best bands on dev + dev2: merge > {best[0]:.2f}, child > {best[1]:.2f}")
+    print(f"\n{emb.name} ({emb.model}); best bands on {' + '.join(DEVELOPMENT)}: "
+          f"merge > {best[0]:.2f}, child > {best[1]:.2f}")
     for name in HALVES[split]:
         pairs = load(name)
         sims = similarities(emb, pairs)
@@ -183,7 +194,7 @@ def measure(emb, split: str, show_misses: bool) -> None:
         print(f"\n  {name}: {len(pairs)} pairs {counts}")
         for label, bands in (("configured", er.bands_for(emb.model)), ("spec", er.SPEC_BANDS), ("best on dev", best)):
             print(table(label, pairs, sims, bands))
-        if name.endswith("2"):
+        if name[-1] in "23":
             print(by_table(pairs, sims, er.bands_for(emb.model)))
         if show_misses:
             print(misses(pairs, sims, er.bands_for(emb.model)))
@@ -196,8 +207,9 @@ def main() -> int:
                     help="dev: only the halves tuning may see; holdout: only the held-out ones")
     ap.add_argument("--misses", action="store_true", help="list each printed half's wrong pairs")
     args = ap.parse_args()
-    print(f"pairs: {REAL.relative_to(DATA.parents[2])} (round 1), {ROUND2.relative_to(DATA.parents[2])} "
-          f"(round 2; headline: holdout2); in-sample: {PAIRS.relative_to(DATA.parents[2])}; split {args.split}")
+    rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, PAIRS)]
+    print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3; headline: holdout3); "
+          f"in-sample: {rel[3]}; split {args.split}")
     for provider in args.provider or ["local", "voyage", "openai"]:
         emb = make(provider)
         if emb is None:

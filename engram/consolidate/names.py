@@ -3,25 +3,32 @@
 Entity resolution (entity_resolution.py) asks `relate(proposed, existing)` first and turns
 to embeddings only when the names alone settle nothing. The rules, in order:
 
-1. one name -> merge: the same after normalising (casefold, "-" "_" "/" as spaces, singular
-   words, "testing" as "test", the letters-and-digits form: "Node.js" / "NodeJS"); the same
-   once every run of words the curated table (engram/graph/aliases.txt, extended per
-   project) knows is written as its canonical ("Mongo Atlas" / "MongoDB Atlas",
-   "GH Actions" / "GitHub Actions"); aliases of one canonical ("k8s" / "Kubernetes"); an
-   initialism of the other name ("SAST" / "Static Application Security Testing", "PVC" /
-   "PersistentVolumeClaim"); the same without an owner's name before a product's
-   capitalised name (the table's `^` lines: "Amazon RDS" / "RDS", "AWS Athena" /
-   "Amazon Athena") or a parent's name before a part the table gives it ("Python pip" / "pip");
+1. one name -> merge: the same after normalising (casefold, "-" "_" "/" as spaces, an npm
+   scope's "@", singular words, "testing" as "test", the letters-and-digits form: "Node.js" /
+   "NodeJS", never between a file and a name: ".editorconfig" is EditorConfig's file; a
+   ".js" / ".ts" suffix: "NextAuth" / "NextAuth.js"); the same once every run of words the
+   curated table (engram/graph/aliases.txt, extended per project) knows is written as its
+   canonical ("Mongo Atlas" / "MongoDB Atlas", "GH Actions" / "GitHub Actions"); aliases of
+   one canonical ("k8s" / "Kubernetes"); an initialism of the other name ("SAST" / "Static
+   Application Security Testing", "PVC" / "PersistentVolumeClaim"); the same without an
+   owner's name before a product's capitalised name (the table's `^` lines: "Amazon RDS" /
+   "RDS", "AWS Athena" / "Amazon Athena"), without a parent's name before a part the table
+   gives it ("Python pip" / "pip"), or without its publisher: an npm scope or a repository
+   path ("@langchain/langgraph" / "LangGraph", "gin-gonic/gin" / "Gin");
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
 3. versions (docs/spec.md, "Entity resolution"), written apart or glued to the name ("Vue3",
-   "python3.12", "ES2022", "UUIDv7", "GPT-5"): a versioned name is a child of the
-   unversioned one ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too,
-   never a merge ("Python 3.12" / "Python 3.11"); the same version merges;
-4. structure: an owner's product is a child of the owner ("Amazon RDS" / "AWS"); a file
-   named for a tool is its child ("pytest.ini", ".stylelintrc", "vite.config.ts",
-   "tsconfig.base.json"); a known name plus a qualifier is its child ("Redis cache" /
+   "python3.12", "ES2022", "UUIDv7", "GPT-5"), in a project's own spelling ("py311" is
+   Python 3.11, "ES6" is ES2015): a versioned name is a child of the unversioned one
+   ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
+   ("Python 3.12" / "Python 3.11"); the same version merges;
+4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
+   "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
+   ("@types/lodash" / "Lodash"); a file named for a tool is its child ("pytest.ini",
+   ".stylelintrc", "vite.config.ts", "tsconfig.base.json", "Gruntfile.js", "Vagrantfile",
+   "build.gradle.kts", "Pipfile.lock" for Pipenv, whose Pipfile it locks); a known name plus a
+   qualifier is its child ("Redis cache" /
    "Redis", "ArgoCD Image Updater" / "Argo CD"), a name plus a word that only says what kind
    of thing it is is the name ("Postgres DB" / "PostgreSQL"); names that share words
    without one containing the other are siblings -> new ("email validation" / "ID validation").
@@ -43,13 +50,21 @@ _WORD_FORMS = {"testing": "test"}  # "regression testing" is the practice of reg
 # that configure (only after a further part: "vite.config.ts", never "Node.js").
 CONFIG_EXTS = frozenset("json jsonc json5 yml yaml toml ini cfg conf lock lockb xml properties".split())
 SCRIPT_EXTS = frozenset("js cjs mjs ts cts mts py".split())
+_FILE_SUFFIXES = ("config", "file", "rc")  # "gatsby-config.js", "Gruntfile.js", "Vagrantfile"
+_NAME_SUFFIXES = (".js", ".ts")  # "NextAuth.js" is NextAuth
+# What a package of an npm scope is called when it is a part of the scope's project, not a
+# product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
+_PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
+                           "plugin components ui react node browser web".split())
+_ES_YEAR = 2009  # ECMAScript's edition n (from 6, 2015) is the year 2009 + n: "ES6" is ES2015
 _NOT_INITIALS = frozenset("of and the for to a an in on".split())
 _SPAN = 3  # the longest run of words looked up in the table as one name
 
 
 def loose(name: str) -> str:
     """The normalised form compared by rule 1: "Unit-Tests" -> "unit test"."""
-    return " ".join(_WORD_FORMS.get(w) or singular(w) for w in key(name).translate(_SEPARATORS).split())
+    words = key(name).translate(_SEPARATORS).split()
+    return " ".join(_WORD_FORMS.get(w) or singular(w) for w in (w.lstrip("@") or w for w in words))
 
 
 def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
@@ -66,6 +81,19 @@ def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
         if version:
             return " ".join(words[:-1] + [base]), version
     return k, ""
+
+
+def _spelled(base: str, version: str, table: Table) -> str:
+    """A version as the thing's own releases write it: Python's tags ("py311", PEP 425) drop
+    the dot, "3.11"; ECMAScript's editions are years from ES6 on ("ES6" is "2015")."""
+    if not version.isdigit():
+        return version
+    c = _canon(base, table)
+    if c == "python" and 2 <= len(version) <= 3:
+        return f"{version[0]}.{version[1:]}"
+    if c == "javascript" and 6 <= int(version) < 100:
+        return str(_ES_YEAR + int(version))
+    return version
 
 
 def _version(word: str) -> str:
@@ -99,7 +127,11 @@ def _canon(name: str, table: Table) -> str | None:
 def _one_name(a: str, b: str, table: Table) -> bool:
     """Rule 1 without owners: one normalised, expanded or squashed form, one canonical, an initialism."""
     la, lb = loose(a), loose(b)
-    if la == lb or _squashed_equal(la, lb) or _squashed_equal(key(a), key(b)):  # "ExternalDNS" is no plural
+    if la == lb:
+        return True
+    if _file_shaped(a) == _file_shaped(b) and (  # ".editorconfig" is a file of EditorConfig
+            _squashed_equal(la, lb) or _squashed_equal(key(a), key(b))  # "ExternalDNS" is no plural
+            or _squashed_equal(_bare(key(a)), _bare(key(b)))):
         return True
     ca, cb = _canon(a, table), _canon(b, table)
     if ca is not None and ca == cb:
@@ -109,6 +141,43 @@ def _one_name(a: str, b: str, table: Table) -> bool:
 
 def _squashed_equal(a: str, b: str) -> bool:
     return bool(squashed(a)) and squashed(a) == squashed(b)
+
+
+def _bare(k: str) -> str:
+    """A one-word name without the ".js" / ".ts" its project writes after it: "nextauth.js" -> "nextauth"."""
+    for suffix in _NAME_SUFFIXES:
+        if k.endswith(suffix) and " " not in k and len(k) - len(suffix) >= 2:
+            return k[: -len(suffix)]
+    return k
+
+
+def _file_shaped(name: str) -> bool:
+    """Whether a name is a file's: a dotfile (".editorconfig", never ".NET"), a data or
+    configuration file ("Chart.yaml"), a configuration script ("vite.config.ts",
+    "gatsby-config.js", "Gruntfile.js") or a manifest named "<tool>file" ("Vagrantfile")."""
+    return _file_parts(name) is not None
+
+
+def _file_parts(name: str) -> list[str] | None:
+    """The dotted parts of a file's name, casefolded ("build.gradle.kts" -> ["build", "gradle",
+    "kts"]), or None when the name is no file's (see _file_shaped)."""
+    raw = name.strip()
+    k = key(raw)
+    if not k or " " in k:
+        return None
+    parts = k.lstrip(".").split(".")
+    if not parts[0]:
+        return None
+    if raw.startswith("."):
+        return parts if raw[1:2].islower() or raw[1:2].isdigit() else None
+    if len(parts) == 1:
+        return parts if k.endswith("file") and len(k) > 6 else None
+    ext = parts[-1]
+    if ext in CONFIG_EXTS or (len(parts) > 2 and ext in SCRIPT_EXTS):
+        return parts
+    if ext in SCRIPT_EXTS and parts[0].endswith(_FILE_SUFFIXES):
+        return parts
+    return None
 
 
 def _expanded(name: str, table: Table) -> str:
@@ -155,14 +224,19 @@ def _humps(word: str) -> str:
 
 
 def _unowned(name: str, table: Table) -> tuple[str, str] | None:
-    """(owner or parent canonical, the rest) for "<owner> <Product>" ("Amazon RDS" -> ("aws",
-    "RDS")) or "<parent> <a part the table gives it>" ("Python pip"), else None."""
+    """(owner, publisher or parent canonical, the rest) for "<owner> <Product>" ("Amazon RDS" ->
+    ("aws", "RDS")), a published name (_published) or "<parent> <a part the table gives it>"
+    ("Python pip"), else None."""
+    published = _published(name, table)
+    if published:
+        return published
     words = name.split()
     for n in (2, 1):
         if len(words) > n:
             head, rest = " ".join(words[:n]), " ".join(words[n:])
             owner = table.owners.get(key(head))
-            if owner and rest[:1].isupper() and _canon(name, table) in (None, _canon(rest, table)):
+            if owner and rest[:1].isupper() and loose(rest) not in _PACKAGE_PARTS \
+                    and _canon(name, table) in (None, _canon(rest, table)):
                 return owner, rest
             parent = _canon(head, table)
             if parent and parent in table.parents_of(rest):
@@ -170,21 +244,57 @@ def _unowned(name: str, table: Table) -> tuple[str, str] | None:
     return None
 
 
+def _published(name: str, table: Table) -> tuple[str, str] | None:
+    """(publisher, the name published) for an npm package of a scope ("@langchain/langgraph" ->
+    ("langchain", "langgraph")) or a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
+    "github.com/spf13/cobra"); None for a name the table knows whole, for abbreviations
+    ("CI/CD", "TCP/IP", "Pub/Sub"), for type definitions ("@types/...": _by_types) and for a
+    scope's package the table knows as a name of its own ("@sentry/node" is Sentry's, not Node.js)
+    or whose name only says which part it is ("@langchain/core")."""
+    k = key(name)
+    head, _, rest = k.rpartition("/")
+    if " " in k or not head or len(rest) < 2 or k in table.canon:
+        return None
+    if k.startswith("@"):
+        scope = head[1:]
+        if "/" in scope or scope == "types" or rest in _PACKAGE_PARTS or _canon(rest, table):
+            return None
+        return _canon(scope, table) or scope, rest
+    segments = name.strip().split("/")
+    if not any(seg.islower() for seg in segments) or all(len(seg) <= 3 for seg in segments):
+        return None
+    return _canon(head.lstrip("."), table) or head, rest  # ".husky/pre-commit": Husky's
+
+
+def _by_types(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """DefinitelyTyped's packages: "@types/node" is a child of Node.js, the types of it."""
+    k = key(a)
+    if k.startswith("@types/") and _same_name(k.removeprefix("@types/"), b, table):
+        return "child", "types"
+    return None, ""
+
+
 def search_prefixes(name: str, table: Table) -> set[str]:
     """The first letters of the names an existing node related to `name` by these rules may
-    have (entity_resolution looks its candidates up by them): its words; the names of its
-    canonical, of the canonicals it is a part of and of its owner; the tool a file is named
-    for; its initials; and, for a short name that may be an initialism, its first letter."""
-    forms = loose(name).split() + sorted(initials(name))
+    have (entity_resolution looks its candidates up by them): its words and its base without a
+    version; the names of its canonical, of the canonicals it is a part of, of its owner or
+    publisher and of the name its first words make ("Swagger UI": OpenAPI's); the tool a file is
+    named for; its initials; and, for a short name that may be an initialism, its first letter,
+    also after each owner's prefix ("EBS": "amazon e...")."""
+    base = split_version(name, table)[0]
+    words = loose(name).split()
+    dotted = key(name).lstrip(".").split(".") if " " not in key(name) else []  # "build.gradle.kts": Gradle's
+    forms = words + loose(base).split() + dotted[1:] + sorted(initials(name))
     unowned = _unowned(name, table)
     stem = key(name).lstrip(".").split(".")[0]
-    for known in (name, loose(name), stem, stem.removesuffix("rc"), stem.removesuffix("config"),
-                  unowned[0] if unowned else ""):
+    heads = [" ".join(words[:i]) for i in range(1, len(words))]
+    for known in (name, loose(name), base, *_stems(stem), unowned[0] if unowned else "", *heads):
         canon = table.canonical(known) if known else None
         if canon:
             forms += [a for c in [canon, *table.parents_of(canon)] for a in table.aliases.get(c, [])]
     out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
-    return out | ({key(name)[0]} if _short(key(name)) else set())
+    short = {k for k in (key(name), key(base)) if _short(k)}
+    return out | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
 
 def _same_name(a: str, b: str, table: Table) -> bool:
@@ -222,6 +332,7 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
     (ba, va), (bb, vb) = split_version(a, table), split_version(b, table)
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
+    va, vb = _spelled(ba, va, table), _spelled(bb, vb, table)
     if va == vb:
         return "merge", "same version"
     if va:
@@ -230,7 +341,7 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
-    for rule in (_by_owner, _by_file, _by_words):
+    for rule in (_by_owner, _by_types, _by_file, _by_words):
         action, how = rule(a, b, table)
         if action:
             return action, how
@@ -247,20 +358,30 @@ def _by_owner(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
-    """A file named for the tool: "pytest.ini", ".coveragerc" / "coverage.py", "vite.config.ts"."""
+    """A file named for the tool ("pytest.ini", ".coveragerc" / "coverage.py", "vite.config.ts",
+    "Vagrantfile") or for a part the table gives it ("Pipfile.lock": Pipenv's Pipfile), or a
+    file whose extension is the tool's ("build.gradle.kts", "main.tf")."""
     k = key(a)
-    parts = k.lstrip(".").split(".")
-    if " " in k or not parts[0] or k == key(b):
+    if " " in k or k == key(b):
         return None, ""
-    shaped = k.startswith(".") or (len(parts) > 2 and parts[-1] in CONFIG_EXTS | SCRIPT_EXTS) or (
-        len(parts) == 2 and parts[-1] in CONFIG_EXTS)
-    if not shaped:
-        return None, ""
-    tool = key(b).split(".")[0]  # "coverage.py" -> "coverage", "Chart.js" -> "chart"
-    for stem in {parts[0], parts[0].removesuffix("rc"), parts[0].removesuffix("config")} - {""}:
-        if _same_name(stem, b, table) or _same_name(stem, tool, table) or _same_name(stem, _kindless(b), table):
+    parts = _file_parts(a)
+    # the tool a name like "coverage.py" or "Chart.js" is ("coverage"); a file's stem is no tool's
+    tool, cb = key(b) if _file_shaped(b) else key(b).split(".")[0], _canon(b, table)
+    for stem in _stems(parts[0]) if parts else ():
+        if any(_same_name(stem, other, table) for other in (b, tool, _kindless(b))):
             return "child", "file"
+        if cb and cb in table.parents_of(stem):
+            return "child", "file"
+    exts = k.lstrip(".").split(".")[1:]
+    if any(_same_name(ext, b, table) for ext in exts if ext not in CONFIG_EXTS | SCRIPT_EXTS):
+        return "child", "file"
     return None, ""
+
+
+def _stems(first: str) -> set[str]:
+    """What the first part of a file's name may be named for: "eslintrc" -> {"eslintrc", "eslint"},
+    "gatsby-config" -> {..., "gatsby-"}, "gruntfile" -> {..., "grunt"}."""
+    return {first, *(first.removesuffix(suffix) for suffix in _FILE_SUFFIXES)} - {""}
 
 
 def _kindless(name: str) -> str:

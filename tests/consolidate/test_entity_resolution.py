@@ -66,6 +66,28 @@ def _resolver(conn):
     ("tsconfig.base.json", "TypeScript", "child"),
     ("Node.js", "JavaScript", "new"),              # "Node.js" is no file
     ("ArgoCD Image Updater", "Argo CD", "child"),  # a qualifier after a squashed name
+    # round 3: rules of general value, examples from the development pairs (dev, dev2, holdout2)
+    (".editorconfig", "EditorConfig", "child"),    # a file is never a name by its letters alone
+    ("NextAuth", "NextAuth.js", "merge"),          # a ".js" suffix
+    ("@langchain/langgraph", "LangGraph", "merge"),  # an npm scope is the publisher
+    ("@langchain/langgraph", "LangChain", "child"),
+    ("@sentry/node", "Node.js", "new"),            # Sentry's package for Node.js, not Node.js
+    ("@types/lodash", "Lodash", "child"),          # type definitions
+    ("gin-gonic/gin", "Gin", "merge"),             # a repository path
+    ("github.com/spf13/cobra", "cobra", "merge"),  # a Go module path
+    ("CI/CD", "continuous delivery", "new"),       # an abbreviation, no path
+    ("py311", "Python 3.11", "merge"),             # Python's version tags
+    ("python3", "Python", "child"),                # the 3.x line is a version, not an alias
+    ("ES5", "ES6", "child"),                       # ECMAScript editions are versions
+    ("ES6", "ES2015", "merge"),                    # edition 6 is the year 2015
+    ("ECMAScript 2022", "ES2022", "merge"),
+    ("Pipfile.lock", "Pipenv", "child"),           # the lock file of a part the table gives it
+    ("Pipfile", "Pipfile.lock", None),             # two files: no name rule makes one a part
+    ("build.gradle.kts", "Gradle", "child"),       # the extension names the tool
+    ("Gruntfile.js", "Grunt", "child"),            # "<tool>file" manifests
+    ("Vagrantfile", "Vagrant", "child"),
+    ("D1", "Cloudflare D1", "merge"),              # an owner line
+    ("jsonwebtoken", "JWT", "child"),              # a table line: the library, not the token
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
@@ -109,6 +131,12 @@ def test_candidates_the_first_letters_miss(conn):
     sibling = r.resolve("github MCP server", "concept")  # found by a shared word, ruled out by the sibling rule
     assert sibling.action == "new" and attio in r._ruled_out
     assert r.resolve("SAST", "concept").node_id == sast  # by its first letter
+    ebs = store.create_node(conn, name="Amazon Elastic Block Store", type="concept")
+    assert r.resolve("EBS", "concept").node_id == ebs  # its first letter after an owner's prefix
+    gradle = store.create_node(conn, name="Gradle", type="concept")
+    assert r.resolve("build.gradle.kts", "concept").node_id == gradle  # by the tool its extension names
+    python = store.create_node(conn, name="Python 3.12", type="concept")
+    assert r.resolve("py3.12", "concept").node_id == python  # by its name without the version
     assert (r.resolve("tsconfig.base.json", "concept").node_id, r.resolve("tsconfig.base.json", "concept").how) == (ts, "file")
 
 
@@ -151,10 +179,16 @@ def test_calibration_set_and_report():
         groups = {half: {r[1] for r in cal._rows(path) if r[0] == half} for half in (dev_half, held_half)}
         assert not groups[dev_half] & groups[held_half]  # a held-out family never seen in tuning
     assert {p.in_table for p in cal.load_real("holdout2")} == {True, False}
+    round3 = cal._rows(cal.ROUND3)
+    assert {r[0] for r in round3} == {"holdout3"} and len(round3) >= 200  # held out whole
+    assert {r[4] for r in round3} == {"same", "child", "different"} and {r[5] for r in round3} <= {"yes", "no"}
+    earlier = {n.casefold() for path in (cal.REAL, cal.ROUND2) for r in cal._rows(path) for n in (r[2], r[3])}
+    assert not {n.casefold() for r in round3 for n in (r[2], r[3])} & earlier  # no name of an earlier round
     bands = er.bands_for(LocalEmbedder.model)
-    # the held-out halves' figures (docs/labelled-sets.md): round 1 meets issue 17's bar of 0.85
-    # (an upper bound, the table was written for it); round 2, the independent set, does not (0.81)
-    for half, floor in (("holdout", 0.85), ("holdout2", 0.80)):
+    # the measured figures (docs/labelled-sets.md) less a small margin: round 1's held-out half 0.99
+    # (an upper bound, the table was written for it); round 2's held-out half 1.00 now that round 3
+    # tuned on it (0.81 at its own first run); round 3, held out, 0.71 (issue 17's bar is 0.85)
+    for half, floor in (("holdout", 0.97), ("holdout2", 0.98), ("holdout3", 0.69)):
         pairs = cal.load_real(half)
         assert cal.macro_f1(cal.scores(pairs, cal.similarities(LocalEmbedder(), pairs), bands)) >= floor
 
