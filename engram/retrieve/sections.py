@@ -66,7 +66,8 @@ class _Budget:
             if self.lines[g]:
                 out += [g + ":"] + self.lines[g]
         if self.low:
-            out.append(self.low_prefix + "; ".join(self.low) + ".")
+            said = "; ".join(self.low)
+            out.append(self.low_prefix + said + ("" if said.endswith((".", "!", "?")) else "."))
         return "\n".join(out)
 
 

@@ -94,3 +94,9 @@ def test_a_subagent_mentioned_once_is_never_shown():
     mention = _node(1, type="decision", name="Use @agent-debug", data='{"kind": "mention"}')
     text, shown = sections.render([(mention, 1.0), (_node(2), 0.9)], 1000, "H")
     assert "@agent-debug" not in text and shown == [("n002", tiers.FULL)]
+
+
+def test_the_closing_names_line_ends_with_one_full_stop():
+    text, _ = sections.render([(_node(2), 0.2), (_node(1, name="Make sure to run the tests."), 0.2)], 1000, "H",
+                              low_prefix="Weaker matches: ")
+    assert text.split("\n")[-1] == "Weaker matches: node 2; Make sure to run the tests."
