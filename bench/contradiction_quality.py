@@ -2,10 +2,11 @@
 
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
 
-Four sets, each printed per split (docs/labelled-sets.md, "Contradiction cases"):
-tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
-an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; its
-`holdout2` line is the headline), tests/monitor/real_rules.json (round 1: `dev`, and
+Five sets, each printed per split (docs/labelled-sets.md, "Contradiction cases"):
+tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
+tuned on; its line is the headline), tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
+an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; both
+halves tuned on in round 3), tests/monitor/real_rules.json (round 1: `dev`, and
 `holdout`, whose round-1 first run was its held-out figure; both halves were tuned on in
 round 2), tests/monitor/audit_cases.json (the auditor's `audit` cases, written before
 round 2, not tuned on) and tests/monitor/cases.json (the older in-sample triples).
@@ -31,6 +32,7 @@ sys.path.insert(0, str(REPO))
 
 MONITOR = REPO / "tests" / "monitor"
 SETS = (  # (file, label, splits in print order)
+    (MONITOR / "real_rules3.json", "round 3: held out whole, public projects' rules", ("holdout3",)),
     (MONITOR / "real_rules2.json", "round 2: public projects' rules, agent-sized changes", ("dev2", "holdout2")),
     (MONITOR / "real_rules.json", "round 1: public projects' rules (both halves tuned on in round 2)",
      ("dev", "holdout")),
