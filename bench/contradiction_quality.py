@@ -1,6 +1,7 @@
 """Precision and recall of the contradiction checkers on the labelled cases.
 
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
+    python bench/contradiction_quality.py --cv [--group rule|project]
 
 Five sets, each printed per split (docs/labelled-sets.md, "Contradiction cases"):
 tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
@@ -17,6 +18,14 @@ files warns when the check of any of them does. When ANTHROPIC_API_KEY or OPENAI
 is set (and ENGRAM_OFFLINE is not), the configured API checker runs on the same cases too
 (one request per file); `--offline-only` skips it. `--verbose` lists every miss and false
 warning of the splits it prints: keep it off a held-out split until its figure is taken.
+
+`--cv` measures generalisation on the development material only (every set but round 3):
+leave-one-group-out over rules (or source projects), where each mechanism of the offline
+checker (`offline_checker.all_matches`, the `mechanism` of a match) may warn on the left-out
+group only if, on the other groups, its warnings were right at least `--min-precision` of the
+time on at least `--min-groups` groups. A mechanism that only ever fires on the rules it was
+written for is thereby switched off for them, so the figure is what the checker does on rules
+it was not tuned for. It prints each mechanism's record and the gate the whole material gives.
 """
 
 from __future__ import annotations
@@ -118,12 +127,87 @@ def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bo
                 print(f"  {what:<13} [{c['split']}] {c['id']} ({c.get('category') or c.get('lang')}, {c['kind']}) -> {v}")
 
 
+DEV_SETS = ("real_rules.json", "real_rules2.json", "audit_cases.json", "cases.json")
+
+
+def group_of(case: dict, by: str) -> str:
+    """A case's group: its rule (or its source project), else its decision's words."""
+    if by == "project" and case.get("source", "").count("/") >= 1:
+        return "/".join(case["source"].split("/")[:2])
+    return case.get("rule") or " | ".join(case["decisions"])
+
+
+def fired(case: dict) -> dict[str, int]:
+    """mechanism -> the verdict rank it reaches on the case, over every file it changes."""
+    from engram.monitor.offline_checker import all_matches
+
+    out: dict[str, int] = {}
+    for path, diff in files_of(case):
+        for m in all_matches(decision_nodes(case), path, diff):
+            out[m["mechanism"]] = max(out.get(m["mechanism"], 0), 2 if m["kind"] == "direct" else 1)
+    return out
+
+
+def mechanism_record(rows: list[tuple[str, bool, dict]]) -> dict[str, dict]:
+    """Per mechanism: cases it fired on, right and wrong, and the groups where it was right."""
+    rec: dict[str, dict] = {}
+    for group, positive, mech in rows:
+        for m in mech:
+            r = rec.setdefault(m, {"tp": 0, "fp": 0, "groups": set(), "fp_groups": set()})
+            r["tp" if positive else "fp"] += 1
+            (r["groups"] if positive else r["fp_groups"]).add(group)
+    return rec
+
+
+def gate_from(rec: dict[str, dict], min_precision: float, min_groups: int) -> set[str]:
+    """The mechanisms allowed to warn: right often enough, on enough groups."""
+    return {m for m, r in rec.items()
+            if r["tp"] / (r["tp"] + r["fp"]) >= min_precision and len(r["groups"]) >= min_groups}
+
+
+def cross_validate(by: str, min_precision: float, min_groups: int) -> None:
+    rows = []
+    for name in DEV_SETS:
+        for c in load_cases("all", MONITOR / name):
+            rows.append((f"{name}:{group_of(c, by)}", c["expected"] != NO, fired(c)))
+    groups = sorted({g for g, _, _ in rows})
+    cv = {"tp": 0, "fp": 0, "fn": 0}
+    for g in groups:
+        allowed = gate_from(mechanism_record([r for r in rows if r[0] != g]), min_precision, min_groups)
+        for _, positive, mech in (r for r in rows if r[0] == g):
+            warn = any(m in allowed for m in mech)
+            key = ("tp" if positive else "fp") if warn else ("fn" if positive else None)
+            if key:
+                cv[key] += 1
+    ins = {"tp": sum(1 for _, p, m in rows if p and m), "fp": sum(1 for _, p, m in rows if not p and m),
+           "fn": sum(1 for _, p, m in rows if p and not m)}
+    for label, s in (("in-sample, no gate", ins), (f"cross-validated, leave one {by} out", cv)):
+        prec = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else float("nan")
+        rec_ = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else float("nan")
+        print(f"{label:<40} n={len(rows)} groups={len(groups)} tp={s['tp']} fp={s['fp']} fn={s['fn']} "
+              f"precision={prec:.3f} recall={rec_:.3f}")
+    rec = mechanism_record(rows)
+    allowed = gate_from(rec, min_precision, min_groups)
+    print(f"\ngate (precision >= {min_precision}, right on >= {min_groups} {by}s): "
+          f"{len(allowed)} of {len(rec)} mechanisms warn")
+    for m, r in sorted(rec.items(), key=lambda kv: (-len(kv[1]["groups"]), kv[0])):
+        print(f"  {'on ' if m in allowed else 'OFF'} {m:<34} right {r['tp']:>3} in {len(r['groups']):>2} {by}s, "
+              f"wrong {r['fp']:>2} in {len(r['fp_groups']):>2}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=SPLITS + ["all"], default="all")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
     ap.add_argument("--offline-only", action="store_true", help="skip the API checker even when a key is set")
+    ap.add_argument("--cv", action="store_true", help="grouped cross-validation of the offline checker (development sets)")
+    ap.add_argument("--group", choices=("rule", "project"), default="rule")
+    ap.add_argument("--min-precision", type=float, default=0.95)
+    ap.add_argument("--min-groups", type=int, default=2)
     args = ap.parse_args()
+    if args.cv:
+        cross_validate(args.group, args.min_precision, args.min_groups)
+        return 0
     from engram.monitor.offline_checker import OfflineChecker
 
     checkers = [OfflineChecker()]

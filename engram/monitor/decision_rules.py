@@ -116,6 +116,16 @@ _MAX_OF = re.compile(rf"\b(max(?:imum)?|min(?:imum)?)\s+((?:[a-z][a-z_\-]*\s+){{
 # "MAX_PAGE_SIZE: 100", "MAX_TIMEOUT_MS = 600_000": a constant a decision states as its limit
 _CONSTANT = re.compile(rf"\b(MAX|MIN)_([A-Z][A-Z0-9]*(?:_(?!MS\b|S\b|SECONDS\b|SECS?\b|MINUTES\b)[A-Z0-9]+)*)"
                        rf"(?:_(MS|S|SECONDS|SECS?|MINUTES))?\s*[:=]\s*{_NUM}")
+# "must not exceed 300 seconds" (at most), "under 100 items per page", "below 4" (less than)
+_EXCEED = re.compile(rf"\b((?:must|should|shall|may|can)\s*(?:not|never)\s+exceed|cannot exceed|never exceed|not to exceed)"
+                     rf"\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?", re.I)
+_BELOW = re.compile(rf"\b(under|below|less than|fewer than|smaller than|lower than)\s+{_NUM}\s*{_UNIT}\b"
+                    rf"\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?", re.I)
+# "file ≤ 300 LOC, parameters ≤ 5": a subject, a comparison sign, a number
+_SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Za-z][\w\-]*)\s*(≤|<=|<|≥|>=)\s*{_NUM}"
+                   rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
+# Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
+_LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -130,7 +140,8 @@ SYNONYMS = {
     "worker": {"worker", "workers", "concurrency", "parallelism"},
     "round": {"round", "rounds", "cost", "workfactor"},
 }
-_SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
+_SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with", "not",
+                 "exceed", "enforce", "limits", "limit",
                  "are", "was", "were", "been",
                  "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
                  "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
@@ -243,6 +254,7 @@ class Limit:
     value: float
     duration: bool
     text: str
+    measure: str = ""  # "lines": each <subject> is at most N lines long; "parameters": takes at most N; "": a value
 
 
 @dataclass
@@ -481,6 +493,15 @@ def limits_in(text: str) -> list[Limit]:
         for m in rx.finditer(text):
             label, words = _subject(text[: m.start()], m.group(4) or "", bool(m.group(3)))
             out += _limit(label, words, op, m.group(2), m.group(3), m.group(0))
+    for op, rx in (("<=", _EXCEED), ("<", _BELOW)):
+        for m in rx.finditer(text):
+            after = m.group(4) or ""
+            label, words = _subject(text[: m.start()], "" if _length_unit(after) else after, bool(m.group(3)))
+            out += _limit(label, words, op, m.group(2), m.group(3), m.group(0), _length_unit(after))
+    for m in _SIGN.finditer(text):
+        op = {"≤": "<=", "≥": ">="}.get(m.group(2), m.group(2))
+        label, words = _subject(m.group(1), "", True)
+        out += _limit(label, words, op, m.group(3), m.group(4), m.group(0).strip(" ,;:("), _length_unit(m.group(5) or ""))
     for m in _MAX_OF.finditer(text):
         label, words = _subject(m.group(2), "", bool(m.group(4)))
         out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
@@ -493,7 +514,21 @@ def limits_in(text: str) -> list[Limit]:
     return out
 
 
-def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str) -> list[Limit]:
+# Units no limit here converts: "smaller than 1 MB" says nothing about a constant of 512000.
+_UNREAD_UNITS = {"mb", "kb", "gb", "tb", "kib", "mib", "gib", "byte", "bytes", "%", "percent", "mbps", "px", "em", "rem"}
+
+
+def _length_unit(after: str) -> str:
+    """ "lines" when the words after a limit's number make it a length in lines ("20 lines", "50 LOC")."""
+    first = after.split()[0].lower() if after.split() else ""
+    return "lines" if first in _LENGTH_UNITS else ""
+
+
+def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str,
+           measure: str = "") -> list[Limit]:
+    after_number = text[text.find(number) + len(number):].split()
+    if after_number and after_number[0].lower().strip(".,;)") in _UNREAD_UNITS:
+        return []
     if not words or words <= _GENERIC_HEADS:
         return []  # "a maximum length of 12": the length of what?
     value = float(number.replace(",", ".").replace("_", ""))
@@ -503,8 +538,10 @@ def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, 
         value *= _SECONDS[unit]
     head = label.split()[-1]
     syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+    if measure or head in ("parameter", "parameters", "param", "params", "argument", "arguments"):
+        measure = measure or "parameters"
     return [Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)), op=op, value=value,
-                  duration=duration, text=text.strip())]
+                  duration=duration, text=text.strip(), measure=measure)]
 
 
 def _noun(word: str) -> str:
@@ -519,6 +556,9 @@ def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
     items" before the cue (the noun after it is only a unit of counting). A generic
     head ("size", "count") needs its modifier too: `page size` must not match BUFFER_SIZE.
     """
+    per = re.search(r"\bper\s+([a-z_]+)", after.lower())
+    if per:  # "100 items per page": PER_PAGE, perPage
+        return f"per {per.group(1)}", {"per", singular(per.group(1))}
     after_words = []
     for w in re.findall(r"[a-z_]+", after.lower()):  # "3 bcrypt rounds for ..." -> [bcrypt, rounds]
         if w in _SUBJECT_SKIP:

@@ -139,8 +139,12 @@ def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 
 def _names_a_field(name: str, value: str) -> bool:
-    """`PASSWORD_FIELD = "password"`: the value is a key name, not a secret."""
-    return re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) is not None and value.lower().replace("-", "_") in name.lower()
+    """`PASSWORD_FIELD = "password"`, `API_KEY_HEADER = "X-Api-Key"`: the value is the name of a key, a
+    header or a variable, not a secret."""
+    if re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) and value.lower().replace("-", "_") in name.lower():
+        return True
+    return (re.search(r"(?:header|name|field|param|env|var|label|prefix)s?$", name, re.I) is not None
+            and re.fullmatch(r"[A-Za-z][A-Za-z_\-.]{1,40}", value) is not None)
 
 
 def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -227,9 +231,14 @@ def eval_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """Unpinned GitHub Actions refs (when the decision names a SHA / commit) and Docker base images."""
     wants_sha = re.search(r"\bsha\b|\bcommit\b|\bdigest\b", decision, re.I) is not None
+    # "the only actions allowed ... are actions created by GitHub itself": GitHub's own owners are exempt
+    first_party = re.search(r"\b(?:created|published|maintained|provided|owned|made) by github\b|\bgithub'?s own\b|"
+                            r"\bfirst[- ]party\b", decision, re.I) is not None
     out = []
     for ln in _added(lines):
         m = _ACTION_REF.search(ln.code)
+        if m and first_party and m.group(1).split("/")[0].lower() in ("actions", "github"):
+            continue
         if m and not m.group(1).startswith("./") and wants_sha and not re.fullmatch(r"[0-9a-f]{40}", m.group(2)):
             out.append(("direct", ln, f"uses {m.group(1)} at {m.group(2)!r}, a movable ref, not a commit SHA"))
             continue
@@ -304,6 +313,10 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 _SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
                        r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
 _JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
+# "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
+_WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
+                         re.I)
+_CITES = re.compile(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 
 
 def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -316,6 +329,8 @@ def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
+        if _WANTS_LINK.search(decision) and _CITES.search(ln.text[m.end():] + " " + above):
+            continue
         if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
                                             or re.search(r"\w+(?:\W+\w+){3,}", above)):
             continue  # the reason is written on the line or on the comment line above it
@@ -383,7 +398,8 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if ln.side == "-":
             continue
         m = _ASSIGN.search(ln.code if lang not in ("hash", "json") else ln.text)
-        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + " ".join(ln.strings))) & words:
+        carried = " ".join(e for s in ln.strings for e in _INTERP.findall(s))  # a literal's words are text, not data
+        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + carried)) & words:
             tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
     for ln in _added(lines):
