@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import constructs, practices, tech_terms
+from engram.monitor import constructs, data_access, literals, practices, tech_terms
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
@@ -37,7 +37,7 @@ _PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
-    re.compile(rf"(?:^|,|;|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
+    re.compile(rf"(?:^|,|;|\(|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
@@ -187,7 +187,9 @@ DETECTOR_CUES = {
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
                                  r"fields?|values?)|pii|card numbers?|credit cards?)\b)",
                                  re.I | re.S),
-    "protected_table": re.compile(r"append-only|read-only|never (?:be )?(?:updated|deleted)|no update queries", re.I),
+    "protected_table": re.compile(r"append-only|insert-only|read-only|never (?:be )?(?:updated|deleted)|no update queries|"
+                                  r"\b(?:no|never|not|must not|do not)\s+(?:\w+\s+)?(?:update|delete)\s*(?:/|or|and|,)\s*"
+                                  r"(?:update|delete)\b|\b(?:no|never)\s+(?:update|delete)s?\s+(?:on|of|to|in)\b", re.I),
     "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
     # constructs (engram.monitor.constructs) and manifests (engram.monitor.manifests)
     "class_components": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\b[^.;]{0,30}\bclass(?:-based)? components?\b|"
@@ -274,6 +276,8 @@ class Rules:
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
+    literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
+    data_access: data_access.Access | None = None  # where the decision lets code reach the database
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -314,6 +318,8 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
+    r.literals = literals.forbidden(text)
+    r.data_access = data_access.rule_of(text)
     return r
 
 

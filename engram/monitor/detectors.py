@@ -19,6 +19,7 @@ from typing import Callable
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
+from engram.text import singular
 
 Hit = tuple[str, Line, str]
 
@@ -43,8 +44,8 @@ _ROOT_DIRECT = re.compile(r"^\s*(?:-\s*)?user\s*:\s*[\"']?root\b|^\s*USER\s+root
 _ROOT_UID = re.compile(r"runAsUser\s*:\s*0\b|^\s*USER\s+0(?::0)?\s*$|^\s*(?:-\s*)?user\s*:\s*[\"']?0(?::0)?[\"']?\s*$")
 _NAIVE_PY = re.compile(r"\bdatetime\.(?:now|today)\(\s*\)|\bdate\.today\(\s*\)|\bdatetime\.fromtimestamp\([^,()]*\)|"
                        r"\btime\.localtime\(|\bdatetime\.utcnow\(\s*\)")
-_NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\(\s*\)|\.get(?:Hours|Minutes|Date|Day|Month|"
-                       r"FullYear)\(\s*\)")
+_NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\((?![^)]*timeZone\s*:\s*[\"']UTC)|"
+                       r"\.get(?:Hours|Minutes|Date|Day|Month|FullYear)\(\s*\)")
 _SECRET_NAME = r"\w*(?:password|passwd|pwd|secret|token|api_?key|apikey|private_?key|credential|access_?key)\w*"
 _SECRET = re.compile(r"(?i)^\s*(?:export\s+|const\s+|let\s+|var\s+|final\s+|static\s+)*[\"']?(" + _SECRET_NAME +
                      r")[\"']?\s*(?::\s*[\w\[\]]+\s*)?(?:=|:=|:)\s*([\"'])(.+?)\2\s*[,;]?\s*$")
@@ -111,8 +112,8 @@ def run_as_root(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     rx = _NAIVE_PY if lang == "python" else _NAIVE_JS if lang == "js" else None
-    if rx is None:
-        return []
+    if rx is None or re.search(r"\b(?:never|not|no)\s+(?:in\s+)?UTC\b", decision, re.I):
+        return []  # "shown in the user's timezone, never UTC": local time is what it wants
     direct = "datetime.now()" in decision
     return [("direct" if direct and "now(" in ln.code else "indirect", ln, "creates a naive (local-time) datetime")
             for ln in _added(lines) if rx.search(ln.code)]
@@ -282,9 +283,10 @@ def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
                 out.append(("direct", ln, f"turns {w} off"))
             elif exempt.search(ln.code):
                 out.append(("direct", ln, f"exempts this code from {w}, which the decision keeps on"))
-        if _setting_name(word) and w not in plus_text:
+        if _setting_name(word) and w not in plus_text:  # a list's entries are strings ("...CsrfViewMiddleware")
             out += [("direct", ln, f"removes {w} from the configuration, which the decision keeps on")
-                    for ln in lines if ln.side == "-" and not ln.prose and _names_part(w, ln.code) and _listed_item(ln.code)]
+                    for ln in lines if ln.side == "-" and not ln.prose and _listed_item(ln.text)
+                    and _names_part(w, ln.code + " " + " ".join(ln.strings))]
     return out
 
 
@@ -418,8 +420,10 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _TABLE_NAME = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]+)\b|\b([a-z]\w*)\s+table\b|\bthe\s+([a-z]\w*)\s+table\b")
 _TABLE_OPS = [
-    (re.compile(r"append-only|never (?:be )?updated|no update|not (?:be )?updated", re.I), ("update",)),
-    (re.compile(r"append-only|never (?:be )?deleted|no delete|not (?:be )?deleted", re.I), ("delete", "truncate")),
+    (re.compile(r"append-only|insert-only|never (?:be )?updated|no update|not (?:be )?updated|"
+                r"\b(?:no|never|not)\s+(?:\w+\s+)?delete\s*(?:/|or|and|,)\s*update\b", re.I), ("update",)),
+    (re.compile(r"append-only|insert-only|never (?:be )?deleted|no delete|not (?:be )?deleted|"
+                r"\b(?:no|never|not)\s+(?:\w+\s+)?update\s*(?:/|or|and|,)\s*delete\b", re.I), ("delete", "truncate")),
     (re.compile(r"read-only|never (?:write|modify|change) |do not (?:write|modify|change) |must not (?:write|modify)",
                 re.I), ("update", "delete", "insert", "truncate")),
 ]
@@ -439,6 +443,29 @@ _UNGUARD = (r"\bdrop\s+(?:trigger|rule|policy)\s+(?:if\s+exists\s+)?[\"`]?\w*{t}
             r"\balter\s+table\s+[\"`]?{t}[\"`]?\s+disable\s+(?:trigger|rule|row\s+level\s+security)")
 
 
+# ORM calls that update or delete rows: `.update(`, `deleteMany(`, `.delete()`, `destroy_all`, `update_all`.
+_ORM_OP = {"update": r"\.\s*(?:update|updateMany|update_all|update_attribute|update_column|bulk_update|upsert)\s*\(|"
+                     r"\b(?:db|tx|trx|knex)\s*\.\s*update\s*\(",
+           "delete": r"\.\s*(?:delete|deleteMany|delete_all|destroy|destroy_all|remove|truncate)\s*\(|"
+                     r"\b(?:db|tx|trx|knex)\s*\.\s*delete\s*\("}
+
+
+def _model_forms(table: str) -> tuple[str, ...]:
+    """How code names a table's model: audit_logs -> AuditLog, auditLogs, auditLog, audit_log."""
+    words = table.split("_")
+    single = words[:-1] + [singular(words[-1])]
+    pascal = "".join(w.capitalize() for w in single)
+    plural = words[0] + "".join(w.capitalize() for w in words[1:])
+    return tuple(dict.fromkeys((pascal, plural, pascal[0].lower() + pascal[1:], "_".join(single))))
+
+
+def _orm_write(ln: Line, table: str, ops: tuple[str, ...]) -> str | None:
+    """The operation of an ORM call on the table's model on this line (`AuditLog.objects.filter(...).delete()`)."""
+    if not any(re.search(rf"(?<![\w]){re.escape(f)}(?![a-z0-9])", ln.code) for f in _model_forms(table)):
+        return None
+    return next((o for o in ops if o in _ORM_OP and re.search(_ORM_OP[o], ln.code)), None)
+
+
 def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for table, ops in protected_tables(decision):
@@ -447,6 +474,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             op = next((o for o in ops if re.search(_SQL_OP[o].format(t=re.escape(table)), text, re.I)), None)
             if op:
                 out.append(("direct", ln, f"runs {op.upper()} on {table}, which the decision protects"))
+            elif op := _orm_write(ln, table, ops):
+                out.append(("direct", ln, f"makes an ORM {op} of {table} rows, which the decision protects"))
             elif re.search(_UNGUARD.format(t=re.escape(table)), text, re.I):
                 out.append(("indirect", ln, f"removes a guard of {table}, which the decision protects"))
     return out

@@ -27,7 +27,7 @@ import fnmatch
 import re
 from typing import Any
 
-from engram.monitor import code_lines, decision_rules, practices, sizes, tech_terms
+from engram.monitor import code_lines, data_access, decision_rules, literals, practices, protected_paths, sizes, tech_terms
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -84,12 +84,20 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
         return []
     lines = code_lines.parse(diff, path, context=True)
     test_file = is_test_path(path)
+    new_file = re.search(r"^@@ -0,0 ", diff or "", re.M) is not None
     matches: list[dict[str, Any]] = []
     for node in decisions:
         rules = decision_rules.rules_for(node)
-        if (test_file and not rules.about_tests) or not rules.scope.applies(path):
+        if lines:  # a protected file is protected whatever it holds, tests and fixtures too
+            matches += [_match(rules, lines[0], "direct", "protected-path", why, "path:protected")
+                        for why in protected_paths.violations(rules.text, path, new_file)]
+        if test_file and not rules.about_tests:
             continue
-        matches += _check_one(rules, lines, lang, path)
+        if rules.data_access and data_access.governs(rules.data_access, path):  # its own places, not the scope's
+            matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")
+                        for kind, ln, why in data_access.violations(rules.data_access, lines)]
+        if rules.scope.applies(path):
+            matches += _check_one(rules, lines, lang, path)
     return matches
 
 
@@ -116,6 +124,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
+    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines)]
     out += _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
         if limit.measure:
