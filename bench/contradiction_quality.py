@@ -2,6 +2,7 @@
 
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
     python bench/contradiction_quality.py --cv [--group rule|project]
+    python bench/contradiction_quality.py --cross [N]
 
 Five sets, each printed per split (docs/labelled-sets.md, "Contradiction cases"):
 tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
@@ -26,6 +27,12 @@ group only if, on the other groups, its warnings were right at least `--min-prec
 time on at least `--min-groups` groups. A mechanism that only ever fires on the rules it was
 written for is thereby switched off for them, so the figure is what the checker does on rules
 it was not tuned for. It prints each mechanism's record and the gate the whole material gives.
+
+`--cross N` is the negative control: each development decision checked against the changes of N
+cases of other rules (chosen by a hash, the same every run). A decision says nothing about an
+unrelated change, so nearly every warning there is false; they are printed, by mechanism, to be
+read (an unrelated pair can still be a true contradiction: "no console.log" against another
+rule's diff that adds one).
 """
 
 from __future__ import annotations
@@ -195,6 +202,34 @@ def cross_validate(by: str, min_precision: float, min_groups: int) -> None:
               f"wrong {r['fp']:>2} in {len(r['fp_groups']):>2}")
 
 
+def cross_check(n: int) -> None:
+    import hashlib
+
+    from engram.monitor.offline_checker import all_matches
+
+    cases = [(name, c) for name in DEV_SETS for c in load_cases("all", MONITOR / name)]
+    decisions = {}
+    for name, c in cases:
+        decisions.setdefault(f"{name}:{group_of(c, 'rule')}", c)
+    pairs = fires = 0
+    by_mech: dict[str, list[str]] = {}
+    for group, owner in decisions.items():
+        others = [c for name, c in cases if f"{name}:{group_of(c, 'rule')}" != group]
+        others.sort(key=lambda c: hashlib.sha256((group + c["id"]).encode()).hexdigest())
+        for other in others[:n]:
+            pairs += 1
+            found = [m for path, diff in files_of(other) for m in all_matches(decision_nodes(owner), path, diff)]
+            fires += bool(found)
+            for m in {m["mechanism"]: m for m in found}.values():
+                by_mech.setdefault(m["mechanism"], []).append(
+                    f"{owner['decisions'][0][:70]!r} x {other['id']}: {m['text'][:70]}")
+    print(f"{pairs} unrelated (decision, change) pairs, {fires} warned ({1000 * fires / max(1, pairs):.1f} per 1000)")
+    for mech, rows in sorted(by_mech.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {mech:<30} {len(rows)}")
+        for r in rows[:12]:
+            print(f"      {r}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=SPLITS + ["all"], default="all")
@@ -203,8 +238,12 @@ def main() -> int:
     ap.add_argument("--cv", action="store_true", help="grouped cross-validation of the offline checker (development sets)")
     ap.add_argument("--group", choices=("rule", "project"), default="rule")
     ap.add_argument("--min-precision", type=float, default=0.95)
-    ap.add_argument("--min-groups", type=int, default=2)
+    ap.add_argument("--min-groups", type=int, default=1)
+    ap.add_argument("--cross", type=int, metavar="N", help="each decision against N other rules' changes")
     args = ap.parse_args()
+    if args.cross:
+        cross_check(args.cross)
+        return 0
     if args.cv:
         cross_validate(args.group, args.min_precision, args.min_groups)
         return 0

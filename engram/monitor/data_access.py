@@ -60,15 +60,17 @@ def rule_of(text: str) -> Access | None:
     """The data-access rule a decision states, or None when it states none."""
     if not (_DB.search(text) and _DIRECT.search(text)):
         return None
-    head = re.split(r"\b(?:must|should|shall|never|always|only|compose|goes|go|depend|are|is)\b", text, maxsplit=1)[0]
-    layers = tuple(dict.fromkeys(_LAYERS[w] for w in re.findall(r"[a-z]+", head.lower()) if w in _LAYERS))
-    places = [q for q in _QUOTED_PLACE.findall(text)]
+    heads = [re.split(r"\b(?:must|should|shall|never|always|only|compose|goes|go|depend|are|is)\b", c, maxsplit=1)[0]
+             for c in re.split(r"[.;:]\s+", text)]
+    layers = tuple(dict.fromkeys(_LAYERS[w] for h in heads for w in re.findall(r"[a-z]+", h.lower()) if w in _LAYERS))
+    quoted = _QUOTED_PLACE.findall(text)
+    places = list(quoted)
     for m in _THROUGH.finditer(text):
         words = m.group(1).strip("`").lower().split()
         places += [_PLACES[w] for w in words if w in _PLACES]
     places = [p for p in dict.fromkeys(places) if p]
-    if not layers and not places:
-        return None
+    if not layers and not quoted:
+        return None  # "always go through the repository": which files may not is left unsaid
     return Access(layers, tuple(places))
 
 

@@ -278,6 +278,7 @@ class Rules:
     immutable_migrations: bool = False
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
+    languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -320,7 +321,21 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.immutable_migrations = practices.immutable_migrations(text)
     r.literals = literals.forbidden(text)
     r.data_access = data_access.rule_of(text)
+    r.languages = languages_of(text)
     return r
+
+
+_LANGUAGE_FAMILY = {"typescript": "js", "javascript": "js", "python": "python", "go": "go", "golang": "go",
+                    "rust": "rust", "java": "clike", "kotlin": "clike", "c#": "clike", "swift": "clike", "php": "clike",
+                    "ruby": "hash", "sql": "sql"}
+# "in TypeScript", "in rust code", "for Python files"; not "TypeScript projects" (their configuration too).
+_IN_LANGUAGE = re.compile(r"\b(?:in|for|of|inside)\s+(?:all\s+|any\s+)?(typescript|javascript|python|golang|go|rust|java|kotlin|"
+                          r"c#|swift|php|ruby|sql)\b(?!\s*(?:projects?|repos?|repositor\w*|services?|apps?)\b)(?!')", re.I)
+
+
+def languages_of(text: str) -> tuple[str, ...]:
+    """The code families a decision limits itself to by naming their language."""
+    return tuple(dict.fromkeys(_LANGUAGE_FAMILY[m.group(1).lower()] for m in _IN_LANGUAGE.finditer(text)))
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.

@@ -236,6 +236,8 @@ def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     first_party = re.search(r"\b(?:created|published|maintained|provided|owned|made) by github\b|\bgithub'?s own\b|"
                             r"\bfirst[- ]party\b", decision, re.I) is not None
     out = []
+    if lang != "hash":
+        return out  # workflows and Dockerfiles; Python's `from x import y` is no base image
     for ln in _added(lines):
         m = _ACTION_REF.search(ln.code)
         if m and first_party and m.group(1).split("/")[0].lower() in ("actions", "github"):
@@ -312,8 +314,22 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 # -- suppression comments, sensitive data in logs, protected tables, banned syntax, migrations ----
 
-_SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
-                       r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
+# Suppression directives by tool; a decision that names some is about those, one that names the
+# type checker about the type family, one that names lint or warnings about the lint family.
+_DIRECTIVES = {
+    "noqa": (r"#\s*noqa\b", "lint"), "type: ignore": (r"#\s*type:\s*ignore", "type"),
+    "pylint": (r"#\s*pylint:\s*disable", "lint"), "eslint-disable": (r"eslint-disable", "lint"),
+    "ts-ignore": (r"@ts-ignore", "type"), "ts-nocheck": (r"@ts-nocheck", "type"),
+    "ts-expect-error": (r"@ts-expect-error", "type"), "nolint": (r"//\s*nolint|//\s*NOLINT", "lint"),
+    "allow": (r"#!?\[allow\(", "lint"), "nosec": (r"#\s*nosec\b", "lint"), "nosonar": (r"NOSONAR", "lint"),
+    "suppresswarnings": (r"@SuppressWarnings", "lint"), "oxlint-disable": (r"oxlint-disable", "lint"),
+    "rubocop": (r"rubocop:\s*disable", "lint"), "shellcheck": (r"#\s*shellcheck\s+disable", "lint"),
+    "biome-ignore": (r"biome-ignore", "lint"), "pyright": (r"#\s*pyright:\s*ignore", "type"),
+    "phpstan-ignore": (r"@phpstan-ignore", "type"),
+}
+_SUPPRESS = re.compile("|".join(rx for rx, _ in _DIRECTIVES.values()))
+_TYPE_WORDS = re.compile(r"\btype[- ]?check\w*|\btypes?\b|\bmypy\b|\bpyright\b|\btsc\b|\btyping\b", re.I)
+_LINT_WORDS = re.compile(r"\blint\w*|\bwarnings?\b|\bclippy\b|\bstatic analysis\b", re.I)
 _JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
 # "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
 _WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
@@ -321,13 +337,24 @@ _WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|inclu
 _CITES = re.compile(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 
 
+def _ruled_out(decision: str) -> re.Pattern[str]:
+    """The directives a decision is about: those it names and those of the families it names
+    ("type and lint errors"); with neither, all of them."""
+    low = decision.lower()
+    named = [rx for name, (rx, _) in _DIRECTIVES.items() if name in low or re.search(rx, decision)]
+    families = {f for f, words in (("type", _TYPE_WORDS), ("lint", _LINT_WORDS)) if words.search(decision)}
+    chosen = named + [rx for rx, f in _DIRECTIVES.values() if f in families and rx not in named]
+    return re.compile("|".join(chosen)) if chosen else _SUPPRESS
+
+
 def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
+    ruled_out = _ruled_out(decision)
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
     new_side = [ln for ln in lines if ln.side != "-"]
     out = []
     for i, ln in enumerate(new_side):
-        m = _SUPPRESS.search(ln.text) if ln.side == "+" else None
+        m = ruled_out.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""

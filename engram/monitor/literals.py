@@ -27,7 +27,9 @@ _POSITIVE = r"(?:use|using|prefer|always|must|should|require|requires|required|w
 _CUE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\b", re.I)
 _PASSIVE = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,3}?(?:is|are)\s+(?:strictly\s+|also\s+)?(?:forbidden|prohibited|banned|"
                       r"disallowed|not allowed|not permitted|deprecated)\b", re.I)
-_CONDITION = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,4}?(?:without|unless|except|other than|outside|if|when)\b", re.I)
+# "... without an issue link", "... via execute_sql": forbidden only in a way the quote alone does not show.
+_CONDITION = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,4}?(?:without|unless|except|other than|outside|if|when|via|through)\b",
+                        re.I)
 _KEYWORDS = frozenset("""if else for while return def function fn func class const let var import from export true
 false null none nil new this self int str string number bool boolean any void async await try catch except
 finally raise throw public private static type interface struct enum match case default break continue""".split())

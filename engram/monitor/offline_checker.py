@@ -88,6 +88,8 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
     matches: list[dict[str, Any]] = []
     for node in decisions:
         rules = decision_rules.rules_for(node)
+        if rules.languages and lang not in rules.languages:
+            continue  # "in TypeScript": a Python file is not what it is about
         if lines:  # a protected file is protected whatever it holds, tests and fixtures too
             matches += [_match(rules, lines[0], "direct", "protected-path", why, "path:protected")
                         for why in protected_paths.violations(rules.text, path, new_file)]
@@ -263,12 +265,15 @@ def _assigned_names(lines: list[Line], lang: str) -> set[str]:
 
 def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str],
                   all_lines: list[Line]) -> list[dict[str, Any]]:
+    """Another member of a role the decision names, when the decision requires something ("Use
+    SQLite instead of Redis": pika is neither). A decision that only rules a member out ("never
+    print") is kept by any other (logging, logrus)."""
     named = {t.canon for t in rules.requires + rules.forbids if t.canon}
     scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
     out = []
     for role, members in tech_terms.ROLES.items():
         anchors = [c for c in named if c in members]
-        if not anchors:
+        if not anchors or not rules.requires:
             continue
         scope = tuple(w for c in anchors for w in scopes.get(c, ()))
         context = tech_terms.ROLE_CONTEXT.get(role)
