@@ -185,7 +185,8 @@ DETECTOR_CUES = {
                               re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
-                                 r"fields?|values?)|pii|card numbers?|credit cards?)\b)",
+                                 r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
+                                 r"e-?mail addresses|phone numbers?|card numbers?|credit cards?)\b)",
                                  re.I | re.S),
     "protected_table": re.compile(r"append-only|insert-only|read-only|never (?:be )?(?:updated|deleted)|no update queries|"
                                   r"\b(?:no|never|not|must not|do not)\s+(?:\w+\s+)?(?:update|delete)\s*(?:/|or|and|,)\s*"
@@ -302,6 +303,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
         forbid_phrases += _forbids_in(clause)
         require_phrases += _requires_in(clause)
     forbid_phrases += _lint_rule_forbids(text)
+    require_phrases += stack_names(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
@@ -314,7 +316,8 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
     r.scope = scope_of(text)
-    requiring = " ".join(c for c in decision_text.sentences(text) or [text] if not _PROHIBITIVE.search(c))
+    requiring = " ".join(c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)
+                         if not _PROHIBITIVE.search(c))  # "...; no API may bypass it" requires nothing, the rest may
     r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
@@ -323,6 +326,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
     return r
+
 
 
 _LANGUAGE_FAMILY = {"typescript": "js", "javascript": "js", "python": "python", "go": "go", "golang": "go",
@@ -393,6 +397,31 @@ def _forbids_in(clause: str) -> list[str]:
     if m := _PASSIVE.match(clause):
         out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
+    return out
+
+
+# A clause that states a choice of tools: "TechStack: Next.js 16, React 19, Drizzle ORM, PostgreSQL",
+# "We use Prisma ORM against PostgreSQL 16", "Async-only networking (httpx.AsyncClient)".
+_CHOICE = re.compile(r"\b(?:use|uses|using|adopt\w*|prefer\w*|stack|techstack|built (?:with|on)|standardi[sz]e\w* on|"
+                     r"runs on|against|\w+-only)\b|^\s*[A-Za-z][\w &/]{1,30}:\s", re.I)
+_NEGATIVE_TAIL = re.compile(r"\b(?:instead of|rather than|not|no|never|avoid|over|replac\w*|don'?t|do not|without)\b.*$",
+                            re.I | re.S)
+
+
+def stack_names(text: str) -> list[str]:
+    """The technologies a clause that states a choice names, before any negation ("instead of X").
+    Names that are also common words (log, print, json) are left to the verbs that govern them."""
+    out = []
+    for clause in [c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)]:
+        if not _CHOICE.search(clause):
+            continue
+        words = re.findall(r"[\w.@/+#\-]+", _NEGATIVE_TAIL.sub("", clause))
+        for n in (3, 2, 1):
+            for i in range(len(words) - n + 1):
+                phrase = " ".join(words[i:i + n]).strip(".,-")
+                canon = tech_terms.canonical(phrase)
+                if canon in tech_terms.ALIASES and canon not in tech_terms.AMBIGUOUS:
+                    out.append(phrase)
     return out
 
 

@@ -378,12 +378,16 @@ SENSITIVE = {
     # "sensitive data", "PII": the usual suspects
     "sensitive": ("password", "passwd", "token", "bearer", "authorization", "secret", "credential", "apikey", "card",
                   "cardnumber", "cvv", "ssn", "body", "payload"),
+    # personal data: "PII", "emails or phone numbers"
+    "personal": ("email", "phone", "ssn", "address", "birthdate", "dob", "passport"),
 }
 _SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "token", "tokens": "token",
                     "jwt": "token", "bearer": "token", "key": "key", "keys": "key", "secret": "secret",
                     "secrets": "secret", "credential": "secret", "credentials": "secret", "session": "session",
                     "bodies": "body", "body": "body", "payload": "body", "payloads": "body", "card": "card",
-                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "sensitive"}
+                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "personal",
+                    "personal": "personal", "personally": "personal", "email": "personal", "emails": "personal",
+                    "phone": "personal", "phones": "personal"}
 _LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
                        r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
 _ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
@@ -416,6 +420,8 @@ def _outside_calls(expr: str) -> str:
 
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
+    if "pii" in re.findall(r"[a-z]+", decision.lower()):
+        found.add("sensitive")  # "PII" is read as personal and secret data both
     return tuple(dict.fromkeys(word for f in sorted(found) for word in SENSITIVE[f]))
 
 

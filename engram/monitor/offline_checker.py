@@ -242,6 +242,8 @@ def _parts(ident: str) -> list[str]:
 def _library_use(form: str, ln: Line) -> bool:
     """An import of the name, an attribute of it (`requests.get`), or a call (`print(`)."""
     f = re.escape(form)
+    if form in tech_terms.IMPORT_ONLY:  # the module itself, not a path ending in it ("github.com/rs/zerolog/log")
+        return ln.imports and re.search(rf"[\"']{f}[\"']|\buse\s+{f}::|\bextern\s+crate\s+{f}\b", ln.text) is not None
     if ln.imports and re.search(rf"(?<![\w\-]){f}(?![\w\-])", ln.code, re.I):
         return True
     return re.search(rf"(?<![\w.]){f}\s*(?:\.\s*[A-Za-z_]|::|\()", ln.code, re.I) is not None
@@ -273,8 +275,8 @@ def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigne
     out = []
     for role, members in tech_terms.ROLES.items():
         anchors = [c for c in named if c in members]
-        if not anchors or not rules.requires:
-            continue
+        if not anchors or not rules.requires or not any(tech_terms.applies_to(a, lang, path) for a in anchors):
+            continue  # pydantic names no alternative in a package.json
         scope = tuple(w for c in anchors for w in scopes.get(c, ()))
         context = tech_terms.ROLE_CONTEXT.get(role)
         for member in members:
