@@ -37,14 +37,16 @@ _THROUGH = re.compile(r"\b(?:through|via|in|by|compose|use|uses|depend on)\s+(?:
 _QUOTED_PLACE = re.compile(r"`([^`]*[/*][^`]*)`")
 # Reaching the database itself, per line of added code.
 _ACCESS = re.compile(
-    r"\bsession\s*\.\s*(?:query|execute|add|add_all|delete|commit|get|scalars?|merge|flush)\s*\(|"
+    r"\bsession\s*\.\s*(?:query|execute|add|add_all|commit|scalars?|merge|flush)\s*\(|"  # not get(): requests
     r"\b(?:db|self\.db|self\.session|session)\.(?:session\.)?(?:query|execute)\s*\(|\bSession\s*\(\s*\)|"
-    r"\bcursor\s*\.\s*execute\s*\(|\b(?:engine|conn|connection|pool|client)\s*\.\s*(?:execute|query|read\.query)\s*\(|"
+    r"\bcursor\s*\.\s*execute\s*\(|\b(?:engine|conn|connection|pool)\s*\.\s*(?:execute|query|read\.query)\s*\(|"
     r"\bconnection\s*\.\s*\w+\s*\.\s*query\s*\(|\bprisma\s*\.\s*\w+\s*\.\s*\w+\s*\(|"
     r"\b(?:db|tx)\s*\.\s*(?:select|insert|update|delete|query|execute)\s*\(|\bknex\s*\(|\bgetRepository\s*\(|"
     r"\b(?:db|DB)\s*\.\s*(?:Query|QueryRow|Exec|QueryContext|ExecContext)\s*\(|\bsql`|"
     r"^\s*(?:from\s+sqlalchemy|import\s+sqlalchemy)\b|\bfrom\s+[\"']@prisma/client[\"']|\bfrom\s+[\"']drizzle-orm")
-_SQL_STRING = re.compile(r"^\s*(?:select\b.+\bfrom\b|insert\s+into\b|update\s+\w+\s+set\b|delete\s+from\b)", re.I)
+# SQL as SQL is written in code (its keywords in capitals), not "Select a file from the list".
+_SQL_STRING = re.compile(r"^\s*(?:SELECT\b.+\bFROM\b|INSERT\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|"
+                         r"select\s+\*\s+from\b|select\b.+\bfrom\s+\w+\s+where\b)")
 _NOT_GOVERNED = re.compile(r"(?:^|/)(?:migrations?|migrate|alembic|schema|seeds?|db/schema)(?:/|\.|$)", re.I)
 
 

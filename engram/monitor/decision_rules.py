@@ -158,10 +158,10 @@ DETECTOR_CUES = {
     "naive_datetime": re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I),
     "hardcoded_secret": re.compile(r"(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
                                    r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
-                                   r"source code|config files?))", re.I),
+                                   r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I),
     "password_hash": re.compile(r"(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I),
-    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bpanic", re.I),
-    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bunwrap", re.I),
+    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
+    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
     "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
                               r"(?:a |any |the )?columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
@@ -173,7 +173,8 @@ DETECTOR_CUES = {
     "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
     "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
     "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
-    "flag_off": re.compile(r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
+    "flag_off": re.compile(r"\benforce\s+[`'\"]?\w+[`'\"]?\s+mode\b|"
+                           r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
                            r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
                            r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
@@ -181,8 +182,9 @@ DETECTOR_CUES = {
     "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
                               r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
-                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b",
-                              re.I),
+                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
+                              r"\b(?:eslint|lint\w*|linter|warnings?|type errors?|clippy)\b(?:\W+\w+){0,5}?\W+(?:not\s+)?"
+                              r"(?:disabl\w*|silenc\w*|suppress\w*|ignor\w*|mut(?:e|ed|ing))\b", re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
                                  r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
@@ -210,7 +212,7 @@ DETECTOR_CUES = {
                                  r"environment[- ]specific|base urls?)\b|\b(?:urls?|endpoints?|hosts?)\s+(?:\w+\s+){0,3}?"
                                  r"hard-?cod", re.I),
     "float_money": re.compile(r"\b(?:float\w*|floating[- ]point|double|number)\b[^.;]{0,40}\b(?:money|monetary|currency|"
-                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?)\b[^.;]{0,40}"
+                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?|cents)\b[^;]{0,50}"
                               r"\b(?:float\w*|floating[- ]point|double)\b", re.I),
     "ddl_outside_migrations": re.compile(r"\bDDL\b|\bschema changes?\b[^.;]{0,40}\bmigrations?\b", re.I),
     "legacy_query": re.compile(r"\bsqlalchemy\s+2(?:\.0|\.x)?\b|\b2\.0[- ]style\b|\blegacy\s+(?:session\.)?query\b", re.I),
@@ -280,6 +282,7 @@ class Rules:
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
+    states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -311,10 +314,12 @@ def rules_for(node: dict[str, Any]) -> Rules:
             t.scope = scope
     forbidden = {t.canon or t.forms[0] for t in r.forbids}
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
+    r.states_choice = bool(r.requires) or any(rx.search(c) for c in _clauses(text) for rx in _REQUIRE[:1])
     r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
-    r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
+    r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
+        t.canon in tech_terms.ROLES["test framework"] for t in r.forbids + r.requires)
     r.scope = scope_of(text)
     requiring = " ".join(c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)
                          if not _PROHIBITIVE.search(c))  # "...; no API may bypass it" requires nothing, the rest may

@@ -205,6 +205,7 @@ _SWITCHES = [  # how a decision names a setting it keeps on
     re.compile(r"\bnever\s+(?:disable|turn off|switch off)\s+((?:[\w'`.\-]+\s*){1,3})", re.I),
     re.compile(r"\b([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
     re.compile(r"\b((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\benforce\s+([`'\"]?\w+[`'\"]?)\s+mode\b", re.I),
 ]
 _NOT_SWITCHES = frozenset("""mode protection protections check checks setting settings flag flags option options the a an
 its our on for every all and or feature features support enabled always""".split())

@@ -22,14 +22,17 @@ Hit = tuple[str, Line, str]
 _QUOTE = re.compile(r"`([^`\n]{1,60})`")
 _NEGATIVE = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no|not|nor|avoid|" \
             r"avoiding|instead of|rather than|forbid|forbids|ban|bans|stop|prohibit|prohibits|disallow|disallows)"
-_POSITIVE = r"(?:use|using|prefer|always|must|should|require|requires|required|with|without|via|through|wrap|call|" \
+_POSITIVE = r"(?:use|using|prefer|always|must|should|require|requires|required|with|via|through|wrap|call|" \
             r"keep|enforce|only)"
 _CUE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\b", re.I)
 _PASSIVE = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,3}?(?:is|are)\s+(?:strictly\s+|also\s+)?(?:forbidden|prohibited|banned|"
                       r"disallowed|not allowed|not permitted|deprecated)\b", re.I)
-# "... without an issue link", "... via execute_sql": forbidden only in a way the quote alone does not show.
-_CONDITION = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,4}?(?:without|unless|except|other than|outside|if|when|via|through)\b",
-                        re.I)
+# "... without an issue link", "... via execute_sql", "... in async code": forbidden only in a way or a
+# place the quote alone does not show.
+_CONDITION = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,4}?(?:without|unless|except|other than|outside|if|when|via|through|"
+                        r"in|inside|within|during|on)\b(?!\s+(?:the\s+)?(?:code|codebase|repo|repository|project)\b)", re.I)
+# "without `X`" may ask for X ("deletes without `WHERE`") or rule it out ("fetch without `axios`").
+_AMBIGUOUS_BEFORE = re.compile(r"\bwithout\s*(?:[\w\-]+\s+){0,2}$", re.I)
 _KEYWORDS = frozenset("""if else for while return def function fn func class const let var import from export true
 false null none nil new this self int str string number bool boolean any void async await try catch except
 finally raise throw public private static type interface struct enum match case default break continue""".split())
@@ -53,10 +56,20 @@ def _polarity(before: str, after: str) -> str:
         return "conditional"
     if _PASSIVE.match(after):
         return "forbid"
+    if _AMBIGUOUS_BEFORE.search(before):
+        return "conditional"
     cues = list(_CUE.finditer(before))
     if not cues:
         return "none"
-    return "forbid" if cues[-1].group("neg") else "require"
+    last = cues[-1]
+    if last.group("neg"):
+        return "forbid"
+    negated = [c for c in cues[:-1] if c.group("neg") and len(before[c.end():last.start()].split()) <= 2]
+    if negated:  # "never use `x`", "do not call `x`"
+        return "forbid"
+    if re.search(r"\bover\s*$", before, re.I) and re.search(r"\bprefer", before, re.I):
+        return "forbid"  # "prefer `a` over `b`"
+    return "require"
 
 
 def _matchable(quote: str) -> bool:
@@ -86,10 +99,14 @@ def pattern(quote: str) -> re.Pattern[str]:
     return re.compile(lead + body + tail)
 
 
-def introduced(quotes: list[str], lines: list[Line]) -> list[Hit]:
-    """Added lines whose code holds a forbidden quote, when more added than removed lines do."""
+def introduced(quotes: list[str], lines: list[Line], config: bool = False) -> list[Hit]:
+    """Added lines whose code holds a forbidden quote, when more added than removed lines do. A quote
+    that is one plain word (`latest`) is a value, looked for in configuration only: in source it is
+    as likely a variable."""
     out = []
     for quote in quotes:
+        if re.fullmatch(r"[a-z]{2,10}", quote.strip()) and not config:
+            continue
         rx = pattern(quote)
         plus = [ln for ln in lines if ln.side == "+" and not ln.prose and rx.search(ln.code)]
         minus = [ln for ln in lines if ln.side == "-" and not ln.prose and rx.search(ln.code)]

@@ -126,7 +126,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
-    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines)]
+    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang))]
     out += _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
         if limit.measure:
@@ -275,7 +275,7 @@ def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigne
     out = []
     for role, members in tech_terms.ROLES.items():
         anchors = [c for c in named if c in members]
-        if not anchors or not rules.requires or not any(tech_terms.applies_to(a, lang, path) for a in anchors):
+        if not anchors or not rules.states_choice or not any(tech_terms.applies_to(a, lang, path) for a in anchors):
             continue  # pydantic names no alternative in a package.json
         scope = tuple(w for c in anchors for w in scopes.get(c, ()))
         context = tech_terms.ROLE_CONTEXT.get(role)

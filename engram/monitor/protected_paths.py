@@ -34,6 +34,8 @@ _SPAN = re.compile(r"`([^`\n]{1,80})`|(?<![\w/.`])((?:\./)?(?:[\w.\-*]+/)+[\w.\-
 _EXCEPT = re.compile(r"\b(?:except|other than|apart from|excluding|but not)\b", re.I)
 # "must not change existing helper functions in migrations/_helpers": what is protected lives in the
 # folder; a new file there is fine, so the folder is not what the clause protects.
+_FILLER = set("""any new more additional extra other the a an files file folders folder directories directory dir
+anything to in into under inside within from existing generated or and these those here""".split())
 _INSIDE = set("""function functions helper helpers method methods class classes logic row rows record records value
 values entry entries column columns table tables behaviour behavior signature signatures interface interfaces type
 types field fields""".split())
@@ -67,13 +69,25 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
                 if pattern is None:
                     continue
                 between = clause[verb.end():m.start()] if verb and verb.end() <= m.start() else ""
-                if set(re.findall(r"[a-z]+", between.lower())) & _INSIDE:
+                if not _names_the_path(verb.group(0) if verb else "", between):
                     continue
                 if cut and m.start() > cut.start():
                     allowed.append(pattern)
                 else:
                     found.append(Protected(pattern, new_only))
     return list(dict.fromkeys(found)), allowed
+
+
+def _names_the_path(verb: str, between: str) -> bool:
+    """Whether the path is what the verb acts on ("do not add new files to `examples/`", "avoid changing
+    backend config (`backend.tf`)"), not where its object lives ("do not put secrets in `config/`",
+    "must not change existing helper functions in `migrations/_helpers`")."""
+    words = set(re.findall(r"[a-z]+", between.lower()))
+    if words & _INSIDE:
+        return False
+    if between.rstrip().endswith("(") or re.search(r"\bcommit", verb, re.I):
+        return True  # an apposition names the thing; what is committed is files
+    return words <= _FILLER
 
 
 def _pattern(raw: str, quoted: bool, after: str) -> str | None:

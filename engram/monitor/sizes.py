@@ -24,7 +24,8 @@ _DEF = {
     "go": re.compile(r"^(\s*)func\s+(?:\([^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\s*\("),
     "rust": re.compile(r"^(\s*)(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s+(\w+)\s*(?:<[^>]*>)?\s*\("),
     "clike": re.compile(r"^(\s*)(?:(?:public|private|protected|internal|static|final|override|suspend|async|virtual)\s+)*"
-                        r"(?:fun\s+(\w+)|[\w<>\[\],?]+\s+(\w+))\s*\((?!.*;\s*$)"),
+                        r"(?:fun\s+(\w+)|(?!(?:return|new|throw|await|yield|else|case|if|while|for|switch|catch|in|is|as|"
+                        r"not)\b)[\w<>\[\],?]+\s+(?!(?:if|while|for|switch|catch|return)\b)(\w+))\s*\((?!.*;\s*$)"),
 }
 _FUNCTION_WORDS = {"function", "method", "func", "fn", "procedure", "routine"}
 _PARAM_WORDS = {"parameter", "param", "argument", "arg"}
