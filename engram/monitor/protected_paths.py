@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engram.graph import decision_text
 
-_NEG = r"(?:never|do not|don'?t|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|not allowed to|avoid)"
+_NEG = r"(?:never|do not|don'?t|must not|mustn'?t|should not|shouldn'?t|may not|cannot|can'?t|not allowed to|avoid)"
 _CHANGE = (r"(?:modify|modifying|edit|editing|change|changing|touch|touching|alter|altering|overwrite|hand-edit|"
            r"rewrite|write to|commit|committing|push)")
 _CREATE = r"(?:add|adding|create|creating|put|place|write)"
@@ -68,12 +68,11 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
                 pattern = _pattern(m.group(1) or m.group(2), bool(m.group(1)), clause[m.end():m.end() + 12])
                 if pattern is None:
                     continue
-                between = clause[verb.end():m.start()] if verb and verb.end() <= m.start() else ""
-                if not _names_the_path(verb.group(0) if verb else "", between):
-                    continue
                 if cut and m.start() > cut.start():
                     allowed.append(pattern)
-                else:
+                    continue
+                between = clause[verb.end():m.start()] if verb and verb.end() <= m.start() else ""
+                if _names_the_path(verb.group(0) if verb else "", between):
                     found.append(Protected(pattern, new_only))
     return list(dict.fromkeys(found)), allowed
 

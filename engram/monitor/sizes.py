@@ -96,7 +96,7 @@ def _top_level(text: str) -> str:
 def _body(new_side: list[Line], i: int, lang: str, indent: int) -> list[Line]:
     """The lines of the function whose signature is line i, through its end; [] when the end is not in
     view (in a new file, whose every line is in the diff, the file's end ends it)."""
-    whole = all(ln.side == "+" for ln in new_side)
+    whole = all(ln.side == "+" or not ln.text.strip() for ln in new_side)
     if lang == "python":
         for j in range(i + 1, len(new_side)):
             text = new_side[j].text
