@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import constructs, data_access, literals, practices, tech_terms
+from engram.monitor import constructs, practices, tech_terms
+from engram.monitor.readings import data_access, literals
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 

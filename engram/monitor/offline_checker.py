@@ -27,7 +27,8 @@ import fnmatch
 import re
 from typing import Any
 
-from engram.monitor import code_lines, data_access, decision_rules, literals, practices, protected_paths, sizes, tech_terms
+from engram.monitor import code_lines, decision_rules, practices, tech_terms
+from engram.monitor.readings import data_access, literals, protected_paths, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term

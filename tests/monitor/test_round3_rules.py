@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from engram.graph import decision_text
-from engram.monitor import decision_rules, literals, protected_paths
+from engram.monitor import decision_rules
+from engram.monitor.readings import literals, protected_paths
 from engram.monitor.offline_checker import all_matches, check
 
 HERE = Path(__file__).parent
