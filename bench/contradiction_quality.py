@@ -1,11 +1,14 @@
 """Precision and recall of the contradiction checkers on the labelled cases.
 
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
+    python bench/contradiction_quality.py --cv [--group rule|project]
+    python bench/contradiction_quality.py --cross [N]
 
-Four sets, each printed per split (docs/labelled-sets.md, "Method"):
-tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
-an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; its
-`holdout2` line is the headline), tests/monitor/real_rules.json (round 1: `dev`, and
+Five sets, each printed per split (docs/labelled-sets.md, "Method"):
+tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
+tuned on; its line is the headline), tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
+an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; both
+halves tuned on in round 3), tests/monitor/real_rules.json (round 1: `dev`, and
 `holdout`, whose round-1 first run was its held-out figure; both halves were tuned on in
 round 2), tests/monitor/audit_cases.json (the auditor's `audit` cases, written before
 round 2, not tuned on) and tests/monitor/cases.json (the older in-sample triples).
@@ -16,6 +19,20 @@ files warns when the check of any of them does. When ANTHROPIC_API_KEY or OPENAI
 is set (and ENGRAM_OFFLINE is not), the configured API checker runs on the same cases too
 (one request per file); `--offline-only` skips it. `--verbose` lists every miss and false
 warning of the splits it prints: keep it off a held-out split until its figure is taken.
+
+`--cv` measures generalisation on the development material only (every set but round 3):
+leave-one-group-out over rules (or source projects), where each mechanism of the offline
+checker (`offline_checker.all_matches`, the `mechanism` of a match) may warn on the left-out
+group only if, on the other groups, its warnings were right at least `--min-precision` of the
+time on at least `--min-groups` groups. A mechanism that only ever fires on the rules it was
+written for is thereby switched off for them, so the figure is what the checker does on rules
+it was not tuned for. It prints each mechanism's record and the gate the whole material gives.
+
+`--cross N` is the negative control: each development decision checked against the changes of N
+cases of other rules (chosen by a hash, the same every run). A decision says nothing about an
+unrelated change, so nearly every warning there is false; they are printed, by mechanism, to be
+read (an unrelated pair can still be a true contradiction: "no console.log" against another
+rule's diff that adds one).
 """
 
 from __future__ import annotations
@@ -31,6 +48,7 @@ sys.path.insert(0, str(REPO))
 
 MONITOR = REPO / "tests" / "monitor"
 SETS = (  # (file, label, splits in print order)
+    (MONITOR / "real_rules3.json", "round 3: held out whole, public projects' rules", ("holdout3",)),
     (MONITOR / "real_rules2.json", "round 2: public projects' rules, agent-sized changes", ("dev2", "holdout2")),
     (MONITOR / "real_rules.json", "round 1: public projects' rules (both halves tuned on in round 2)",
      ("dev", "holdout")),
@@ -116,12 +134,119 @@ def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bo
                 print(f"  {what:<13} [{c['split']}] {c['id']} ({c.get('category') or c.get('lang')}, {c['kind']}) -> {v}")
 
 
+DEV_SETS = ("real_rules.json", "real_rules2.json", "audit_cases.json", "cases.json")
+
+
+def group_of(case: dict, by: str) -> str:
+    """A case's group: its rule (or its source project), else its decision's words."""
+    if by == "project" and case.get("source", "").count("/") >= 1:
+        return "/".join(case["source"].split("/")[:2])
+    return case.get("rule") or " | ".join(case["decisions"])
+
+
+def fired(case: dict) -> dict[str, int]:
+    """mechanism -> the verdict rank it reaches on the case, over every file it changes."""
+    from engram.monitor.offline_checker import all_matches
+
+    out: dict[str, int] = {}
+    for path, diff in files_of(case):
+        for m in all_matches(decision_nodes(case), path, diff):
+            out[m["mechanism"]] = max(out.get(m["mechanism"], 0), 2 if m["kind"] == "direct" else 1)
+    return out
+
+
+def mechanism_record(rows: list[tuple[str, bool, dict]]) -> dict[str, dict]:
+    """Per mechanism: cases it fired on, right and wrong, and the groups where it was right."""
+    rec: dict[str, dict] = {}
+    for group, positive, mech in rows:
+        for m in mech:
+            r = rec.setdefault(m, {"tp": 0, "fp": 0, "groups": set(), "fp_groups": set()})
+            r["tp" if positive else "fp"] += 1
+            (r["groups"] if positive else r["fp_groups"]).add(group)
+    return rec
+
+
+def gate_from(rec: dict[str, dict], min_precision: float, min_groups: int) -> set[str]:
+    """The mechanisms allowed to warn: right often enough, on enough groups."""
+    return {m for m, r in rec.items()
+            if r["tp"] / (r["tp"] + r["fp"]) >= min_precision and len(r["groups"]) >= min_groups}
+
+
+def cross_validate(by: str, min_precision: float, min_groups: int) -> None:
+    rows = []
+    for name in DEV_SETS:
+        for c in load_cases("all", MONITOR / name):
+            rows.append((f"{name}:{group_of(c, by)}", c["expected"] != NO, fired(c)))
+    groups = sorted({g for g, _, _ in rows})
+    cv = {"tp": 0, "fp": 0, "fn": 0}
+    for g in groups:
+        allowed = gate_from(mechanism_record([r for r in rows if r[0] != g]), min_precision, min_groups)
+        for _, positive, mech in (r for r in rows if r[0] == g):
+            warn = any(m in allowed for m in mech)
+            key = ("tp" if positive else "fp") if warn else ("fn" if positive else None)
+            if key:
+                cv[key] += 1
+    ins = {"tp": sum(1 for _, p, m in rows if p and m), "fp": sum(1 for _, p, m in rows if not p and m),
+           "fn": sum(1 for _, p, m in rows if p and not m)}
+    for label, s in (("in-sample, no gate", ins), (f"cross-validated, leave one {by} out", cv)):
+        prec = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else float("nan")
+        rec_ = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else float("nan")
+        print(f"{label:<40} n={len(rows)} groups={len(groups)} tp={s['tp']} fp={s['fp']} fn={s['fn']} "
+              f"precision={prec:.3f} recall={rec_:.3f}")
+    rec = mechanism_record(rows)
+    allowed = gate_from(rec, min_precision, min_groups)
+    print(f"\ngate (precision >= {min_precision}, right on >= {min_groups} {by}s): "
+          f"{len(allowed)} of {len(rec)} mechanisms warn")
+    for m, r in sorted(rec.items(), key=lambda kv: (-len(kv[1]["groups"]), kv[0])):
+        print(f"  {'on ' if m in allowed else 'OFF'} {m:<34} right {r['tp']:>3} in {len(r['groups']):>2} {by}s, "
+              f"wrong {r['fp']:>2} in {len(r['fp_groups']):>2}")
+
+
+def cross_check(n: int) -> None:
+    import hashlib
+
+    from engram.monitor.offline_checker import all_matches
+
+    cases = [(name, c) for name in DEV_SETS for c in load_cases("all", MONITOR / name)]
+    decisions = {}
+    for name, c in cases:
+        decisions.setdefault(f"{name}:{group_of(c, 'rule')}", c)
+    pairs = fires = 0
+    by_mech: dict[str, list[str]] = {}
+    for group, owner in decisions.items():
+        others = [c for name, c in cases if f"{name}:{group_of(c, 'rule')}" != group]
+        others.sort(key=lambda c: hashlib.sha256((group + c["id"]).encode()).hexdigest())
+        for other in others[:n]:
+            pairs += 1
+            found = [m for path, diff in files_of(other) for m in all_matches(decision_nodes(owner), path, diff)]
+            fires += bool(found)
+            for m in {m["mechanism"]: m for m in found}.values():
+                by_mech.setdefault(m["mechanism"], []).append(
+                    f"{owner['decisions'][0][:70]!r} x {other['id']}: {m['text'][:70]}")
+    print(f"{pairs} unrelated (decision, change) pairs, {fires} warned ({1000 * fires / max(1, pairs):.1f} per 1000)")
+    for mech, rows in sorted(by_mech.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {mech:<30} {len(rows)}")
+        for r in rows[:12]:
+            print(f"      {r}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=SPLITS + ["all"], default="all")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every misclassified case")
     ap.add_argument("--offline-only", action="store_true", help="skip the API checker even when a key is set")
+    ap.add_argument("--cv", action="store_true", help="grouped cross-validation of the offline checker (development sets)")
+    ap.add_argument("--group", choices=("rule", "project"), default="rule")
+    ap.add_argument("--min-precision", type=float, default=0.95)
+    ap.add_argument("--min-groups", type=int, default=1)
+    ap.add_argument("--cross", type=int, metavar="N", help="each decision against N other rules' changes")
     args = ap.parse_args()
+    if args.cross:
+        cross_check(args.cross)
+        return 0
+    if args.cv:
+        cross_validate(args.group, args.min_precision, args.min_groups)
+        return 0
     from engram.monitor.offline_checker import OfflineChecker
 
     checkers = [OfflineChecker()]

@@ -107,6 +107,18 @@ def discarded_errors(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if reason_ok and (ln.comment or (above is not None and above.prose)):
             continue
         out.append(("direct", ln, "discards an error instead of handling it"))
+    return out + _error_returns_dropped(lines) if lang == "go" else out
+
+
+def _error_returns_dropped(lines: list[Line]) -> list[Hit]:
+    """Go: a `return ..., err` (or a wrapped error) replaced by a `return ..., nil` where it stood."""
+    out = []
+    for i, ln in enumerate(lines):
+        if ln.side != "-" or not re.search(r"^\s*return\b.*,\s*(?:err\b|fmt\.Errorf\(|errors\.)", ln.code):
+            continue
+        after = next((x for x in lines[i + 1:] if x.side != "-"), None)
+        if after is not None and after.side == "+" and re.search(r"^\s*return\b.*,\s*nil\s*$", after.code):
+            out.append(("direct", after, "returns nil where the error was returned: the error is swallowed"))
     return out
 
 

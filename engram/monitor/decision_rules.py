@@ -27,6 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
+from engram.monitor.readings import data_access, literals
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
@@ -37,7 +38,7 @@ _PHRASE = r"([A-Za-z_@`'\"][\w.\-/+#@*`'\"]*(?:::[\w]+)*(?:\(\))?!?(?:\s+[A-Za-z
 _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
-    re.compile(rf"(?:^|,|;|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
+    re.compile(rf"(?:^|,|;|\(|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
     re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
@@ -116,6 +117,16 @@ _MAX_OF = re.compile(rf"\b(max(?:imum)?|min(?:imum)?)\s+((?:[a-z][a-z_\-]*\s+){{
 # "MAX_PAGE_SIZE: 100", "MAX_TIMEOUT_MS = 600_000": a constant a decision states as its limit
 _CONSTANT = re.compile(rf"\b(MAX|MIN)_([A-Z][A-Z0-9]*(?:_(?!MS\b|S\b|SECONDS\b|SECS?\b|MINUTES\b)[A-Z0-9]+)*)"
                        rf"(?:_(MS|S|SECONDS|SECS?|MINUTES))?\s*[:=]\s*{_NUM}")
+# "must not exceed 300 seconds" (at most), "under 100 items per page", "below 4" (less than)
+_EXCEED = re.compile(rf"\b((?:must|should|shall|may|can)\s*(?:not|never)\s+exceed|cannot exceed|never exceed|not to exceed)"
+                     rf"\s+{_NUM}\s*{_UNIT}\b\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?", re.I)
+_BELOW = re.compile(rf"\b(under|below|less than|fewer than|smaller than|lower than)\s+{_NUM}\s*{_UNIT}\b"
+                    rf"\s*([a-z_][a-z_\-]*(?: (?!and\b)[a-z_][a-z_\-]*){{0,4}})?", re.I)
+# "file ≤ 300 LOC, parameters ≤ 5": a subject, a comparison sign, a number
+_SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Za-z][\w\-]*)\s*(≤|<=|<|≥|>=)\s*{_NUM}"
+                   rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
+# Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
+_LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -130,7 +141,8 @@ SYNONYMS = {
     "worker": {"worker", "workers", "concurrency", "parallelism"},
     "round": {"round", "rounds", "cost", "workfactor"},
 }
-_SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with",
+_SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "is", "be", "and", "or", "with", "not",
+                 "exceed", "enforce", "limits", "limit",
                  "are", "was", "were", "been",
                  "keep", "kept", "set", "use", "allow", "allowed", "must", "should", "stay", "remain", "only",
                  "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
@@ -147,10 +159,10 @@ DETECTOR_CUES = {
     "naive_datetime": re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I),
     "hardcoded_secret": re.compile(r"(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
                                    r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
-                                   r"source code|config files?))", re.I),
+                                   r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I),
     "password_hash": re.compile(r"(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I),
-    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bpanic", re.I),
-    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,20}\bunwrap", re.I),
+    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
+    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
     "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
                               r"(?:a |any |the )?columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
@@ -162,7 +174,8 @@ DETECTOR_CUES = {
     "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
     "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
     "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
-    "flag_off": re.compile(r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
+    "flag_off": re.compile(r"\benforce\s+[`'\"]?\w+[`'\"]?\s+mode\b|"
+                           r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
                            r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
                            r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
@@ -170,13 +183,17 @@ DETECTOR_CUES = {
     "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
                               r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
-                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b",
-                              re.I),
+                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
+                              r"\b(?:eslint|lint\w*|linter|warnings?|type errors?|clippy)\b(?:\W+\w+){0,5}?\W+(?:not\s+)?"
+                              r"(?:disabl\w*|silenc\w*|suppress\w*|ignor\w*|mut(?:e|ed|ing))\b", re.I),
     "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
-                                 r"fields?|values?)|pii|card numbers?|credit cards?)\b)",
+                                 r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
+                                 r"e-?mail addresses|phone numbers?|card numbers?|credit cards?)\b)",
                                  re.I | re.S),
-    "protected_table": re.compile(r"append-only|read-only|never (?:be )?(?:updated|deleted)|no update queries", re.I),
+    "protected_table": re.compile(r"append-only|insert-only|read-only|never (?:be )?(?:updated|deleted)|no update queries|"
+                                  r"\b(?:no|never|not|must not|do not)\s+(?:\w+\s+)?(?:update|delete)\s*(?:/|or|and|,)\s*"
+                                  r"(?:update|delete)\b|\b(?:no|never)\s+(?:update|delete)s?\s+(?:on|of|to|in)\b", re.I),
     "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
     # constructs (engram.monitor.constructs) and manifests (engram.monitor.manifests)
     "class_components": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\b[^.;]{0,30}\bclass(?:-based)? components?\b|"
@@ -196,7 +213,7 @@ DETECTOR_CUES = {
                                  r"environment[- ]specific|base urls?)\b|\b(?:urls?|endpoints?|hosts?)\s+(?:\w+\s+){0,3}?"
                                  r"hard-?cod", re.I),
     "float_money": re.compile(r"\b(?:float\w*|floating[- ]point|double|number)\b[^.;]{0,40}\b(?:money|monetary|currency|"
-                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?)\b[^.;]{0,40}"
+                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?|cents)\b[^;]{0,50}"
                               r"\b(?:float\w*|floating[- ]point|double)\b", re.I),
     "ddl_outside_migrations": re.compile(r"\bDDL\b|\bschema changes?\b[^.;]{0,40}\bmigrations?\b", re.I),
     "legacy_query": re.compile(r"\bsqlalchemy\s+2(?:\.0|\.x)?\b|\b2\.0[- ]style\b|\blegacy\s+(?:session\.)?query\b", re.I),
@@ -243,6 +260,7 @@ class Limit:
     value: float
     duration: bool
     text: str
+    measure: str = ""  # "lines": each <subject> is at most N lines long; "parameters": takes at most N; "": a value
 
 
 @dataclass
@@ -262,6 +280,10 @@ class Rules:
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
+    literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
+    data_access: data_access.Access | None = None  # where the decision lets code reach the database
+    languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
+    states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -285,6 +307,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
         forbid_phrases += _forbids_in(clause)
         require_phrases += _requires_in(clause)
     forbid_phrases += _lint_rule_forbids(text)
+    require_phrases += stack_names(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
@@ -292,17 +315,37 @@ def rules_for(node: dict[str, Any]) -> Rules:
             t.scope = scope
     forbidden = {t.canon or t.forms[0] for t in r.forbids}
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
+    r.states_choice = bool(r.requires) or any(rx.search(c) for c in _clauses(text) for rx in _REQUIRE[:1])
     r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
-    r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I))
+    r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
+        t.canon in tech_terms.ROLES["test framework"] for t in r.forbids + r.requires)
     r.scope = scope_of(text)
-    requiring = " ".join(c for c in decision_text.sentences(text) or [text] if not _PROHIBITIVE.search(c))
+    requiring = " ".join(c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)
+                         if not _PROHIBITIVE.search(c))  # "...; no API may bypass it" requires nothing, the rest may
     r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
+    r.literals = literals.forbidden(text)
+    r.data_access = data_access.rule_of(text)
+    r.languages = languages_of(text)
     return r
+
+
+
+_LANGUAGE_FAMILY = {"typescript": "js", "javascript": "js", "python": "python", "go": "go", "golang": "go",
+                    "rust": "rust", "java": "clike", "kotlin": "clike", "c#": "clike", "swift": "clike", "php": "clike",
+                    "ruby": "hash", "sql": "sql"}
+# "in TypeScript", "in rust code", "for Python files"; not "TypeScript projects" (their configuration too).
+_IN_LANGUAGE = re.compile(r"\b(?:in|for|of|inside)\s+(?:all\s+|any\s+)?(typescript|javascript|python|golang|go|rust|java|kotlin|"
+                          r"c#|swift|php|ruby|sql)\b(?!\s*(?:projects?|repos?|repositor\w*|services?|apps?)\b)(?!')", re.I)
+
+
+def languages_of(text: str) -> tuple[str, ...]:
+    """The code families a decision limits itself to by naming their language."""
+    return tuple(dict.fromkeys(_LANGUAGE_FAMILY[m.group(1).lower()] for m in _IN_LANGUAGE.finditer(text)))
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
@@ -360,6 +403,31 @@ def _forbids_in(clause: str) -> list[str]:
     if m := _PASSIVE.match(clause):
         out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
+    return out
+
+
+# A clause that states a choice of tools: "TechStack: Next.js 16, React 19, Drizzle ORM, PostgreSQL",
+# "We use Prisma ORM against PostgreSQL 16", "Async-only networking (httpx.AsyncClient)".
+_CHOICE = re.compile(r"\b(?:use|uses|using|adopt\w*|prefer\w*|stack|techstack|built (?:with|on)|standardi[sz]e\w* on|"
+                     r"runs on|against|\w+-only)\b|^\s*[A-Za-z][\w &/]{1,30}:\s", re.I)
+_NEGATIVE_TAIL = re.compile(r"\b(?:instead of|rather than|not|no|never|avoid|over|replac\w*|don'?t|do not|without)\b.*$",
+                            re.I | re.S)
+
+
+def stack_names(text: str) -> list[str]:
+    """The technologies a clause that states a choice names, before any negation ("instead of X").
+    Names that are also common words (log, print, json) are left to the verbs that govern them."""
+    out = []
+    for clause in [c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)]:
+        if not _CHOICE.search(clause):
+            continue
+        words = re.findall(r"[\w.@/+#\-]+", _NEGATIVE_TAIL.sub("", clause))
+        for n in (3, 2, 1):
+            for i in range(len(words) - n + 1):
+                phrase = " ".join(words[i:i + n]).strip(".,-")
+                canon = tech_terms.canonical(phrase)
+                if canon in tech_terms.ALIASES and canon not in tech_terms.AMBIGUOUS:
+                    out.append(phrase)
     return out
 
 
@@ -481,6 +549,15 @@ def limits_in(text: str) -> list[Limit]:
         for m in rx.finditer(text):
             label, words = _subject(text[: m.start()], m.group(4) or "", bool(m.group(3)))
             out += _limit(label, words, op, m.group(2), m.group(3), m.group(0))
+    for op, rx in (("<=", _EXCEED), ("<", _BELOW)):
+        for m in rx.finditer(text):
+            after = m.group(4) or ""
+            label, words = _subject(text[: m.start()], "" if _length_unit(after) else after, bool(m.group(3)))
+            out += _limit(label, words, op, m.group(2), m.group(3), m.group(0), _length_unit(after))
+    for m in _SIGN.finditer(text):
+        op = {"≤": "<=", "≥": ">="}.get(m.group(2), m.group(2))
+        label, words = _subject(m.group(1), "", True)
+        out += _limit(label, words, op, m.group(3), m.group(4), m.group(0).strip(" ,;:("), _length_unit(m.group(5) or ""))
     for m in _MAX_OF.finditer(text):
         label, words = _subject(m.group(2), "", bool(m.group(4)))
         out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
@@ -493,7 +570,21 @@ def limits_in(text: str) -> list[Limit]:
     return out
 
 
-def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str) -> list[Limit]:
+# Units no limit here converts: "smaller than 1 MB" says nothing about a constant of 512000.
+_UNREAD_UNITS = {"mb", "kb", "gb", "tb", "kib", "mib", "gib", "byte", "bytes", "%", "percent", "mbps", "px", "em", "rem"}
+
+
+def _length_unit(after: str) -> str:
+    """ "lines" when the words after a limit's number make it a length in lines ("20 lines", "50 LOC")."""
+    first = after.split()[0].lower() if after.split() else ""
+    return "lines" if first in _LENGTH_UNITS else ""
+
+
+def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, text: str,
+           measure: str = "") -> list[Limit]:
+    after_number = text[text.find(number) + len(number):].split()
+    if after_number and after_number[0].lower().strip(".,;)") in _UNREAD_UNITS:
+        return []
     if not words or words <= _GENERIC_HEADS:
         return []  # "a maximum length of 12": the length of what?
     value = float(number.replace(",", ".").replace("_", ""))
@@ -503,8 +594,10 @@ def _limit(label: str, words: set[str], op: str, number: str, unit: str | None, 
         value *= _SECONDS[unit]
     head = label.split()[-1]
     syn = set() if len(words) > 1 else next((s for s in SYNONYMS.values() if head in s), set())
+    if measure or head in ("parameter", "parameters", "param", "params", "argument", "arguments"):
+        measure = measure or "parameters"
     return [Limit(subject=label, words=frozenset(words), synonyms=frozenset(syn - set(words)), op=op, value=value,
-                  duration=duration, text=text.strip())]
+                  duration=duration, text=text.strip(), measure=measure)]
 
 
 def _noun(word: str) -> str:
@@ -519,6 +612,9 @@ def _subject(before: str, after: str, has_unit: bool) -> tuple[str, set[str]]:
     items" before the cue (the noun after it is only a unit of counting). A generic
     head ("size", "count") needs its modifier too: `page size` must not match BUFFER_SIZE.
     """
+    per = re.search(r"\bper\s+([a-z_]+)", after.lower())
+    if per:  # "100 items per page": PER_PAGE, perPage
+        return f"per {per.group(1)}", {"per", singular(per.group(1))}
     after_words = []
     for w in re.findall(r"[a-z_]+", after.lower()):  # "3 bcrypt rounds for ..." -> [bcrypt, rounds]
         if w in _SUBJECT_SKIP:

@@ -19,6 +19,7 @@ from typing import Callable
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
+from engram.text import singular
 
 Hit = tuple[str, Line, str]
 
@@ -43,8 +44,8 @@ _ROOT_DIRECT = re.compile(r"^\s*(?:-\s*)?user\s*:\s*[\"']?root\b|^\s*USER\s+root
 _ROOT_UID = re.compile(r"runAsUser\s*:\s*0\b|^\s*USER\s+0(?::0)?\s*$|^\s*(?:-\s*)?user\s*:\s*[\"']?0(?::0)?[\"']?\s*$")
 _NAIVE_PY = re.compile(r"\bdatetime\.(?:now|today)\(\s*\)|\bdate\.today\(\s*\)|\bdatetime\.fromtimestamp\([^,()]*\)|"
                        r"\btime\.localtime\(|\bdatetime\.utcnow\(\s*\)")
-_NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\(\s*\)|\.get(?:Hours|Minutes|Date|Day|Month|"
-                       r"FullYear)\(\s*\)")
+_NAIVE_JS = re.compile(r"\.toLocale(?:String|DateString|TimeString)\((?![^)]*timeZone\s*:\s*[\"']UTC)|"
+                       r"\.get(?:Hours|Minutes|Date|Day|Month|FullYear)\(\s*\)")
 _SECRET_NAME = r"\w*(?:password|passwd|pwd|secret|token|api_?key|apikey|private_?key|credential|access_?key)\w*"
 _SECRET = re.compile(r"(?i)^\s*(?:export\s+|const\s+|let\s+|var\s+|final\s+|static\s+)*[\"']?(" + _SECRET_NAME +
                      r")[\"']?\s*(?::\s*[\w\[\]]+\s*)?(?:=|:=|:)\s*([\"'])(.+?)\2\s*[,;]?\s*$")
@@ -111,8 +112,8 @@ def run_as_root(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     rx = _NAIVE_PY if lang == "python" else _NAIVE_JS if lang == "js" else None
-    if rx is None:
-        return []
+    if rx is None or re.search(r"\b(?:never|not|no)\s+(?:in\s+)?UTC\b", decision, re.I):
+        return []  # "shown in the user's timezone, never UTC": local time is what it wants
     direct = "datetime.now()" in decision
     return [("direct" if direct and "now(" in ln.code else "indirect", ln, "creates a naive (local-time) datetime")
             for ln in _added(lines) if rx.search(ln.code)]
@@ -139,8 +140,12 @@ def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 
 def _names_a_field(name: str, value: str) -> bool:
-    """`PASSWORD_FIELD = "password"`: the value is a key name, not a secret."""
-    return re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) is not None and value.lower().replace("-", "_") in name.lower()
+    """`PASSWORD_FIELD = "password"`, `API_KEY_HEADER = "X-Api-Key"`: the value is the name of a key, a
+    header or a variable, not a secret."""
+    if re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) and value.lower().replace("-", "_") in name.lower():
+        return True
+    return (re.search(r"(?:header|name|field|param|env|var|label|prefix)s?$", name, re.I) is not None
+            and re.fullmatch(r"[A-Za-z][A-Za-z_\-.]{1,40}", value) is not None)
 
 
 def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -200,6 +205,7 @@ _SWITCHES = [  # how a decision names a setting it keeps on
     re.compile(r"\bnever\s+(?:disable|turn off|switch off)\s+((?:[\w'`.\-]+\s*){1,3})", re.I),
     re.compile(r"\b([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
     re.compile(r"\b((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\benforce\s+([`'\"]?\w+[`'\"]?)\s+mode\b", re.I),
 ]
 _NOT_SWITCHES = frozenset("""mode protection protections check checks setting settings flag flags option options the a an
 its our on for every all and or feature features support enabled always""".split())
@@ -227,9 +233,16 @@ def eval_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 def pin_versions(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """Unpinned GitHub Actions refs (when the decision names a SHA / commit) and Docker base images."""
     wants_sha = re.search(r"\bsha\b|\bcommit\b|\bdigest\b", decision, re.I) is not None
+    # "the only actions allowed ... are actions created by GitHub itself": GitHub's own owners are exempt
+    first_party = re.search(r"\b(?:created|published|maintained|provided|owned|made) by github\b|\bgithub'?s own\b|"
+                            r"\bfirst[- ]party\b", decision, re.I) is not None
     out = []
+    if lang != "hash":
+        return out  # workflows and Dockerfiles; Python's `from x import y` is no base image
     for ln in _added(lines):
         m = _ACTION_REF.search(ln.code)
+        if m and first_party and m.group(1).split("/")[0].lower() in ("actions", "github"):
+            continue
         if m and not m.group(1).startswith("./") and wants_sha and not re.fullmatch(r"[0-9a-f]{40}", m.group(2)):
             out.append(("direct", ln, f"uses {m.group(1)} at {m.group(2)!r}, a movable ref, not a commit SHA"))
             continue
@@ -273,9 +286,10 @@ def flag_off(lines: list[Line], lang: str, decision: str) -> list[Hit]:
                 out.append(("direct", ln, f"turns {w} off"))
             elif exempt.search(ln.code):
                 out.append(("direct", ln, f"exempts this code from {w}, which the decision keeps on"))
-        if _setting_name(word) and w not in plus_text:
+        if _setting_name(word) and w not in plus_text:  # a list's entries are strings ("...CsrfViewMiddleware")
             out += [("direct", ln, f"removes {w} from the configuration, which the decision keeps on")
-                    for ln in lines if ln.side == "-" and not ln.prose and _names_part(w, ln.code) and _listed_item(ln.code)]
+                    for ln in lines if ln.side == "-" and not ln.prose and _listed_item(ln.text)
+                    and _names_part(w, ln.code + " " + " ".join(ln.strings))]
     return out
 
 
@@ -301,21 +315,52 @@ def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 # -- suppression comments, sensitive data in logs, protected tables, banned syntax, migrations ----
 
-_SUPPRESS = re.compile(r"#\s*noqa\b|#\s*type:\s*ignore|#\s*pylint:\s*disable|eslint-disable|@ts-ignore|@ts-nocheck|"
-                       r"@ts-expect-error|//\s*nolint|#!?\[allow\(|#\s*nosec\b|NOSONAR|@SuppressWarnings")
+# Suppression directives by tool; a decision that names some is about those, one that names the
+# type checker about the type family, one that names lint or warnings about the lint family.
+_DIRECTIVES = {
+    "noqa": (r"#\s*noqa\b", "lint"), "type: ignore": (r"#\s*type:\s*ignore", "type"),
+    "pylint": (r"#\s*pylint:\s*disable", "lint"), "eslint-disable": (r"eslint-disable", "lint"),
+    "ts-ignore": (r"@ts-ignore", "type"), "ts-nocheck": (r"@ts-nocheck", "type"),
+    "ts-expect-error": (r"@ts-expect-error", "type"), "nolint": (r"//\s*nolint|//\s*NOLINT", "lint"),
+    "allow": (r"#!?\[allow\(", "lint"), "nosec": (r"#\s*nosec\b", "lint"), "nosonar": (r"NOSONAR", "lint"),
+    "suppresswarnings": (r"@SuppressWarnings", "lint"), "oxlint-disable": (r"oxlint-disable", "lint"),
+    "rubocop": (r"rubocop:\s*disable", "lint"), "shellcheck": (r"#\s*shellcheck\s+disable", "lint"),
+    "biome-ignore": (r"biome-ignore", "lint"), "pyright": (r"#\s*pyright:\s*ignore", "type"),
+    "phpstan-ignore": (r"@phpstan-ignore", "type"),
+}
+_SUPPRESS = re.compile("|".join(rx for rx, _ in _DIRECTIVES.values()))
+_TYPE_WORDS = re.compile(r"\btype[- ]?check\w*|\btypes?\b|\bmypy\b|\bpyright\b|\btsc\b|\btyping\b", re.I)
+_LINT_WORDS = re.compile(r"\blint\w*|\bwarnings?\b|\bclippy\b|\bstatic analysis\b", re.I)
 _JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
+# "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
+_WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
+                         re.I)
+_CITES = re.compile(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
+
+
+def _ruled_out(decision: str) -> re.Pattern[str]:
+    """The directives a decision is about: those it names and those of the families it names
+    ("type and lint errors"); with neither, all of them."""
+    low = decision.lower()
+    named = [rx for name, (rx, _) in _DIRECTIVES.items() if name in low or re.search(rx, decision)]
+    families = {f for f, words in (("type", _TYPE_WORDS), ("lint", _LINT_WORDS)) if words.search(decision)}
+    chosen = named + [rx for rx, f in _DIRECTIVES.values() if f in families and rx not in named]
+    return re.compile("|".join(chosen)) if chosen else _SUPPRESS
 
 
 def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
+    ruled_out = _ruled_out(decision)
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
     new_side = [ln for ln in lines if ln.side != "-"]
     out = []
     for i, ln in enumerate(new_side):
-        m = _SUPPRESS.search(ln.text) if ln.side == "+" else None
+        m = ruled_out.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
+        if _WANTS_LINK.search(decision) and _CITES.search(ln.text[m.end():] + " " + above):
+            continue
         if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
                                             or re.search(r"\w+(?:\W+\w+){3,}", above)):
             continue  # the reason is written on the line or on the comment line above it
@@ -334,12 +379,16 @@ SENSITIVE = {
     # "sensitive data", "PII": the usual suspects
     "sensitive": ("password", "passwd", "token", "bearer", "authorization", "secret", "credential", "apikey", "card",
                   "cardnumber", "cvv", "ssn", "body", "payload"),
+    # personal data: "PII", "emails or phone numbers"
+    "personal": ("email", "phone", "ssn", "address", "birthdate", "dob", "passport"),
 }
 _SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "token", "tokens": "token",
                     "jwt": "token", "bearer": "token", "key": "key", "keys": "key", "secret": "secret",
                     "secrets": "secret", "credential": "secret", "credentials": "secret", "session": "session",
                     "bodies": "body", "body": "body", "payload": "body", "payloads": "body", "card": "card",
-                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "sensitive"}
+                    "cards": "card", "credit": "card", "sensitive": "sensitive", "pii": "personal",
+                    "personal": "personal", "personally": "personal", "email": "personal", "emails": "personal",
+                    "phone": "personal", "phones": "personal"}
 _LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
                        r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
 _ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
@@ -372,6 +421,8 @@ def _outside_calls(expr: str) -> str:
 
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
+    if "pii" in re.findall(r"[a-z]+", decision.lower()):
+        found.add("sensitive")  # "PII" is read as personal and secret data both
     return tuple(dict.fromkeys(word for f in sorted(found) for word in SENSITIVE[f]))
 
 
@@ -383,7 +434,8 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if ln.side == "-":
             continue
         m = _ASSIGN.search(ln.code if lang not in ("hash", "json") else ln.text)
-        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + " ".join(ln.strings))) & words:
+        carried = " ".join(e for s in ln.strings for e in _INTERP.findall(s))  # a literal's words are text, not data
+        if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + carried)) & words:
             tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
     for ln in _added(lines):
@@ -402,8 +454,10 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _TABLE_NAME = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]+)\b|\b([a-z]\w*)\s+table\b|\bthe\s+([a-z]\w*)\s+table\b")
 _TABLE_OPS = [
-    (re.compile(r"append-only|never (?:be )?updated|no update|not (?:be )?updated", re.I), ("update",)),
-    (re.compile(r"append-only|never (?:be )?deleted|no delete|not (?:be )?deleted", re.I), ("delete", "truncate")),
+    (re.compile(r"append-only|insert-only|never (?:be )?updated|no update|not (?:be )?updated|"
+                r"\b(?:no|never|not)\s+(?:\w+\s+)?delete\s*(?:/|or|and|,)\s*update\b", re.I), ("update",)),
+    (re.compile(r"append-only|insert-only|never (?:be )?deleted|no delete|not (?:be )?deleted|"
+                r"\b(?:no|never|not)\s+(?:\w+\s+)?update\s*(?:/|or|and|,)\s*delete\b", re.I), ("delete", "truncate")),
     (re.compile(r"read-only|never (?:write|modify|change) |do not (?:write|modify|change) |must not (?:write|modify)",
                 re.I), ("update", "delete", "insert", "truncate")),
 ]
@@ -423,6 +477,29 @@ _UNGUARD = (r"\bdrop\s+(?:trigger|rule|policy)\s+(?:if\s+exists\s+)?[\"`]?\w*{t}
             r"\balter\s+table\s+[\"`]?{t}[\"`]?\s+disable\s+(?:trigger|rule|row\s+level\s+security)")
 
 
+# ORM calls that update or delete rows: `.update(`, `deleteMany(`, `.delete()`, `destroy_all`, `update_all`.
+_ORM_OP = {"update": r"\.\s*(?:update|updateMany|update_all|update_attribute|update_column|bulk_update|upsert)\s*\(|"
+                     r"\b(?:db|tx|trx|knex)\s*\.\s*update\s*\(",
+           "delete": r"\.\s*(?:delete|deleteMany|delete_all|destroy|destroy_all|remove|truncate)\s*\(|"
+                     r"\b(?:db|tx|trx|knex)\s*\.\s*delete\s*\("}
+
+
+def _model_forms(table: str) -> tuple[str, ...]:
+    """How code names a table's model: audit_logs -> AuditLog, auditLogs, auditLog, audit_log."""
+    words = table.split("_")
+    single = words[:-1] + [singular(words[-1])]
+    pascal = "".join(w.capitalize() for w in single)
+    plural = words[0] + "".join(w.capitalize() for w in words[1:])
+    return tuple(dict.fromkeys((pascal, plural, pascal[0].lower() + pascal[1:], "_".join(single))))
+
+
+def _orm_write(ln: Line, table: str, ops: tuple[str, ...]) -> str | None:
+    """The operation of an ORM call on the table's model on this line (`AuditLog.objects.filter(...).delete()`)."""
+    if not any(re.search(rf"(?<![\w]){re.escape(f)}(?![a-z0-9])", ln.code) for f in _model_forms(table)):
+        return None
+    return next((o for o in ops if o in _ORM_OP and re.search(_ORM_OP[o], ln.code)), None)
+
+
 def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for table, ops in protected_tables(decision):
@@ -431,6 +508,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             op = next((o for o in ops if re.search(_SQL_OP[o].format(t=re.escape(table)), text, re.I)), None)
             if op:
                 out.append(("direct", ln, f"runs {op.upper()} on {table}, which the decision protects"))
+            elif op := _orm_write(ln, table, ops):
+                out.append(("direct", ln, f"makes an ORM {op} of {table} rows, which the decision protects"))
             elif re.search(_UNGUARD.format(t=re.escape(table)), text, re.I):
                 out.append(("indirect", ln, f"removes a guard of {table}, which the decision protects"))
     return out

@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
+from engram.monitor.readings import data_access, literals, protected_paths, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -40,6 +41,8 @@ _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
+# Mechanisms switched off: their matches are computed (all_matches) but never warn.
+GATED: frozenset[str] = frozenset()
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
 _BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=:]\s*(\d)"),
           ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
@@ -59,17 +62,7 @@ class OfflineChecker:
 
 def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
     """The verdict for one write against its linked decision nodes."""
-    lang = code_lines.language(path)
-    if lang == "doc":
-        return no_contradiction()
-    lines = code_lines.parse(diff, path, context=True)
-    test_file = is_test_path(path)
-    matches: list[dict[str, Any]] = []
-    for node in decisions:
-        rules = decision_rules.rules_for(node)
-        if (test_file and not rules.about_tests) or not rules.scope.applies(path):
-            continue
-        matches += _check_one(rules, lines, lang, path)
+    matches = [m for m in all_matches(decisions, path, diff) if m["mechanism"] not in GATED]
     if not matches:
         return no_contradiction()
     direct = [m for m in matches if m["kind"] == "direct"]
@@ -83,6 +76,32 @@ def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
         matches=chosen,
         checker="offline",
     )
+
+
+def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[dict[str, Any]]:
+    """Every match of every mechanism, before the gate (`bench/contradiction_quality.py --cv` reads them)."""
+    lang = code_lines.language(path)
+    if lang == "doc":
+        return []
+    lines = code_lines.parse(diff, path, context=True)
+    test_file = is_test_path(path)
+    new_file = re.search(r"^@@ -0,0 ", diff or "", re.M) is not None
+    matches: list[dict[str, Any]] = []
+    for node in decisions:
+        rules = decision_rules.rules_for(node)
+        if rules.languages and lang not in rules.languages:
+            continue  # "in TypeScript": a Python file is not what it is about
+        if lines:  # a protected file is protected whatever it holds, tests and fixtures too
+            matches += [_match(rules, lines[0], "direct", "protected-path", why, "path:protected")
+                        for why in protected_paths.violations(rules.text, path, new_file)]
+        if test_file and not rules.about_tests:
+            continue
+        if rules.data_access and data_access.governs(rules.data_access, path):  # its own places, not the scope's
+            matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")
+                        for kind, ln, why in data_access.violations(rules.data_access, lines)]
+        if rules.scope.applies(path):
+            matches += _check_one(rules, lines, lang, path)
+    return matches
 
 
 def is_test_path(path: str) -> bool:
@@ -103,32 +122,39 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
             continue
         if _is_file(term, path) and all_lines:
             out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
-                              f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out"))
+                              f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out", "forbid-file"))
             continue
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
+    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang))]
     out += _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
+        if limit.measure:
+            out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")
+                    for kind, ln, why in (sizes.over(limit, all_lines, lang) if sizes.applies(limit) else [])]
+            continue
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
         extra = {"path": path} if name in PATH_DETECTORS else {}
-        out += [_match(rules, ln, kind, f"detector:{name}", why)
+        out += [_match(rules, ln, kind, f"detector:{name}", why, f"detector:{name}")
                 for kind, ln, why in DETECTORS[name](all_lines, lang, rules.text, **extra)]
-    out += [_match(rules, ln, kind, "practice", why) for kind, ln, why in _practice(rules, all_lines, lang, path)]
+    out += [_match(rules, ln, kind, "practice", why, f"practice:{how}")
+            for how, (kind, ln, why) in _practice(rules, all_lines, lang, path)]
     return out
 
 
-def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, Line, str]]:
-    """What a required practice loses: its identifier removed, left out of a governed line, a migration edited."""
-    out = practices.removed(rules.required, lines, lang)
-    out += practices.dropped(rules.tools, lines, lang)
+def _practice(rules: Rules, lines: list[Line], lang: str, path: str) -> list[tuple[str, tuple[str, Line, str]]]:
+    """What a required practice loses, each hit with how: its identifier removed, a tool dropped,
+    left out of a governed line, a migration edited."""
+    out = [("removed", h) for h in practices.removed(rules.required, lines, lang)]
+    out += [("dropped", h) for h in practices.dropped(rules.tools, lines, lang)]
     if rules.universal:
-        out += practices.left_out(rules.required, lines)
+        out += [("left_out", h) for h in practices.left_out(rules.required, lines)]
     if rules.shape:
-        out += practices.omitted(rules.shape, rules.required, lines)
+        out += [("omitted", h) for h in practices.omitted(rules.shape, rules.required, lines)]
     if rules.immutable_migrations:
-        out += practices.migration_edited(lines, path)
+        out += [("migration_edited", h) for h in practices.migration_edited(lines, path)]
     return out
 
 
@@ -139,9 +165,10 @@ def _is_file(term: Term, path: str) -> bool:
                for f in term.forms)
 
 
-def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str) -> dict[str, Any]:
+def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str, mechanism: str = "") -> dict[str, Any]:
     return {"decision": rules.id, "decision_text": rules.text[:300], "kind": kind, "rule": rule, "why": why,
-            "side": ln.side, "line": ln.number, "text": ln.text.strip()[:200]}
+            "side": ln.side, "line": ln.number, "text": ln.text.strip()[:200],
+            "mechanism": mechanism or rule.split(":", 1)[0]}
 
 
 def _describe(m: dict[str, Any]) -> str:
@@ -216,6 +243,8 @@ def _parts(ident: str) -> list[str]:
 def _library_use(form: str, ln: Line) -> bool:
     """An import of the name, an attribute of it (`requests.get`), or a call (`print(`)."""
     f = re.escape(form)
+    if form in tech_terms.IMPORT_ONLY:  # the module itself, not a path ending in it ("github.com/rs/zerolog/log")
+        return ln.imports and re.search(rf"[\"']{f}[\"']|\buse\s+{f}::|\bextern\s+crate\s+{f}\b", ln.text) is not None
     if ln.imports and re.search(rf"(?<![\w\-]){f}(?![\w\-])", ln.code, re.I):
         return True
     return re.search(rf"(?<![\w.]){f}\s*(?:\.\s*[A-Za-z_]|::|\()", ln.code, re.I) is not None
@@ -239,13 +268,16 @@ def _assigned_names(lines: list[Line], lang: str) -> set[str]:
 
 def _alternatives(rules: Rules, lines: list[Line], lang: str, path: str, assigned: set[str],
                   all_lines: list[Line]) -> list[dict[str, Any]]:
+    """Another member of a role the decision names, when the decision requires something ("Use
+    SQLite instead of Redis": pika is neither). A decision that only rules a member out ("never
+    print") is kept by any other (logging, logrus)."""
     named = {t.canon for t in rules.requires + rules.forbids if t.canon}
     scopes = {t.canon: t.scope for t in rules.requires + rules.forbids if t.canon}
     out = []
     for role, members in tech_terms.ROLES.items():
         anchors = [c for c in named if c in members]
-        if not anchors:
-            continue
+        if not anchors or not rules.states_choice or not any(tech_terms.applies_to(a, lang, path) for a in anchors):
+            continue  # pydantic names no alternative in a package.json
         scope = tuple(w for c in anchors for w in scopes.get(c, ()))
         context = tech_terms.ROLE_CONTEXT.get(role)
         for member in members:
@@ -279,7 +311,8 @@ def _over_limit(limit: Limit, lines: list[Line], lang: str) -> list[tuple[str, L
         for ident, value, exact in _limit_values(limit, ln, lang):
             if (ident, value, exact) in before:
                 continue  # unchanged value on a reshaped line
-            if (limit.op == "<=" and value > limit.value + 1e-9) or (limit.op == ">=" and value < limit.value - 1e-9):
+            if ((limit.op == "<=" and value > limit.value + 1e-9) or (limit.op == "<" and value >= limit.value - 1e-9)
+                    or (limit.op == ">=" and value < limit.value - 1e-9)):
                 shown = "no limit" if value == float("inf") else f"{value:g} s" if limit.duration else f"{value:g}"
                 out.append(("direct" if exact else "indirect", ln,
                             f"sets {ident} to {shown}, beyond the decision's limit ({limit.text})"))
@@ -299,10 +332,10 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         if not exact and not parts & limit.synonyms:
             continue
         unbounded = _UNBOUNDED.match(code, m.end())
-        if unbounded and limit.op == "<=":
+        if unbounded and limit.op in ("<=", "<"):
             out.append((m.group(0), float("inf"), exact))
             break
-        bound = _BOUND[limit.op].search(code, m.end())  # `.min(1).max(500)`: the maximum is 500
+        bound = _BOUND[">=" if limit.op == ">=" else "<="].search(code, m.end())  # `.min(1).max(500)`: the maximum is 500
         num = _NUMBER.search(code, bound.start(1)) if bound else _NUMBER.search(code, m.end())
         if num is None:
             continue

@@ -78,12 +78,26 @@ def removed(idents: list[str], lines: list[Line], lang: str) -> list[tuple[str, 
         gone = [ln for ln in minus if _has(ident, ln.text)]
         if not gone:
             continue
-        modified = [ln for ln in plus if _similar(ln.text, gone[0].text)]
+        modified = [ln for ln in plus if _similar(ln.text, gone[0].text)] or [
+            x for g in gone for x in _replaced_inline(g, lines)]
         undecorated = [g for g in gone if _decorates_kept(g, lines)]
         if modified or undecorated or (is_config(lang) and not plus):
             where = modified[0] if modified else gone[0]
             out.append(("direct", where, f"removes {ident}, which the decision requires"))
     return out
+
+
+def _replaced_inline(gone: Line, lines: list[Line]) -> list[Line]:
+    """The added line that takes a removed line's place, when it calls nothing the removed line did not
+    (`if (!canUserAccess(...))` -> `if (file.ownerId !== user.id)`): the practice was replaced by inline
+    code, not moved into a helper."""
+    i = lines.index(gone)
+    while i < len(lines) and lines[i].side == "-":
+        i += 1
+    if i == len(lines) or lines[i].side != "+" or lines[i].prose:
+        return []
+    new = set(re.findall(r"([A-Za-z_$][\w$]*)\s*\(", lines[i].code)) - set(re.findall(r"([A-Za-z_$][\w$]*)\s*\(", gone.code))
+    return [lines[i]] if not new and re.search(r"\bif\b|&&|\|\||\band\b|\bor\b|[!=]==?", lines[i].code) else []
 
 
 def _decorates_kept(gone: Line, lines: list[Line]) -> bool:

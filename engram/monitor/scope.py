@@ -22,6 +22,8 @@ endpoint endpoints api middleware""".split())
 _NOT_AFTER_IN = frozenset("repository api endpoint endpoints model models".split())
 # Short names code gives a layer's files: document_repo.py is a repository.
 _ABBREVIATIONS = {"repository": ("repo",), "repositories": ("repo",)}
+# What serves a request is one layer under several names: "all HTTP handlers" covers routes/ too.
+_REQUEST_LAYER = ("handler", "handlers", "route", "routes", "endpoint", "endpoints", "controller", "controllers")
 _PLACE = r"[`'\"]?([\w.\-/*]+)[`'\"]?"
 _PERMIT = r"(?:allowed|permitted|fine|ok|okay|acceptable|exempt(?:ed)?|reside|resides|live|lives|belong|belongs|" \
           r"suppressed|implemented|handled|kept|off|disabled)"
@@ -65,7 +67,7 @@ def _under(path: str, fragment: str) -> bool:
     parts = path.strip("/").split("/")
     parts = parts[:-1] + [parts[-1].rsplit(".", 1)[0]]  # web/views.py is a view
     names = (frag, frag.rstrip("s"), frag + "s", frag[:-3] + "y" if frag.endswith("ies") else frag)
-    names += _ABBREVIATIONS.get(frag, ())
+    names += _ABBREVIATIONS.get(frag, ()) + (_REQUEST_LAYER if frag in _REQUEST_LAYER else ())
     return any(part in names or part.rsplit("_", 1)[-1] in names for part in parts)
 
 

@@ -33,6 +33,8 @@ CANONICALS = (
     "localstorage", "sessionstorage", "indexeddb", "auto-increment",
     "bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256",
     "prisma", "typeorm", "sequelize", "drizzle orm", "sqlalchemy", "mongoose",
+    "tailwind css", "styled-components", "emotion", "sass", "lodash", "underscore", "ramda", "tracing", "log",
+    "jwt", "express-session",
 )  # fmt: skip
 ALIASES: dict[str, tuple[str, ...]] = {c: aliases.table().forms(c) for c in CANONICALS}
 
@@ -42,7 +44,7 @@ ROLES: dict[str, tuple[str, ...]] = {
     "HTTP client": ("requests", "httpx", "aiohttp", "urllib.request", "axios", "fetch", "got", "superagent", "ky",
                     "reqwest", "ureq"),
     "logging": ("logging", "print", "stdout", "console", "loguru", "structlog", "pino", "winston", "bunyan",
-                "slog", "logrus", "zap", "zerolog", "fmt.print", "println", "env_logger", "system.out"),
+                "slog", "logrus", "zap", "zerolog", "fmt.print", "println", "env_logger", "system.out", "tracing", "log"),
     "serialization": ("pickle", "shelve", "marshal", "json", "msgpack"),
     "concurrency": ("threading", "multiprocessing", "asyncio", "trio", "gevent"),
     "TLS": ("rustls", "openssl", "native-tls"),
@@ -54,6 +56,9 @@ ROLES: dict[str, tuple[str, ...]] = {
     "browser storage": ("localstorage", "sessionstorage", "indexeddb"),
     "password hashing": ("bcrypt", "argon2", "scrypt", "pbkdf2", "md5", "sha1", "sha256"),
     "ORM": ("prisma", "typeorm", "sequelize", "drizzle orm", "sqlalchemy", "mongoose"),
+    "styling": ("tailwind css", "styled-components", "emotion", "sass"),
+    "utility library": ("lodash", "underscore", "ramda"),
+    "session mechanism": ("jwt", "express-session"),
 }
 
 # A role member counts only on a line that also mentions one of these words.
@@ -77,7 +82,9 @@ LANGS: dict[str, tuple[str, ...]] = {
     "ajv": ("js",), "io-ts": ("js",), "class-validator": ("js",), "valibot": ("js",), "pydantic": ("python",),
     "marshmallow": ("python",), "localstorage": ("js",), "sessionstorage": ("js",), "indexeddb": ("js",),
     "prisma": ("js",), "typeorm": ("js",), "sequelize": ("js",), "drizzle orm": ("js",), "mongoose": ("js",),
-    "sqlalchemy": ("python",),
+    "sqlalchemy": ("python",), "styled-components": ("js",), "emotion": ("js",), "lodash": ("js",),
+    "underscore": ("js",), "ramda": ("js",), "tracing": ("rust",), "log": ("go", "rust"), "express-session": ("js",),
+    "tailwind css": ("js",),
 }  # fmt: skip
 
 # Distinctive names: also matched as a part of a compound identifier (RedisCache, redis_url).
@@ -95,7 +102,12 @@ AMBIGUOUS = frozenset({
     "requests", "fetch", "got", "print", "console", "logging", "json", "thread", "threads", "threading", "marshal",
     "shelve", "nose", "zap", "ky", "serial", "mocha", "jest", "trio", "moment", "smol", "mongo", "amqp", "motor",
     "pg", "slog", "joi", "yup", "ajv", "celery", "nats", "sqs", "scrypt", "md5", "sha1", "sha256", "sha512",
+    "log", "tracing", "emotion", "underscore", "jwt",
 })
+
+# Names that mean the library only where the change imports them whole (`"log"`, `use log::`):
+# `log.Debug()` is as likely zerolog's log package as Go's.
+IMPORT_ONLY = frozenset({"log"})
 
 # "X, but not Y": spellings that contain a forbidden name yet are a different thing.
 NOT_THE_SAME: dict[str, tuple[str, ...]] = {
