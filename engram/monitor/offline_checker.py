@@ -33,7 +33,7 @@ from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
 from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
-from engram.text import singular
+from engram.text import clip_words, singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CONFIG_TOKEN = re.compile(r"[A-Za-z_][\w\-]*")
@@ -70,7 +70,7 @@ def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
     return Verdict(
         verdict=DIRECT if direct else INDIRECT,
         severity="high" if direct else "medium",
-        explanation="; ".join(_describe(m) for m in chosen[:3]),
+        explanation=_explain(chosen[:3]),
         recommendation=_recommend(chosen[0]),
         decisions=list(dict.fromkeys(m["decision"] for m in chosen)),
         matches=chosen,
@@ -171,14 +171,24 @@ def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str, mechanism: st
             "mechanism": mechanism or rule.split(":", 1)[0]}
 
 
-def _describe(m: dict[str, Any]) -> str:
-    where = "added" if m["side"] == "+" else "removed"
-    return f"line {m['line']} ({where}) `{m['text'][:120]}` {m['why']}"
+def _explain(matches: list[dict[str, Any]]) -> str:
+    """Each line quoted once, with every reason found on it ("line 15 (added) `x` adds float,
+    which the decision rules out, and computes money as a floating-point number")."""
+    reasons: dict[tuple[str, int], list[str]] = {}
+    quoted: dict[tuple[str, int], str] = {}
+    for m in matches:
+        at = (m["side"], m["line"])
+        quoted.setdefault(at, m["text"])
+        if m["why"] not in reasons.setdefault(at, []):
+            reasons[at].append(m["why"])
+    return "; ".join(f"line {line} ({'added' if side == '+' else 'removed'}) `{clip_words(quoted[side, line], 120)}` "
+                     + ", and ".join(reasons[side, line]) for side, line in reasons)
 
 
 def _recommend(m: dict[str, Any]) -> str:
-    return (f'Keep to the decision "{m["decision_text"][:160]}": rework line {m["line"]}, or, if the decision no '
-            f"longer holds, say so and record the new decision.")
+    """The decision itself is quoted above the suggestion in the warning (contradiction.advisory)."""
+    return (f"Rework line {m['line']} to keep to the decision, or, if the decision no longer holds, say so and record "
+            f"the new decision.")
 
 
 # -- terms -------------------------------------------------------------------------------------

@@ -37,6 +37,15 @@ def test_direct_contradiction_names_the_decision_and_the_line():
     assert "Redis" in v.explanation and "line 2" in v.explanation
 
 
+def test_the_explanation_quotes_each_line_once_and_the_suggestion_does_not_repeat_the_decision():
+    money = "Use Decimal for all money arithmetic, never float"
+    v = check([node(money)], "calc.py", diff("calc.py", " def net(amount, percent):",
+                                             "+    return float(amount) * (1 - percent / 100)"))
+    assert v.verdict == DIRECT
+    assert v.explanation.count("line 2 (added)") == 1, v.explanation
+    assert money not in v.recommendation and "line 2" in v.recommendation
+
+
 def test_indirect_contradiction_without_the_decisions_words():
     """A different queue backend: neither SQLite nor Redis is named, the decision is still undermined."""
     v = check([node(REDIS)], "jobs/queue.py", diff("jobs/queue.py", "-import sqlite3", "+import pika"))
