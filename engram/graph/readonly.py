@@ -219,6 +219,19 @@ def neighbours(conn, ids: list[str]) -> list[tuple[str, str, float]]:
     return out
 
 
+def related_links(conn, ids: list[str]) -> list[tuple[str, str]]:
+    """[(from, to)] of the `similar_to` edges touching any of the ids that mark two decisions
+    as related (graph/supersession.py: data.reason "related decision..."), indexed both ways."""
+    out: list[tuple[str, str]] = []
+    related = "type = 'similar_to' AND json_valid(data) AND json_extract(data, '$.reason') GLOB 'related decision*'"
+    for part in _chunks(sorted(ids), CHUNK // 2):
+        marks = _marks(len(part))
+        out += conn.execute(f"SELECT id, from_node, to_node FROM edges WHERE from_node IN ({marks}) AND {related} "
+                            f"UNION SELECT id, from_node, to_node FROM edges WHERE to_node IN ({marks}) AND {related}",
+                            part + part).fetchall()
+    return [(a, b) for _, a, b in out]
+
+
 def nodes(conn, ids: list[str]) -> dict[str, dict]:
     """Full rows of live nodes by id (JSON columns left as text; see `decode`)."""
     out: dict[str, dict] = {}
