@@ -148,7 +148,7 @@ def mark_related(conn, hits: list[dict]) -> None:
     must be read together. Two queries for all the hits (one per hit cost ~4 ms at 50,000 nodes)."""
     ids = {h["id"] for h in hits if h["type"] == "decision" and not h["id"].startswith("pending:")}
     others: dict[str, set[str]] = {}
-    for a, b in readonly.related_links(conn, sorted(ids)):
+    for a, b in readonly.related_links(conn, list(ids)):
         others.setdefault(a, set()).add(b)
         others.setdefault(b, set()).add(a)
     linked = readonly.nodes(conn, sorted(set().union(*others.values()))) if others else {}
