@@ -12,32 +12,50 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+class _Lazy:
+    """A pattern compiled on its first use, once. Compiling this module's 26 at import cost
+    every importer ~10 ms, `engram query` among them (through retrieve/pending.py), which
+    needs one only when a recent prompt or decision event is read."""
+
+    __slots__ = ("_source", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # search, match, finditer, split, sub
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return getattr(self._compiled, name)
+
+
+_SENTENCE = _Lazy(r"(?<=[.!?;])\s+|\n+")
 _STOPPERS = (r"\s+(?:for|because|since|so that|so|to|when|whenever|if|in|inside|within|as|unless|until|"
              r"instead of|rather than|over|from now on|going forward|here|there|anymore|again)\b|[,.;:!?()]")
 _OBJECT = r"([^,.;:!?()]{1,80}?)(?=" + _STOPPERS + r"|$)"
 _REQUIRE = [
-    re.compile(r"\b(?:let'?s|let us|we(?:'ll| will| should| must| shall)|i(?:'d| would) like to|"
-               r"please|you should|make sure to|we need to|go ahead and)\s+(?:always\s+)?"
-               r"(?:use|switch to|go with|stick with|adopt|prefer|keep)\s+" + _OBJECT, re.I),
-    re.compile(r"(?:^|\b(?:from now on|going forward),?)\s*(?:use|switch to|go with|stick with|prefer)\s+"
-               + _OBJECT, re.I),
-    re.compile(r"\b(?:use|prefer|choose|pick)\s+(.{1,60}?)\s+(?:instead of|rather than|over)\s+", re.I),
+    _Lazy(r"\b(?:let'?s|let us|we(?:'ll| will| should| must| shall)|i(?:'d| would) like to|"
+          r"please|you should|make sure to|we need to|go ahead and)\s+(?:always\s+)?"
+          r"(?:use|switch to|go with|stick with|adopt|prefer|keep)\s+" + _OBJECT, re.I),
+    _Lazy(r"(?:^|\b(?:from now on|going forward),?)\s*(?:use|switch to|go with|stick with|prefer)\s+"
+          + _OBJECT, re.I),
+    _Lazy(r"\b(?:use|prefer|choose|pick)\s+(.{1,60}?)\s+(?:instead of|rather than|over)\s+", re.I),
 ]
 _FORBID = [
-    re.compile(r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|stop|avoid|no more)\s+"
-               r"(?:ever\s+)?(?:use|using|call|calling|add|adding|import|importing|touch|touching)?\s*" + _OBJECT,
-               re.I),
-    re.compile(r"\b(?:instead of|rather than)\s+" + _OBJECT, re.I),
-    re.compile(r"\bover\s+" + _OBJECT + r"(?<=\S)", re.I),
+    _Lazy(r"\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|stop|avoid|no more)\s+"
+          r"(?:ever\s+)?(?:use|using|call|calling|add|adding|import|importing|touch|touching)?\s*" + _OBJECT,
+          re.I),
+    _Lazy(r"\b(?:instead of|rather than)\s+" + _OBJECT, re.I),
+    _Lazy(r"\bover\s+" + _OBJECT + r"(?<=\S)", re.I),
 ]
-_ALWAYS = re.compile(r"\balways\s+" + _OBJECT, re.I)
-_RATIONALE = re.compile(r"\b(?:because|since|so that|as it|as they)\s+(.{3,300})$", re.I)
-_DECISION_SHAPED = re.compile(
+_ALWAYS = _Lazy(r"\balways\s+" + _OBJECT, re.I)
+_RATIONALE = _Lazy(r"\b(?:because|since|so that|as it|as they)\s+(.{3,300})$", re.I)
+_DECISION_SHAPED = _Lazy(
     r"\b(?:let'?s|let us|we(?:'ll| will| should| must| shall)|from now on|going forward|always|never|"
     r"don'?t|do not|must not|instead of|rather than|prefer)\b", re.I)
 # A decision is addressed by someone to someone: it opens with its subject or its verb.
-_OPENER = re.compile(
+_OPENER = _Lazy(
     r"^(?:(?:ok(?:ay)?|so|and|but|also|then|yes|no|great|fine|good)[,!.]?\s+)*(?:[a-z][\w -]{0,30},\s+)?"
     r"(?:let'?s|let us|we\b|you\b|please|always|never|don'?t|do not|use\b|prefer|from now on|going forward|"
     r"i(?:'d| would)? (?:like|want|prefer)|make sure|instead|avoid|stop)", re.I)
@@ -79,7 +97,7 @@ def parse(text: str) -> dict[str, Any]:
 # A setting stated as changed: "Redis's retry limit is now 5", "The pool size of SQLAlchemy
 # is now 20", "The job queue now uses SQS". Only these "now" shapes: "the build is now
 # green" names no setting (no possessive, no "of", no "uses").
-_NOW_SETTING = re.compile(
+_NOW_SETTING = _Lazy(
     r"^(?:the\s+)?(?:[\w.+/-]+'s\s+[\w .-]{2,40}?|[\w .-]{2,40}?\s+of\s+[\w.+/-]+)\s+(?:is|are)\s+now\s+\S"
     r"|^(?:the\s+)?[\w .-]{2,40}?\s+now\s+uses?\s+\S", re.I)
 
@@ -133,32 +151,32 @@ _PHRASE = r"([\w.+#/@'-]+(?:\s+[\w.+#/@'-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|with|instead|rather|because|since|when|if|now|over|from|not|and|"
         r"but|so|via|through|using|anymore|again)(?![\w-])|\s*[,;:.!?]|\s*$)")
 _RULED_OUT = [
-    re.compile(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
-    re.compile(r"\breplace\s+" + _PHRASE + r"\s+with\b"),
-    re.compile(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
-    re.compile(r"\b(?:drop|ditch|abandon|stop using|don'?t use|do not use|never use|no longer use)\s+" + _PHRASE + _END),
-    re.compile(r"\b" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed)\b"),
-    re.compile(r",\s*not\s+(?:in\s+|on\s+|with\s+|through\s+)?" + _PHRASE + _END),
+    _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
+    _Lazy(r"\breplace\s+" + _PHRASE + r"\s+with\b"),
+    _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
+    _Lazy(r"\b(?:drop|ditch|abandon|stop using|don'?t use|do not use|never use|no longer use)\s+" + _PHRASE + _END),
+    _Lazy(r"\b" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed)\b"),
+    _Lazy(r",\s*not\s+(?:in\s+|on\s+|with\s+|through\s+)?" + _PHRASE + _END),
 ]
 _RETIRED = frozenset(("retired", "deprecated", "gone", "removed"))
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
-_MODAL = re.compile(r"\b(?:must|should|never|always|can(?:not)?|may|don'?t|do not)\b")
+_MODAL = _Lazy(r"\b(?:must|should|never|always|can(?:not)?|may|don'?t|do not)\b")
 _CHOICE = [
-    re.compile(r"\b(?:in favou?r of|replace\s+.+?\s+with|switch to|go with|stick with|adopt|prefer|choose|pick)\s+"
-               + _PHRASE + _END),
-    re.compile(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses)\s+" + _PHRASE + _END),
-    re.compile(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump)\b.*?\bto\s+" + _PHRASE
-               + r"\s*(?:instead\s*)?[.!]?$"),
-    re.compile(r"\b(?:is|are|has|have)\s+(?:now\s+)?" + _PHRASE + r"\s*(?:now\s*)?[.!]?$"),
-    re.compile(r"\bfor\s+(\d[\w.]*(?:\s+[a-z]+)?)\b"),
+    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|switch to|go with|stick with|adopt|prefer|choose|pick)\s+"
+          + _PHRASE + _END),
+    _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses)\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump)\b.*?\bto\s+" + _PHRASE
+          + r"\s*(?:instead\s*)?[.!]?$"),
+    _Lazy(r"\b(?:is|are|has|have)\s+(?:now\s+)?" + _PHRASE + r"\s*(?:now\s*)?[.!]?$"),
+    _Lazy(r"\bfor\s+(\d[\w.]*(?:\s+[a-z]+)?)\b"),
 ]
 # A sentence that opens with another verb says how something is done: "Hash passwords with
 # bcrypt", "Bundle the frontend with esbuild": the phrase after the instrument's preposition
 # is the choice, the verb and its object the subject.
-_DOING = re.compile(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z]+\s+.+?\s(?:with|through|via|on|in|as)\s+"
-                    + _PHRASE + _END)
-_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
-                   r"(?:let'?s|let us|we(?:'ll| will| should| must| shall)?|please|always|i(?:'d| would) like to)\s+)+")
+_DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z]+\s+.+?\s(?:with|through|via|on|in|as)\s+"
+               + _PHRASE + _END)
+_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
+              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall)?|please|always|i(?:'d| would) like to)\s+)+")
 _VERBS = frozenset("""
 use uses used using switch switched move moved migrate migrated change changed set raise lower increase
 reduce bump replace replaced drop ditch abandon keep go adopt prefer stick choose pick run runs instead

@@ -157,12 +157,29 @@ def by_names(conn, names: list[str]) -> list[tuple[str, float, str]]:
     return out
 
 
-_PUNCT = str.maketrans({c: " " for c in ".,;:!?()\"`"})
+_PUNCT = ".,;:!?()\"`"  # spaces in a name where phrases are looked for
+
+
+def _spaced(key: str) -> str:
+    """` key ` with its punctuation made spaces: "... for the job queue." holds " job queue ".
+    `str.replace` per character present: `str.translate` cost 5 ms of 2,000 names."""
+    for ch in _PUNCT:
+        if ch in key:
+            key = key.replace(ch, " ")
+    return f" {key} "
+
+
+# The live decisions, strongest first, from the covering partial index nodes_live_decisions
+# (schema.sql, m006): its WHERE must appear here as written, without LIVE's unary "+", for
+# SQLite to use it; a database from before it gets the same rows, read and sorted.
+_DECISIONS = ("SELECT n.id, n.strength, n.name_key, json_extract(n.data, '$.statement.subject') FROM nodes n "
+              "WHERE n.type = 'decision' AND n.status = 'active' AND n.strength > 0 "
+              "ORDER BY n.strength DESC, n.id LIMIT ?")
 
 
 def decisions_about(conn, phrases: list[str], words: "set[str] | frozenset[str]" = frozenset(),
                     limit: int = 2000) -> list[tuple[str, float, str]]:
-    """[(node id, strength, what matched)] of live decisions a prompt is about.
+    """[(node id, strength, what matched)] of the `limit` strongest live decisions a prompt is about.
 
     A decision is named by its whole sentence ("use redis for the job queue"), so a prompt
     that names only its topic ("the job queue") never equals it: multi-word phrases are
@@ -172,13 +189,11 @@ def decisions_about(conn, phrases: list[str], words: "set[str] | frozenset[str]"
     """
     from engram import jsonio
 
-    rows = conn.execute(
-        f"SELECT n.id, n.strength, n.name_key, json_extract(n.data, '$.statement.subject') FROM nodes n "
-        f"WHERE n.type = 'decision' AND {LIVE} ORDER BY n.strength DESC, n.id LIMIT ?", (limit,)).fetchall()
+    wanted = [(f" {p} ", p) for p in phrases]
     out = []
-    for nid, strength, key, subject in rows:
-        padded = f" {key.translate(_PUNCT)} "  # "... for the job queue." holds "job queue"
-        hit = next((p for p in phrases if f" {p} " in padded), None)
+    for nid, strength, key, subject in conn.execute(_DECISIONS, (limit,)).fetchall():
+        padded = _spaced(key)
+        hit = next((p for w, p in wanted if w in padded), None)
         if hit is None and subject and words and subject != "[]":
             # '["job","queue"]': plain words, split without a JSON parse unless escaped
             stems = jsonio.loads(subject) if "\\" in subject else subject[2:-2].split('","')
@@ -202,6 +217,19 @@ def neighbours(conn, ids: list[str]) -> list[tuple[str, str, float]]:
             part + part,
         ).fetchall()
     return out
+
+
+def related_links(conn, ids: list[str]) -> list[tuple[str, str]]:
+    """[(from, to)] of the `similar_to` edges touching any of the ids that mark two decisions
+    as related (graph/supersession.py: data.reason "related decision..."), indexed both ways."""
+    out: list[tuple[str, str]] = []
+    related = "type = 'similar_to' AND json_valid(data) AND json_extract(data, '$.reason') GLOB 'related decision*'"
+    for part in _chunks(sorted(ids), CHUNK // 2):
+        marks = _marks(len(part))
+        out += conn.execute(f"SELECT id, from_node, to_node FROM edges WHERE from_node IN ({marks}) AND {related} "
+                            f"UNION SELECT id, from_node, to_node FROM edges WHERE to_node IN ({marks}) AND {related}",
+                            part + part).fetchall()
+    return [(a, b) for _, a, b in out]
 
 
 def nodes(conn, ids: list[str]) -> dict[str, dict]:

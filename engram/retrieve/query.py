@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import fulltext, readonly, store
+from engram.graph import fulltext, readonly
 from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
 from engram.text import AS_DATA, clip, inert
 
@@ -145,14 +145,18 @@ def mark_related(conn, hits: list[dict]) -> None:
     """Each decision hit linked to a live decision as related (graph/supersession.py: both
     kept when a newer one might or might not replace it) says so: `related` lists the
     names, and its text ends "(related decision: NAME)", so the answer shows that the two
-    must be read together."""
+    must be read together. Two queries for all the hits (one per hit cost ~4 ms at 50,000 nodes)."""
+    ids = {h["id"] for h in hits if h["type"] == "decision" and not h["id"].startswith("pending:")}
+    others: dict[str, set[str]] = {}
+    for a, b in readonly.related_links(conn, list(ids)):
+        others.setdefault(a, set()).add(b)
+        others.setdefault(b, set()).add(a)
+    linked = readonly.nodes(conn, sorted(set().union(*others.values()))) if others else {}
     for h in hits:
-        if h["type"] != "decision" or h["id"].startswith("pending:"):
+        if h["id"] not in ids or h["id"] not in others:
             continue
-        others = [e["to_node"] if e["from_node"] == h["id"] else e["from_node"]
-                  for e in store.edges_of(conn, h["id"], types=("similar_to",))
-                  if str((e["data"] or {}).get("reason", "")).startswith("related decision")]
-        names = [n["name"] for n in readonly.nodes(conn, others).values() if n["type"] == "decision"][:MAX_RELATED]
+        mine = others[h["id"]]
+        names = [n["name"] for nid, n in linked.items() if nid in mine and n["type"] == "decision"][:MAX_RELATED]
         if names:
             h["related"] = names
             h["node"] = _saying_related(h["node"], names)
@@ -198,6 +202,9 @@ def open_db(db_path: str, vectors: bool = True):
     if vectors and get_meta(conn, "embedding_model"):
         conn.close()
         conn = connect(db_path, vectors=True, migrate=False, readonly=True)
+    # Read pages, not mmap (readonly.open_ro's default): a query touches thousands of pages
+    # once, and their page faults and unmapping cost ~8 ms more at 50,000 nodes.
+    conn.execute("PRAGMA mmap_size = 0")
     return conn
 
 

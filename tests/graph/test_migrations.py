@@ -25,7 +25,7 @@ def test_fresh_database_has_every_table_index_and_meta(conn):
             "embedding_cache", "node_vectors", "embedded", "decay_sessions"} <= _names(conn, "table")
     assert {"edges_from_node", "edges_to_node", "nodes_type", "nodes_strength",
             "nodes_affected_files", "nodes_name_key", "nodes_superseded", "nodes_kind",
-            "nodes_data_key"} <= _names(conn, "index")
+            "nodes_data_key", "nodes_live_decisions"} <= _names(conn, "index")
     assert migrations.applied(conn) == ALL
     assert store.get_meta(conn, "schema_version") == str(len(ALL))
     assert migrations.pending(conn) == []
@@ -194,3 +194,43 @@ def test_a_corrupt_file_raises_one_of_db_errors(tmp_path):
     with pytest.raises(db_errors()) as info:
         connect(str(bad))
     assert "not a database" in str(info.value)
+
+
+def _decisions_plan(conn) -> str:
+    from engram.graph import readonly
+
+    return " / ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + readonly._DECISIONS, (2000,)))
+
+
+def test_a_database_from_before_the_live_decisions_index_gets_it_and_the_same_topics(db_path):
+    """m006: the topic lookup read every live decision and sorted them (20-40 ms at 50,000
+    nodes); migrated, it reads the strongest from the index, in its order, and finds the same."""
+    from engram.graph import readonly
+    from engram.graph.supersession import supersede
+
+    old = connect(db_path, migrate=False)
+    migrations.migrate(old, upto="m005_node_fulltext")  # the one before the index
+    subject = {"statement": {"subject": ["job", "queue"], "choice": ["redis"], "ruled_out": []}}
+    ids = {name: store.create_node(old, name=name, type=kind, strength=s, data=data)
+           for name, kind, s, data in [("Use Redis for the job queue.", "decision", 0.5, subject),
+                                        ("Keep the (job queue) small", "decision", 0.9, {}),
+                                        ("Cap the job queue at 100", "decision", 0.5, {}),  # ties with the first
+                                        ("Drain the job queue nightly", "decision", 0.0, {}),  # strength 0: not live
+                                        ("Use SQS for the job queue", "decision", 0.7, {}),
+                                        ("job queue", "concept", 1.0, {})]}
+    supersede(old, ids["Use SQS for the job queue"], ids["Use Redis for the job queue."], reason="test")
+    before = readonly.decisions_about(old, ["job queue"], {"job", "queue"})
+    assert "TEMP B-TREE" in _decisions_plan(old)
+    migrations.migrate(old)
+    assert migrations.applied(old) == ALL
+    for reader in (old, open_ro(db_path)):  # the query's driver (sqlean when installed) and the hooks' stdlib one
+        plan = _decisions_plan(reader)
+        assert "nodes_live_decisions" in plan and "TEMP B-TREE" not in plan, plan
+    after = readonly.decisions_about(old, ["job queue"], {"job", "queue"})
+    strongest = sorted([ids["Use Redis for the job queue."], ids["Cap the job queue at 100"]])
+    assert after == before == [(ids["Keep the (job queue) small"], 0.9, "job queue")] + [
+        (i, 0.5, "job queue") for i in strongest]
+    assert readonly.decisions_about(old, ["job queue"], limit=2) == after[:2]  # the strongest `limit` only
+    assert readonly.decisions_about(old, [], {"job", "queue", "redis"}) == [
+        (ids["Use Redis for the job queue."], 0.5, "subject:job queue")]
+    old.close()

@@ -1,0 +1,34 @@
+"""graph/decision_text.py compiles its patterns on first use, once (issue 15: compiling all 26
+at import cost every `engram query` ~10 ms)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROBE = r"""
+from engram.graph import decision_text as dt
+
+def patterns():
+    for value in vars(dt).values():
+        for p in value if isinstance(value, list) else [value]:
+            if isinstance(p, dt._Lazy):
+                yield p
+
+print(len(list(patterns())), sum(p._compiled is not None for p in patterns()))
+first = dt.statement("Use Redis for the job queue instead of RabbitMQ")
+compiled = {id(p): p._compiled for p in patterns() if p._compiled is not None}
+again = dt.statement("Use Redis for the job queue instead of RabbitMQ")
+print(first == again, all(p._compiled is compiled[id(p)] for p in patterns() if id(p) in compiled), len(compiled))
+print(first)
+print(dt.decision_sentences("ok. Let's use pytest for the tests, not nose."))
+"""
+
+
+def test_importing_compiles_no_pattern_and_a_use_compiles_each_once():
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "26 0"
+    same, kept, compiled = out[1].split()
+    assert same == "True" and kept == "True" and int(compiled) > 0
+    assert out[2] == "{'subject': ['job', 'queue'], 'choice': ['redis'], 'ruled_out': ['rabbitmq']}"
+    assert "'requires': ['pytest']" in out[3] and "Let's use pytest for the tests, not nose." in out[3]
