@@ -33,6 +33,8 @@ import tempfile
 import threading
 import time
 
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
+
 SESSION = "adv"
 
 
@@ -59,7 +61,7 @@ def project(base: str) -> tuple[str, dict]:
 def hook(event: str, payload: dict | bytes, env: dict) -> float:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "engram.hook", event], input=data, env=env,
+    subprocess.run([sys.executable, *HOOK_ARGS, event], input=data, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     return time.perf_counter() - t0
 

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
@@ -74,7 +76,7 @@ def stop_latency(runs: int) -> None:
     project = Project.from_cwd(str(root), str(home))
     payload = json.dumps({"session_id": "lat", "cwd": str(root), "hook_event_name": "Stop",
                           "transcript_path": "", "last_assistant_message": "ok"}).encode()
-    hook = [sys.executable, "-m", "engram.hook", "Stop"]
+    hook = [sys.executable, *HOOK_ARGS, "Stop"]
 
     def idle() -> bool:
         fd = trigger.pool(project, {"maxConcurrentWorkers": 1}).claim()

@@ -1,8 +1,10 @@
 """PostToolUse hook latency against a bare interpreter, measured in the same run.
 
-    python bench/hook_latency.py [--runs 40]
+    python bench/hook_latency.py [--runs 40] [--launch installed|module]
 
-Times `python -m engram.hook PostToolUse` for Read, Edit and Bash-test payloads (a fresh
+Times the PostToolUse hook as `engram install` starts it (`python -P -c "from engram.hook
+import entry; entry()"`, engram.config.HOOK_ARGS; `--launch module`: `python -m engram.hook`,
+how it was started before, for comparison) for Read, Edit and Bash-test payloads (a fresh
 ENGRAM_HOME, a sample project, one session) and `python -c pass`, interleaved so that
 machine noise hits both alike; prints medians and the ratio to the bare interpreter.
 Target (issue 2): every median <= 2.0x bare.
@@ -18,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
 
 
 def payloads(proj: str) -> dict[str, dict]:
@@ -47,7 +51,9 @@ def time_once(argv: list[str], data: bytes, env: dict) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--launch", choices=("installed", "module"), default="installed")
     args = ap.parse_args()
+    launch = list(HOOK_ARGS) if args.launch == "installed" else ["-m", "engram.hook"]
     # Installed packages are byte-compiled by pip; do the same for a source checkout, so
     # that a PYTHONDONTWRITEBYTECODE environment does not time the compiler.
     import compileall
@@ -70,10 +76,10 @@ def main() -> int:
                 times[name].append(time_once([sys.executable, "-c", "pass"], b"", env))
             else:
                 event = payload["hook_event_name"]
-                times[name].append(time_once([sys.executable, "-m", "engram.hook", event],
+                times[name].append(time_once([sys.executable, *launch, event],
                                              json.dumps(payload).encode(), env))
     bare = statistics.median(times["bare"])
-    print(f"python {sys.version.split()[0]}, {args.runs} runs each, interleaved")
+    print(f"python {sys.version.split()[0]}, {args.runs} runs each, interleaved; the hook started as: {args.launch}")
     print(f"{'case':<12} {'median ms':>10} {'p90 ms':>8} {'x bare':>7}")
     worst = 0.0
     for name, ts in times.items():

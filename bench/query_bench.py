@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -73,7 +75,7 @@ def cases(root: str, env: dict, facts: dict) -> dict:
 
     cli = [sys.executable, "-m", "engram", "query", question, "--project", root]
     hooks = {event: (json.dumps(payload(event, f"qb-{event[:4]}", root, facts)).encode(),
-                     [sys.executable, "-m", "engram.hook", event]) for event in ("SessionStart", "UserPromptSubmit")}
+                     [sys.executable, *HOOK_ARGS, event]) for event in ("SessionStart", "UserPromptSubmit")}
     out = {"bare": lambda: run_once([sys.executable, "-c", "pass"], b"", env),
            "query (FTS5)": fts, "query (per-call BM25)": per_call_bm25,
            "engram query (CLI)": lambda: run_once(cli, b"", env)}

@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -134,7 +136,7 @@ def bench_size(base: str, n: int, runs: int, embed: bool) -> dict[str, list[floa
             where = bare_proj if case in NO_DB else proj
             _forget(env["ENGRAM_HOME"], where, session)
             data = json.dumps(payload(event, session, where, facts)).encode()
-            t, out = run_once([sys.executable, "-m", "engram.hook", event], data, env)
+            t, out = run_once([sys.executable, *HOOK_ARGS, event], data, env)
             outputs.setdefault(case, out)
             if r >= 2:
                 times[case].append(t)

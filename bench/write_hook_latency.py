@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from engram.config import HOOK_ARGS  # the hook as `engram install` starts it
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -143,7 +145,7 @@ def main() -> int:
     from engram.monitor import trigger, worker
 
     project = Project.from_cwd(proj)
-    hook = [sys.executable, "-m", "engram.hook", "PostToolUse"]
+    hook = [sys.executable, *HOOK_ARGS, "PostToolUse"]
     cases = {
         "bare": lambda: timed([sys.executable, "-c", "pass"], b"", env),
         "no-decision": lambda: timed(hook, edit_payload(proj, "app/views.py", "plain"), env),

@@ -1,5 +1,8 @@
 """`python -m engram.hook <Event> [--harness NAME]`: one lifecycle event, then exit 0.
 
+Installed hooks start it as `python -P -c "from engram.hook import entry; entry()" <Event> ...`
+(config.HOOK_ARGS: no runpy, no project file on sys.path); both run `entry`.
+
 Reads the harness's JSON payload from stdin, hands it to the harness adapter and to
 `engram.lifecycle`, prints only what the harness's contract allows, and always exits 0:
 on any fault it logs one line (to the project log, or stderr when there is no project)
@@ -112,10 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def entry() -> None:
+    """The process: one event, then exit 0 at once (config.HOOK_ARGS starts it)."""
     main()
     try:
         sys.stdout.flush()
     except BaseException:
         pass
     os._exit(0)  # skip interpreter teardown; nothing is left buffered
+
+
+if __name__ == "__main__":
+    entry()

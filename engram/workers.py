@@ -176,14 +176,16 @@ def is_locked(path: str) -> bool:
 
 def start(argv: list[str], log_path: str, *, slot_fd: int | None = None, delay: float = 0.0,
           nice: int = 0) -> int:
-    """Start `python -m engram <argv>` detached; its pid. See the module docstring.
+    """Start `python -P -m engram <argv>` detached (config.MODULE_ARGS); its pid. See the module docstring.
 
     `delay` and `nice` go through /bin/sh (`sleep`, `nice`) when there is one: a worker
     whose answer is only needed at a later hook should not compete with this hook's
     last milliseconds, nor with the agent's next tool call.
     """
     reap()
-    cmd = [sys.executable, "-m", "engram", *argv]
+    from engram.config import MODULE_ARGS
+
+    cmd = [sys.executable, *MODULE_ARGS, *argv]
     if (delay or nice) and os.path.exists(SHELL):
         cmd = [SHELL, "-c", _LAUNCH, str(delay), str(nice), *cmd]
     log_fd = _log_fd(log_path)

@@ -6,7 +6,7 @@ stdout carries JSON-RPC only, so errors go to stderr.
 
 examples:
   engram mcp --project ~/src/app      what a harness starts (stdio)
-  claude mcp add --scope user engram -- /path/to/python -m engram mcp
+  claude mcp add --scope user engram -- /path/to/python -P -m engram mcp
 """
 
 from __future__ import annotations

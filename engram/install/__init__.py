@@ -28,8 +28,10 @@ def runner_target() -> str:
 
 
 def runner_words() -> str:
-    """Shell words that start the hook: `runner_target`, plus `-m engram.hook` for an interpreter."""
-    return shlex.quote(runner_target()) + ("" if checkout_script() else " -m engram.hook")
+    """Shell words that start the hook: `runner_target`, plus config.HOOK_ARGS for an interpreter."""
+    from engram.config import HOOK_ARGS
+
+    return shlex.quote(runner_target()) + ("" if checkout_script() else " " + shlex.join(HOOK_ARGS))
 
 
 def runner() -> str:

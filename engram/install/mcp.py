@@ -23,11 +23,11 @@ TOML_MARK = "# engram's MCP server, added by `engram install` (`engram uninstall
 def server() -> tuple[list[str], dict[str, str]]:
     """(argv, env) of the server: this interpreter's absolute path, never a PATH lookup;
     ENGRAM_HOME pinned when it is not the default, as for the hooks."""
-    from engram.config import engram_home
+    from engram.config import MODULE_ARGS, engram_home
 
     home = engram_home()
     env = {} if home == os.path.abspath(os.path.expanduser("~/.engram")) else {"ENGRAM_HOME": home}
-    return [os.path.abspath(sys.executable), "-m", "engram", "mcp"], env
+    return [os.path.abspath(sys.executable), *MODULE_ARGS, "mcp"], env
 
 
 # -- the record the hooks read ----------------------------------------------------------------

@@ -131,8 +131,11 @@ def _with_mcp_server(text: str, entry: dict, allow_comments: bool) -> tuple[str,
 
 
 def _is_our_server(entry) -> bool:
-    """An `engram mcp` server entry engram wrote (args `-m engram mcp`)."""
-    return isinstance(entry, dict) and entry.get("args") == ["-m", "engram", "mcp"]
+    """An `engram mcp` server entry engram wrote: args `-P -m engram mcp` (config.MODULE_ARGS),
+    or `-m engram mcp` as installs before -P wrote it."""
+    from engram.config import MODULE_ARGS
+
+    return isinstance(entry, dict) and entry.get("args") in ([*MODULE_ARGS, "mcp"], ["-m", "engram", "mcp"])
 
 
 def _without_mcp_server(doc: dict, drop_key: bool) -> dict:

@@ -11,10 +11,10 @@ import tomllib
 import pytest
 
 from engram.cli import main
-from engram.config import mcp_registered
+from engram.config import MODULE_ARGS, mcp_registered
 from engram.install import jsonedit
 
-SERVER = [os.path.abspath(sys.executable), "-m", "engram", "mcp"]
+SERVER = [os.path.abspath(sys.executable), *MODULE_ARGS, "mcp"]
 
 FAKE_CLAUDE = """#!/bin/sh
 # A stand-in for Claude Code's CLI: logs its argv, keeps one MCP server's state in a file.

@@ -89,7 +89,8 @@ def test_wheel_install_then_engram_install_gives_working_hooks(venv, tmp_path):
     assert res.returncode == 0, res.stderr
     settings = json.loads(open(f"{home}/.claude/settings.json").read())
     command = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
-    assert command.startswith(f"{venv}/python -m engram.hook PostToolUse")  # no checkout, no PATH lookup
+    # no checkout, no PATH lookup; -P: the project's files never stand in for the standard library's
+    assert command.startswith(f"{venv}/python -P -c 'from engram.hook import entry; entry()' PostToolUse")
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
     for event, fields in (("SessionStart", {"source": "startup"}),
