@@ -265,9 +265,9 @@ def of_kind(conn, kind: str, limit: int) -> list[dict]:
 
 
 def latest_episodes(conn, limit: int) -> list[dict]:
-    """The newest live episode nodes (index nodes_type)."""
-    cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.type = 'episode' AND {LIVE} "
-                       f"ORDER BY n.created_at DESC, n.id LIMIT ?", (int(limit),))
+    """The newest live episode nodes (the partial index nodes_live_episodes, in its order)."""
+    cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.type = 'episode' AND n.status = 'active' "
+                       f"AND +n.strength > 0 ORDER BY n.created_at DESC, n.id LIMIT ?", (int(limit),))
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur]
 
