@@ -51,14 +51,18 @@ def tokens(text: str) -> int:
 
 
 def data_of(node: dict) -> dict:
+    """The node's `data`, parsed once: the parse replaces the JSON text in the node (a row's
+    dict, read for this retrieval), since rendering a node asks for it a dozen times."""
     raw = node.get("data")
     if isinstance(raw, dict):
         return raw
     try:
         d = jsonio.loads(raw) if isinstance(raw, str) and raw else {}
     except ValueError:
-        return {}
-    return d if isinstance(d, dict) else {}
+        d = {}
+    d = d if isinstance(d, dict) else {}
+    node["data"] = d
+    return d
 
 
 def json_strings(raw) -> list[str]:
