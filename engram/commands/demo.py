@@ -4,7 +4,7 @@ sessions through real hooks.
 Everything happens in a temporary ENGRAM_HOME and a sample project it creates; each
 step prints a heading and what engram did. The agent's tool calls are simulated by
 doing the real work (files are really edited, tests really run with `unittest`) and
-sending Claude Code's payloads for it to `python -m engram.hook`.
+sending Claude Code's payloads to the hook, started as `engram install` starts it.
 """
 
 from __future__ import annotations
@@ -80,9 +80,11 @@ class Session:
     def hook(self, event: str, **fields) -> str:
         import subprocess
 
+        from engram.config import HOOK_ARGS
+
         payload = {"session_id": self.id, "transcript_path": "", "cwd": self.demo.project,
                    "hook_event_name": event, **fields}
-        out = subprocess.run([sys.executable, "-m", "engram.hook", event, "--harness", "claude-code"],
+        out = subprocess.run([sys.executable, *HOOK_ARGS, event, "--harness", "claude-code"],
                              input=json.dumps(payload).encode(), capture_output=True,
                              env=self.demo.env, timeout=60)
         return out.stdout.decode()

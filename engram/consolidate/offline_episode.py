@@ -28,7 +28,6 @@ from typing import Any
 
 from engram.consolidate.knowledge import commandline, user_words
 from engram.consolidate.knowledge.commands import code_failure
-from engram.consolidate.windows import DERIVED
 from engram.graph import decision_text
 from engram.text import clip_words
 

@@ -3,7 +3,7 @@
 In process (`engram.history.replay` times every `engram.hook.run` of the master replay) measures
 engram's own work per event: capture, state, retrieval, the consolidation trigger. What a
 user waits for also includes the interpreter start and the imports, so a sample of the
-same payloads is run as `python -m engram.hook <Event>` subprocesses against a copy of
+same payloads is run as hook subprocesses (config.HOOK_ARGS, as installed) against a copy of
 the final graph, interleaved with `python -c pass` (the bare interpreter on the same
 machine at the same moment, the baseline the benches use).
 """
@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 from typing import Any
+
+from engram.config import HOOK_ARGS
 
 PERCENTILES = (50, 90, 99)
 
@@ -76,7 +78,7 @@ def subprocess_sample(master: str, items: list[tuple[str, dict]], n: int, scratc
         for event, payload in pick(items, n):
             raw = jsonio.dumps(dict(payload, session_id="engram-eval-latency")).encode()
             out.setdefault("bare", []).append(_timed([sys.executable, "-c", "pass"], b"", env))
-            out.setdefault(event, []).append(_timed([sys.executable, "-m", "engram.hook", event], raw, env))
+            out.setdefault(event, []).append(_timed([sys.executable, *HOOK_ARGS, event], raw, env))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return out

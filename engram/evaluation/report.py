@@ -182,7 +182,7 @@ def _cost(data: dict[str, Any]) -> str:
            table(["event", "n", "p50", "p90", "p99"], rows)]
     if lat.get("subprocess_ms"):
         sub = [[ev, d["n"], num(d["p50"]), num(d["p90"]), num(d["p99"])] for ev, d in lat["subprocess_ms"].items()]
-        out += ["", "A sample as real `python -m engram.hook` subprocesses (ms, interpreter start included; "
+        out += ["", "A sample as real hook subprocesses, started as `engram install` starts them (ms, interpreter start included; "
                 "`bare` = `python -c pass` interleaved):", "", table(["event", "n", "p50", "p90", "p99"], sub)]
     c = data["consolidation"]
     out += ["", f"Consolidation ({data['meta']['provider']}): {c['sessions']} session(s), {c['events']} events in "

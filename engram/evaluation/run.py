@@ -76,7 +76,7 @@ def _latency(runs: list[engine.ProjectRun], projects: list[corpus.Project], base
     if n > 0:
         i = max(range(len(projects)), key=lambda j: len(projects[j].sessions))
         p = projects[i]
-        say(f"latency: {n} payloads of {p.name} as real `python -m engram.hook` subprocesses")
+        say(f"latency: {n} payloads of {p.name} as real hook subprocesses")
         sample = latency.subprocess_sample(os.path.join(base, "main", str(i), "master"),
                                            p.sessions[-1].payloads(p.root), n, os.path.join(base, "latency"))
         out["subprocess_ms"] = latency.summary(sample)

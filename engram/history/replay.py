@@ -2,7 +2,7 @@
 
 `replay` runs `engram.hook.run` in this process (`engram eval`, `engram backfill`, tests):
 a fault is reported to `observe`, as the real hook would log it and exit 0.
-`replay_as_processes` starts `python -m engram.hook` once per payload, as a harness does.
+`replay_as_processes` starts the hook (config.HOOK_ARGS) once per payload, as a harness does.
 Both say it is a replay (`run(replay=True)`, ENGRAM_REPLAY=1), so the events are dated by
 the records' times the payloads carry (engram.hook.REPLAY_TS), not by the replay's.
 """
@@ -14,6 +14,8 @@ import sys
 import time
 from collections import Counter
 from typing import Callable, Iterable
+
+from engram.config import HOOK_ARGS
 
 Observe = Callable[[str, str, float, bool], None]  # (event, printed output, milliseconds, fault)
 
@@ -38,14 +40,15 @@ def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: O
 
 def replay_as_processes(items: Iterable[tuple[str, dict]], env: dict | None = None,
                         harness_args: tuple = ()) -> Counter:
-    """Feed payloads to `python -m engram.hook` subprocesses; how many of each event were sent."""
+    """Feed payloads to hook subprocesses, started as `engram install` starts them (config.HOOK_ARGS);
+    how many of each event were sent."""
     import json
     import subprocess
 
     counts: Counter = Counter()
     env = {**(os.environ if env is None else env), "ENGRAM_REPLAY": "1"}
     for event, payload in items:
-        subprocess.run([sys.executable, "-m", "engram.hook", event, *harness_args], input=json.dumps(payload).encode(),
+        subprocess.run([sys.executable, *HOOK_ARGS, event, *harness_args], input=json.dumps(payload).encode(),
                        env=env, capture_output=True, check=False, timeout=60)
         counts[event] += 1
     return counts

@@ -17,8 +17,6 @@ some Stop hooks (`logs/chat.json`). Rules, matching live hook logs (fixtures PRO
 from __future__ import annotations
 
 import json
-import os
-from collections import Counter
 from typing import Iterator
 
 SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>", "<command-message>", "Caveat:",

@@ -39,7 +39,7 @@ _FORBID = [
     re.compile(rf"\b{_NEG}\s+(?:ever\s+)?{_VERB}\s+{_PHRASE}", re.I),
     re.compile(rf"\b(?:instead of|rather than|avoid|avoiding)\s+{_PHRASE}", re.I),
     re.compile(rf"(?:^|,|;|\(|\band\b)\s*(?:but\s+)?not\s+{_PHRASE}", re.I),
-    re.compile(rf"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
+    re.compile(r"\bno\s+(?!more\b|longer\b|less\b|fewer\b|than\b|later\b)" + _PHRASE, re.I),
     re.compile(rf"\bnever\s+{_PHRASE}", re.I),
 ]
 # "never run npm install, npx or yarn": what is run must be a command, not "containers as root".

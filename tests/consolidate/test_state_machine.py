@@ -119,8 +119,6 @@ def test_crash_between_commit_and_episode_file_neither_loses_nor_duplicates(root
 
 
 def test_one_worker_per_session(root):
-    import os
-
     from engram import workers
 
     s = fix_session(root)
