@@ -4,7 +4,9 @@
     python bench/contradiction_quality.py --cv [--group rule|project]
     python bench/contradiction_quality.py --cross [N]
 
-Five sets, each printed per split (docs/labelled-sets.md, "Method"):
+Six sets, each printed per split (docs/labelled-sets.md, "Method"):
+tests/monitor/real_rules4.json (round 4: 48 new rules of public projects, all `holdout4`, never
+tuned on, changes written as an agent's ordinary task where the rule is incidental),
 tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
 tuned on; its line is the headline), tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
 an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; both
@@ -20,7 +22,7 @@ is set (and ENGRAM_OFFLINE is not), the configured API checker runs on the same 
 (one request per file); `--offline-only` skips it. `--verbose` lists every miss and false
 warning of the splits it prints: keep it off a held-out split until its figure is taken.
 
-`--cv` measures generalisation on the development material only (every set but round 3):
+`--cv` measures generalisation on the development material only (every set but rounds 3 and 4):
 leave-one-group-out over rules (or source projects), where each mechanism of the offline
 checker (`offline_checker.all_matches`, the `mechanism` of a match) may warn on the left-out
 group only if, on the other groups, its warnings were right at least `--min-precision` of the
@@ -48,6 +50,8 @@ sys.path.insert(0, str(REPO))
 
 MONITOR = REPO / "tests" / "monitor"
 SETS = (  # (file, label, splits in print order)
+    (MONITOR / "real_rules4.json", "round 4: held out whole, public projects' rules, changes made in ordinary tasks",
+     ("holdout4",)),
     (MONITOR / "real_rules3.json", "round 3: held out whole, public projects' rules", ("holdout3",)),
     (MONITOR / "real_rules2.json", "round 2: public projects' rules, agent-sized changes", ("dev2", "holdout2")),
     (MONITOR / "real_rules.json", "round 1: public projects' rules (both halves tuned on in round 2)",
