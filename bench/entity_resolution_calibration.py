@@ -14,6 +14,9 @@ Labelled sets (same / child / different), each split by entity family before any
   (round 2's headline), so it is development material now;
 * round 3, tests/consolidate/data/entity_pairs_r3.tsv: `holdout3`, held out whole, written
   by the same method before the round-3 changes with no name of a round-1 or round-2 pair;
+* round 4, tests/consolidate/data/entity_pairs_r4.tsv: `holdout4`, held out whole, written
+  blind to the resolver (names as they occur in the fixtures and in the wild) with no name of
+  an earlier round; `in_table` is "unknown" throughout;
 * the older in-sample tests/consolidate/data/concept_pairs.tsv, reported for comparison.
 
 Each pair goes through the real `Resolver` on a real SQLite file holding only the existing
@@ -23,7 +26,7 @@ child, new <-> different) are printed for the configured bands (engram/consolida
 entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid search finds
 on the development halves only. `--split dev` prints only the halves tuning may look at
 (dev, dev2, holdout2, in-sample); `--split holdout` only the held-out ones (holdout,
-holdout3); `--misses` lists each printed half's wrong pairs. Remote embedders need their
+holdout3, holdout4); `--misses` lists each printed half's wrong pairs. Remote embedders need their
 key (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
 """
 
@@ -50,17 +53,18 @@ PAIRS = DATA / "concept_pairs.tsv"
 REAL = DATA / "entity_pairs.tsv"
 ROUND2 = DATA / "entity_pairs_r2.tsv"
 ROUND3 = DATA / "entity_pairs_r3.tsv"
+ROUND4 = DATA / "entity_pairs_r4.tsv"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
 DEVELOPMENT = ["dev", "dev2", "holdout2"]  # what tuning may see (holdout2 was read after round 2's run)
-HALVES = {"dev": [*DEVELOPMENT, "in-sample"], "holdout": ["holdout", "holdout3"]}
-HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "holdout3", "in-sample"]
+HALVES = {"dev": [*DEVELOPMENT, "in-sample"], "holdout": ["holdout", "holdout3", "holdout4"]}
+HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "holdout3", "holdout4", "in-sample"]
 
 
 class Pair(NamedTuple):
     proposed: str
     existing: str
     label: str
-    in_table: bool | None = None  # rounds 2 and 3: both names in aliases.txt when the pair was written
+    in_table: bool | None = None  # rounds 2 and 3: both names in aliases.txt when the pair was written (round 4: None)
 
 
 def _rows(path: Path) -> list[list[str]]:
@@ -74,9 +78,11 @@ def load_pairs(path: Path = PAIRS) -> list[Pair]:
 
 def load_real(split: str) -> list[Pair]:
     """One half of the real-name pairs: "dev" / "holdout" (round 1), "dev2" / "holdout2" (round 2),
-    "holdout3" (round 3)."""
+    "holdout3" (round 3), "holdout4" (round 4)."""
     if split in ("dev", "holdout"):
         return [Pair(a, b, label) for half, _g, a, b, label, _src in _rows(REAL) if half == split]
+    if split == "holdout4":  # written blind to the table: in_table is "unknown"
+        return [Pair(a, b, label) for half, _g, a, b, label, _t, _why, _src in _rows(ROUND4) if half == split]
     return [Pair(a, b, label, in_table == "yes")
             for half, _g, a, b, label, in_table, _why, _src in _rows(ROUND3 if split == "holdout3" else ROUND2)
             if half == split]
@@ -207,9 +213,9 @@ def main() -> int:
                     help="dev: only the halves tuning may see; holdout: only the held-out ones")
     ap.add_argument("--misses", action="store_true", help="list each printed half's wrong pairs")
     args = ap.parse_args()
-    rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, PAIRS)]
-    print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3; headline: holdout3); "
-          f"in-sample: {rel[3]}; split {args.split}")
+    rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, ROUND4, PAIRS)]
+    print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3), {rel[3]} (round 4; headline: "
+          f"holdout4); in-sample: {rel[4]}; split {args.split}")
     for provider in args.provider or ["local", "voyage", "openai"]:
         emb = make(provider)
         if emb is None:

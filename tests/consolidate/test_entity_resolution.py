@@ -193,6 +193,25 @@ def test_calibration_set_and_report():
         assert cal.macro_f1(cal.scores(pairs, cal.similarities(LocalEmbedder(), pairs), bands)) >= floor
 
 
+
+def test_round4_pairs_file():
+    """Round 4's set (docs/labelled-sets.md): held out whole, written blind to the resolver; only its
+    shape is checked here, its figure is the bench's (`--split holdout`)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import entity_resolution_calibration as cal
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    round4 = cal._rows(cal.ROUND4)
+    assert all(len(r) == 8 for r in round4) and len(round4) >= 250
+    assert {r[0] for r in round4} == {"holdout4"} and {r[5] for r in round4} == {"unknown"}
+    assert {r[4] for r in round4} == {"same", "child", "different"}
+    assert len(cal.load_real("holdout4")) == len(round4)
+    assert "holdout4" in cal.HALVES["holdout"] and "holdout4" not in cal.HALVES["dev"]
+    earlier = {n.casefold() for path in (cal.REAL, cal.ROUND2, cal.ROUND3) for r in cal._rows(path) for n in (r[2], r[3])}
+    earlier |= {n.casefold() for p in cal.load_pairs() for n in (p.proposed, p.existing)}
+    assert not {n.casefold() for r in round4 for n in (r[2], r[3])} & earlier  # no name of an earlier round
+
 # -- through graph_apply ------------------------------------------------------------------
 
 
