@@ -236,12 +236,21 @@ def _unowned(name: str, table: Table) -> tuple[str, str] | None:
             head, rest = " ".join(words[:n]), " ".join(words[n:])
             owner = table.owners.get(key(head))
             if owner and rest[:1].isupper() and loose(rest) not in _PACKAGE_PARTS \
-                    and _canon(name, table) in (None, _canon(rest, table)):
+                    and _owned(owner, name, rest, table):
                 return owner, rest
             parent = _canon(head, table)
             if parent and parent in table.parents_of(rest):
                 return parent, rest
     return None
+
+
+def _owned(owner: str, name: str, rest: str, table: Table) -> bool:
+    """Whether "<owner> <rest>" is the owner's product called `rest`: `rest` is no name the
+    table gives another thing ("Microsoft Teams" / "Teams", "AWS Athena" / "Athena"), or the
+    table makes it the owner's. "GitHub MCP server", "Heroku Postgres", "Amazon Linux" are the
+    owner's form of something else (an MCP server, PostgreSQL, Linux): a child of it, not it."""
+    c_rest = _canon(rest, table)
+    return c_rest is None or c_rest == _canon(name, table) or owner in table.parents_of(c_rest)
 
 
 def _published(name: str, table: Table) -> tuple[str, str] | None:
@@ -257,9 +266,12 @@ def _published(name: str, table: Table) -> tuple[str, str] | None:
         return None
     if k.startswith("@"):
         scope = head[1:]
-        if "/" in scope or scope == "types" or rest in _PACKAGE_PARTS or _canon(rest, table):
+        publisher = _canon(scope, table) or scope
+        if "/" in scope or scope == "types" or rest in _PACKAGE_PARTS:
             return None
-        return _canon(scope, table) or scope, rest
+        if _canon(rest, table) and publisher not in table.parents_of(rest):
+            return None  # "@sentry/node" is Sentry's package, not Node.js; "@langchain/langgraph" is LangGraph
+        return publisher, rest
     segments = name.strip().split("/")
     if not any(seg.islower() for seg in segments) or all(len(seg) <= 3 for seg in segments):
         return None
@@ -325,6 +337,9 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
         return "child", "part"
     if split_version(a, table)[1] or split_version(b, table)[1]:
         return None, ""  # "Python 3.12": the version rule decides
+    owned = _unowned(a, table)
+    if owned and owned[0] == cb:
+        return "child", "owner"  # "Google BigQuery" / "Google": the table knows both, not the link
     return "new", "distinct names"
 
 

@@ -43,7 +43,7 @@ def _resolver(conn):
     ("Firebase Authentication", "Firebase Auth", "merge"),
     ("SBOM", "Software Bill of Materials", "merge"),  # an initialism (small words counted or not)
     ("PVC", "PersistentVolumeClaim", "merge"),     # capitalised parts count as words
-    ("CI", "CodeIgniter", None),                   # the table says what CI is: no initialism
+    ("CI", "CodeIgniter", "new"),                  # the table says what CI is: no initialism
     ("Amazon RDS", "RDS", "merge"),                # an owner's name before its product's
     ("Secrets Manager", "AWS Secrets Manager", "merge"),
     ("AWS Athena", "Amazon Athena", "merge"),      # two prefixes of one owner
@@ -88,6 +88,11 @@ def _resolver(conn):
     ("Vagrantfile", "Vagrant", "child"),
     ("D1", "Cloudflare D1", "merge"),              # an owner line
     ("jsonwebtoken", "JWT", "child"),              # a table line: the library, not the token
+    # round 4: the broad table, and owners before names the table knows
+    ("Microsoft Clarity", "Clarity", "merge"),     # an owner before a name the table does not know
+    ("GitHub MCP server", "MCP server", "child"),  # the owner's form of another known thing, not it
+    ("DigitalOcean Kafka", "Kafka", "child"),      # a vendor's managed form
+    ("Google BigQuery", "Google", "child"),        # both known, the owner's prefix links them
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
