@@ -83,11 +83,25 @@ def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
     words = k.split()
     if len(words) > 1 and _version(words[-1]):
         return " ".join(words[:-1]), _version(words[-1])
+    if len(words) == 1 and _tagged(k):
+        return _tagged(k)
     if words and not (table and (k in table.canon or words[-1] in table.canon)):
         base, version = _glued(words[-1])
         if version:
             return " ".join(words[:-1] + [base]), version
     return k, ""
+
+
+def _tagged(k: str) -> tuple[str, str] | None:
+    """(name, tag) of an image or package pinned to a version: "node:20-alpine" -> ("node",
+    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"); a variant after the
+    version stays in it, so "node:20-alpine" and "node:20" are siblings."""
+    for sep in (":", "@"):
+        head, found, tag = k.rpartition(sep)
+        version = _version(tag.partition("-")[0])
+        if found and len(head) > 1 and not head.endswith(sep) and version:
+            return head, version + tag[len(tag.partition("-")[0]):]
+    return None
 
 
 def _spelled(base: str, version: str, table: Table) -> str:
@@ -122,7 +136,8 @@ def _glued(word: str) -> tuple[str, str]:
     base, tail = word[:i], word[i:]
     if base.endswith("v") and len(base) > 3:
         base = base[:-1]
-    if len(base) < 2 or not base[-1].isalpha() or not tail[:1].isdigit():
+    named = base[-1:].isalpha() or (base.endswith("++") and base[:-2].isalpha())  # "C++20"
+    if len(base) < 2 or not named or not tail[:1].isdigit():
         return "", ""
     return base, _version(tail)
 

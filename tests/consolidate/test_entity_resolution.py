@@ -111,6 +111,11 @@ def _resolver(conn):
     ("Gemfile.lock", "Gemfile", "new"),            # two files
     ("nuget.config", "NuGet", "child"),            # more configuration extensions
     ("mix.exs", "Mix", "child"),
+    ("node:20-alpine", "Node.js", "child"),        # an image's tag is a version; its variant stays in it
+    ("node:20-alpine", "node:20", "child"),
+    ("postgres:16", "PostgreSQL 16", "merge"),
+    ("actions/setup-node@v4", "actions/setup-node", "child"),  # pinned with "@"
+    ("C++20", "C++17", "child"),                   # a version glued on after "++"
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
