@@ -44,14 +44,21 @@ from engram.text import singular
 
 # Words that say what kind of thing a name is without changing which thing it is.
 KIND_WORDS = frozenset("db database orm library lib framework package crm".split())
+LEADING_KIND_WORDS = frozenset(["project"])  # "Project Lombok" is Lombok
 _SEPARATORS = str.maketrans({"-": " ", "_": " ", "/": " "})
 _WORD_FORMS = {"testing": "test"}  # "regression testing" is the practice of regression tests
 # What a file named for a tool ends with: data and configuration formats, and the scripts
 # that configure (only after a further part: "vite.config.ts", never "Node.js").
-CONFIG_EXTS = frozenset("json jsonc json5 yml yaml toml ini cfg conf lock lockb xml properties".split())
+CONFIG_EXTS = frozenset("json jsonc json5 yml yaml toml ini cfg conf config lock lockb xml properties neon exs".split())
+LOCK_EXTS = frozenset(["lock", "lockb"])
 SCRIPT_EXTS = frozenset("js cjs mjs ts cts mts py".split())
 _FILE_SUFFIXES = ("config", "file", "rc")  # "gatsby-config.js", "Gruntfile.js", "Vagrantfile"
 _NAME_SUFFIXES = (".js", ".ts")  # "NextAuth.js" is NextAuth
+# A kind glued on a one-word name: "SolidJS" is Solid, "TimescaleDB" Timescale, "UnoCSS" Uno.
+_GLUED_KINDS = ("js", "db", "css")
+# Top-level domains a project's site is named with, used as its name ("Fly.io", "pypi.org");
+# not ".sh", ".rs", ".so", ".py": a script's, a Rust source's, a library's, a module's file.
+_TLDS = frozenset("io com org net dev pm ai app cloud tech run build".split())
 # What a package of an npm scope is called when it is a part of the scope's project, not a
 # product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
 _PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
@@ -76,11 +83,25 @@ def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
     words = k.split()
     if len(words) > 1 and _version(words[-1]):
         return " ".join(words[:-1]), _version(words[-1])
+    if len(words) == 1 and _tagged(k):
+        return _tagged(k)
     if words and not (table and (k in table.canon or words[-1] in table.canon)):
         base, version = _glued(words[-1])
         if version:
             return " ".join(words[:-1] + [base]), version
     return k, ""
+
+
+def _tagged(k: str) -> tuple[str, str] | None:
+    """(name, tag) of an image or package pinned to a version: "node:20-alpine" -> ("node",
+    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"); a variant after the
+    version stays in it, so "node:20-alpine" and "node:20" are siblings."""
+    for sep in (":", "@"):
+        head, found, tag = k.rpartition(sep)
+        version = _version(tag.partition("-")[0])
+        if found and len(head) > 1 and not head.endswith(sep) and version:
+            return head, version + tag[len(tag.partition("-")[0]):]
+    return None
 
 
 def _spelled(base: str, version: str, table: Table) -> str:
@@ -115,7 +136,8 @@ def _glued(word: str) -> tuple[str, str]:
     base, tail = word[:i], word[i:]
     if base.endswith("v") and len(base) > 3:
         base = base[:-1]
-    if len(base) < 2 or not base[-1].isalpha() or not tail[:1].isdigit():
+    named = base[-1:].isalpha() or (base.endswith("++") and base[:-2].isalpha())  # "C++20"
+    if len(base) < 2 or not named or not tail[:1].isdigit():
         return "", ""
     return base, _version(tail)
 
@@ -129,11 +151,11 @@ def _one_name(a: str, b: str, table: Table) -> bool:
     la, lb = loose(a), loose(b)
     if la == lb:
         return True
+    ca, cb = _canon(a, table), _canon(b, table)
     if _file_shaped(a) == _file_shaped(b) and (  # ".editorconfig" is a file of EditorConfig
             _squashed_equal(la, lb) or _squashed_equal(key(a), key(b))  # "ExternalDNS" is no plural
-            or _squashed_equal(_bare(key(a)), _bare(key(b)))):
+            or (_bare_equal(key(a), key(b)) and None in (ca, cb))):  # "Make.com" is not GNU Make
         return True
-    ca, cb = _canon(a, table), _canon(b, table)
     if ca is not None and ca == cb:
         return True
     return _expanded(a, table) == _expanded(b, table) or _initialism(a, b, table) or _initialism(b, a, table)
@@ -143,11 +165,27 @@ def _squashed_equal(a: str, b: str) -> bool:
     return bool(squashed(a)) and squashed(a) == squashed(b)
 
 
+def _bare_equal(a: str, b: str) -> bool:
+    """Whether two name keys are one name once bare (_bare): "d3.js" / "d3" too, short as it is."""
+    ba, bb = _bare(a), _bare(b)
+    return (ba != a or bb != b) and (ba == bb or _squashed_equal(ba, bb))
+
+
 def _bare(k: str) -> str:
-    """A one-word name without the ".js" / ".ts" its project writes after it: "nextauth.js" -> "nextauth"."""
+    """A one-word name without what its project writes after it: a ".js" / ".ts" suffix
+    ("nextauth.js" -> "nextauth"), its site's top-level domain ("fly.io" -> "fly"), a kind glued
+    on ("solidjs" -> "solid", "timescaledb" -> "timescale")."""
+    if " " in k:
+        return k
     for suffix in _NAME_SUFFIXES:
-        if k.endswith(suffix) and " " not in k and len(k) - len(suffix) >= 2:
+        if k.endswith(suffix) and len(k) - len(suffix) >= 2:
             return k[: -len(suffix)]
+    head, dot, tld = k.rpartition(".")
+    if dot and tld in _TLDS and len(head) >= 2 and "." not in head.lstrip("."):
+        return head
+    for kind in _GLUED_KINDS:
+        if k.endswith(kind) and len(k) - len(kind) >= 3 and k[-len(kind) - 1].isalpha():
+            return k[: -len(kind)]
     return k
 
 
@@ -211,11 +249,15 @@ def _short(k: str) -> bool:
 
 def initials(name: str) -> set[str]:
     """The initialisms a name can go by, casefolded: {"sbom", "sbm"} for "Software Bill of
-    Materials" (with and without its small words); empty for a name of one part."""
+    Materials" (with and without its small words; by its words' first letters alone too, "MST"
+    for "MobX-State-Tree"); empty for a name of one part."""
     words = name.translate(_SEPARATORS).split()
     with_all = "".join(_humps(w) for w in words).casefold()
     without = "".join(_humps(w) for w in words if w.casefold() not in _NOT_INITIALS).casefold()
-    return {i for i in (with_all, without) if len(i) > 1} if len(without) > 1 else set()
+    if len(without) <= 1:
+        return set()
+    plain = [w[0].casefold() for w in words if w.casefold() not in _NOT_INITIALS]  # "MST": "MobX-State-Tree"
+    return {i for i in (with_all, without, "".join(plain)) if len(i) > 1}
 
 
 def _humps(word: str) -> str:
@@ -236,12 +278,21 @@ def _unowned(name: str, table: Table) -> tuple[str, str] | None:
             head, rest = " ".join(words[:n]), " ".join(words[n:])
             owner = table.owners.get(key(head))
             if owner and rest[:1].isupper() and loose(rest) not in _PACKAGE_PARTS \
-                    and _canon(name, table) in (None, _canon(rest, table)):
+                    and _owned(owner, name, rest, table):
                 return owner, rest
             parent = _canon(head, table)
             if parent and parent in table.parents_of(rest):
                 return parent, rest
     return None
+
+
+def _owned(owner: str, name: str, rest: str, table: Table) -> bool:
+    """Whether "<owner> <rest>" is the owner's product called `rest`: `rest` is no name the
+    table gives another thing ("Microsoft Teams" / "Teams", "AWS Athena" / "Athena"), or the
+    table makes it the owner's. "GitHub MCP server", "Heroku Postgres", "Amazon Linux" are the
+    owner's form of something else (an MCP server, PostgreSQL, Linux): a child of it, not it."""
+    c_rest = _canon(rest, table)
+    return c_rest is None or c_rest == _canon(name, table) or owner in table.parents_of(c_rest)
 
 
 def _published(name: str, table: Table) -> tuple[str, str] | None:
@@ -257,13 +308,26 @@ def _published(name: str, table: Table) -> tuple[str, str] | None:
         return None
     if k.startswith("@"):
         scope = head[1:]
-        if "/" in scope or scope == "types" or rest in _PACKAGE_PARTS or _canon(rest, table):
+        publisher = _canon(scope, table) or scope
+        if "/" in scope or scope == "types" or rest in _PACKAGE_PARTS:
             return None
-        return _canon(scope, table) or scope, rest
+        if _canon(rest, table) and publisher not in table.parents_of(rest):
+            return None  # "@sentry/node" is Sentry's package, not Node.js; "@langchain/langgraph" is LangGraph
+        return publisher, rest
     segments = name.strip().split("/")
     if not any(seg.islower() for seg in segments) or all(len(seg) <= 3 for seg in segments):
         return None
     return _canon(head.lstrip("."), table) or head, rest  # ".husky/pre-commit": Husky's
+
+
+def _scoped(name: str) -> str:
+    """The name an npm scope and its package spell together ("@sveltejs/kit" -> "svelte kit",
+    "@reduxjs/toolkit" -> "redux toolkit"), or "" for a name of no scope."""
+    k = key(name)
+    scope, slash, package = k[1:].partition("/")
+    if not k.startswith("@") or not slash or not package or "/" in package or scope == "types":
+        return ""
+    return f"{_bare(scope.removesuffix('-js'))} {package}"
 
 
 def _by_types(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -284,21 +348,27 @@ def search_prefixes(name: str, table: Table) -> set[str]:
     base = split_version(name, table)[0]
     words = loose(name).split()
     dotted = key(name).lstrip(".").split(".") if " " not in key(name) else []  # "build.gradle.kts": Gradle's
-    forms = words + loose(base).split() + dotted[1:] + sorted(initials(name))
+    glued = [part for cut in _camel_parts(name) for part in cut]  # "TestPyPI": PyPI's
+    forms = words + loose(base).split() + dotted[1:] + sorted(initials(name)) + [_bare(key(name))] + glued
     unowned = _unowned(name, table)
     stem = key(name).lstrip(".").split(".")[0]
     heads = [" ".join(words[:i]) for i in range(1, len(words))]
-    for known in (name, loose(name), base, *_stems(stem), unowned[0] if unowned else "", *heads):
+    for known in (name, loose(name), base, _bare(key(name)), *_stems(stem), unowned[0] if unowned else "",
+                  *heads, *glued):
         canon = table.canonical(known) if known else None
         if canon:
             forms += [a for c in [canon, *table.parents_of(canon)] for a in table.aliases.get(c, [])]
     out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
-    short = {k for k in (key(name), key(base)) if _short(k)}
+    stems = _stems(stem) if _file_shaped(name) else set()  # "samconfig.toml": "AWS SAM"'s
+    short = {k for k in (key(name), key(base), *stems) if _short(k)}
     return out | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
 
 def _same_name(a: str, b: str, table: Table) -> bool:
     if _one_name(a, b, table):
+        return True
+    sa, sb = _scoped(a), _scoped(b)
+    if (sa and _one_name(sa, b, table)) or (sb and _one_name(a, sb, table)):
         return True
     ua, ub = _unowned(a, table), _unowned(b, table)
     if ua and ub:
@@ -325,6 +395,9 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
         return "child", "part"
     if split_version(a, table)[1] or split_version(b, table)[1]:
         return None, ""  # "Python 3.12": the version rule decides
+    owned = _unowned(a, table)
+    if owned and owned[0] == cb:
+        return "child", "owner"  # "Google BigQuery" / "Google": the table knows both, not the link
     return "new", "distinct names"
 
 
@@ -365,6 +438,8 @@ def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if " " in k or k == key(b):
         return None, ""
     parts = _file_parts(a)
+    if parts and _file_shaped(b) and LOCK_EXTS & {parts[-1], key(b).rpartition(".")[2]}:
+        return "new", "two files"  # "Gemfile.lock" locks the Gemfile: two files, neither a part
     # the tool a name like "coverage.py" or "Chart.js" is ("coverage"); a file's stem is no tool's
     tool, cb = key(b) if _file_shaped(b) else key(b).split(".")[0], _canon(b, table)
     for stem in _stems(parts[0]) if parts else ():
@@ -392,12 +467,13 @@ def _kindless(name: str) -> str:
 
 def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     wa, wb = loose(a).split(), loose(b).split()
-    if len(wa) > 1 and wa[-1] in KIND_WORDS and _same_name(" ".join(wa[:-1]), b, table):
-        return "merge", "kind word"
-    if len(wb) > 1 and wb[-1] in KIND_WORDS and _same_name(a, " ".join(wb[:-1]), table):
+    ka, kb = _kindless_in(a, table), _kindless_in(b, table)
+    if (ka != loose(a) and _same_name(ka, b, table)) or (kb != loose(b) and _same_name(a, kb, table)):
         return "merge", "kind word"
     if any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
         return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"
+    if _glued_on(a, b, table) or _member_of(a, b, table):
+        return "child", "qualified"
     cb, ub = _canon(b, table), _unowned(b, table)
     for form in (table.aliases.get(cb, []) if cb else []) + [loose(b)] + ([loose(ub[1])] if ub else []):
         fw = loose(form).split()
@@ -406,6 +482,73 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if set(wa) & set(wb) and not _subsequence(wa, wb):
         return "new", "sibling"
     return None, ""
+
+
+def _kindless_in(name: str, table: Table) -> str:
+    """The loose name without words that only say what kind of thing it is: a kind word after
+    it ("Postgres DB"), "project" before it ("Project Lombok"), or a name of a concept the table
+    makes it a part of, or that name's last word ("Traefik Proxy": a reverse proxy; "Istio
+    service mesh"; "Drone CI": a CI/CD tool), never just any word of it ("Zod schemas")."""
+    words = loose(name).split()
+    if len(words) > 1 and words[0] in LEADING_KIND_WORDS:
+        words = words[1:]
+    while len(words) > 1:
+        if words[-1] in KIND_WORDS:
+            words = words[:-1]
+            continue
+        runs = _kind_runs(" ".join(words[:-1]), table) | _kind_runs(" ".join(words[:-2]), table)
+        cut = max((len(r) for r in runs if len(r) < len(words) and tuple(words[-len(r):]) == r), default=0)
+        if not cut:
+            break
+        words = words[:-cut]
+    return " ".join(words)
+
+
+def _kind_runs(name: str, table: Table) -> set[tuple[str, ...]]:
+    """The word runs that say what kind of thing `name` is: each name of a concept the table makes
+    it a part of (one written in small letters or as an abbreviation: "reverse proxy", "CI/CD";
+    never an owner, "AWS"), its last word, and each half of an abbreviation with "/" ("CI", "CD")."""
+    c = _canon(name, table) if name else None
+    if c is None:
+        return set()
+    owners = set(table.owners.values())
+    runs: set[tuple[str, ...]] = set()
+    for p in table.parents_of(c):
+        if p in owners or not (table.display[p].islower() or table.display[p].isupper()):
+            continue
+        for alias in table.aliases.get(p, []):
+            words = tuple(loose(alias).split())
+            runs |= {words, words[-1:]} | ({(w,) for w in words} if "/" in alias else set())
+    return runs
+
+
+def _glued_on(a: str, b: str, table: Table) -> bool:
+    """Whether `a` is `b` with a qualifier glued on at a capital ("SwiftUI" / "Swift", "PHPUnit" /
+    "PHP", "JupyterLab" / "Jupyter", "SolidStart" / "SolidJS", "TestPyPI" / "PyPI")."""
+    return any((len(head) >= 3 and _same_name(head, b, table)) or (len(tail) >= 4 and _same_name(tail, b, table))
+               for head, tail in _camel_parts(a))
+
+
+def _camel_parts(name: str) -> list[tuple[str, str]]:
+    """The (head, tail) splits of a one-word name at each capital that starts a word: "PHPUnit" ->
+    [("PHP", "Unit")], "TestPyPI" -> [("Test", "PyPI"), ("TestPy", "PI")]; none for "Reactor"."""
+    raw = name.strip()
+    if not raw.isalnum():
+        return []
+    cuts = [i for i in range(2, len(raw) - 1) if raw[i].isupper() and (
+        raw[i - 1].islower() or raw[i - 1].isdigit() or (raw[i - 1].isupper() and raw[i + 1].islower()))]
+    return [(raw[:i], raw[i:]) for i in cuts]
+
+
+def _member_of(a: str, b: str, table: Table) -> bool:
+    """Whether `a` names a member of a package the table knows, written after a dot
+    ("lodash.debounce" / "Lodash"); not a file ("vite.config.ts"), a ".js" name, nor a domain."""
+    k = key(a)
+    head, dot, member = k.partition(".")
+    if not dot or " " in k or "." in member or not member.isalpha() or len(member) < 3 or _file_shaped(a):
+        return False
+    return f".{member}" not in _NAME_SUFFIXES and member not in _TLDS and bool(_canon(head, table)) \
+        and _same_name(head, b, table)
 
 
 def _subsequence(short: list[str], long: list[str]) -> bool:

@@ -32,10 +32,10 @@ def key(name: object) -> str:
 
 
 def squashed(k: str) -> str:
-    """Letters and digits only ("Node.js" / "NodeJS", "Rabbit MQ" / "RabbitMQ"); "" when too
-    short to tell names apart ("C++" and "C#" would both be "c")."""
-    s = "".join(ch for ch in k if ch.isalnum())
-    return s if len(s) >= 3 else ""
+    """Letters, digits and "+" only ("Node.js" / "NodeJS", "Rabbit MQ" / "RabbitMQ"; "Dagster+" is
+    Dagster's product, not Dagster); "" when too short to tell names apart ("C#" would be "c")."""
+    s = "".join(ch for ch in k if ch.isalnum() or ch == "+")
+    return s if len(s.replace("+", "")) >= 3 else ""
 
 
 class Table:

@@ -43,7 +43,7 @@ def _resolver(conn):
     ("Firebase Authentication", "Firebase Auth", "merge"),
     ("SBOM", "Software Bill of Materials", "merge"),  # an initialism (small words counted or not)
     ("PVC", "PersistentVolumeClaim", "merge"),     # capitalised parts count as words
-    ("CI", "CodeIgniter", None),                   # the table says what CI is: no initialism
+    ("CI", "CodeIgniter", "new"),                  # the table says what CI is: no initialism
     ("Amazon RDS", "RDS", "merge"),                # an owner's name before its product's
     ("Secrets Manager", "AWS Secrets Manager", "merge"),
     ("AWS Athena", "Amazon Athena", "merge"),      # two prefixes of one owner
@@ -82,12 +82,40 @@ def _resolver(conn):
     ("ES6", "ES2015", "merge"),                    # edition 6 is the year 2015
     ("ECMAScript 2022", "ES2022", "merge"),
     ("Pipfile.lock", "Pipenv", "child"),           # the lock file of a part the table gives it
-    ("Pipfile", "Pipfile.lock", None),             # two files: no name rule makes one a part
+    ("Pipfile", "Pipfile.lock", "new"),            # two files: a lock file is no part of its manifest
     ("build.gradle.kts", "Gradle", "child"),       # the extension names the tool
     ("Gruntfile.js", "Grunt", "child"),            # "<tool>file" manifests
     ("Vagrantfile", "Vagrant", "child"),
     ("D1", "Cloudflare D1", "merge"),              # an owner line
     ("jsonwebtoken", "JWT", "child"),              # a table line: the library, not the token
+    # round 4: the broad table, and owners before names the table knows
+    ("Microsoft Clarity", "Clarity", "merge"),     # an owner before a name the table does not know
+    ("GitHub MCP server", "MCP server", "child"),  # the owner's form of another known thing, not it
+    ("DigitalOcean Kafka", "Kafka", "child"),      # a vendor's managed form
+    ("Google BigQuery", "Google", "child"),        # both known, the owner's prefix links them
+    ("Fly.io", "Fly", "merge"),                    # a site's domain used as the name
+    ("Make.com", "Make", "new"),                   # not when the table gives the bare name another meaning
+    ("SolidJS", "Solid", "merge"),                 # a kind glued on
+    ("TimescaleDB", "Timescale", "merge"),
+    ("D3.js", "D3", "merge"),                      # short as the bare name is
+    ("SwiftUI", "Swift", "child"),                 # a qualifier glued on at a capital
+    ("TestPyPI", "PyPI", "child"),
+    ("Reactor", "React", None),                    # no capital, no glued qualifier
+    ("Traefik Proxy", "Traefik", "merge"),         # the concept the table makes it a part of
+    ("Istio service mesh", "Istio", "merge"),
+    ("Zod schemas", "Zod", "child"),               # a word of a concept's other name is no kind word
+    ("Project Lombok", "Lombok", "merge"),         # "project" before the name
+    ("@sveltejs/kit", "SvelteKit", "merge"),       # a scope and its package spell the name
+    ("MST", "MobX-State-Tree", "merge"),           # the words' first letters
+    ("lodash.debounce", "Lodash", "child"),        # a member after a dot
+    ("Gemfile.lock", "Gemfile", "new"),            # two files
+    ("nuget.config", "NuGet", "child"),            # more configuration extensions
+    ("mix.exs", "Mix", "child"),
+    ("node:20-alpine", "Node.js", "child"),        # an image's tag is a version; its variant stays in it
+    ("node:20-alpine", "node:20", "child"),
+    ("postgres:16", "PostgreSQL 16", "merge"),
+    ("actions/setup-node@v4", "actions/setup-node", "child"),  # pinned with "@"
+    ("C++20", "C++17", "child"),                   # a version glued on after "++"
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
@@ -138,6 +166,10 @@ def test_candidates_the_first_letters_miss(conn):
     python = store.create_node(conn, name="Python 3.12", type="concept")
     assert r.resolve("py3.12", "concept").node_id == python  # by its name without the version
     assert (r.resolve("tsconfig.base.json", "concept").node_id, r.resolve("tsconfig.base.json", "concept").how) == (ts, "file")
+    sam = store.create_node(conn, name="AWS SAM", type="concept")
+    assert r.resolve("samconfig.toml", "concept").node_id == sam  # a file's short stem after an owner's prefix
+    pypi = store.create_node(conn, name="PyPI", type="concept")
+    assert r.resolve("TestPyPI", "concept").node_id == pypi  # by the name glued after a capital
 
 
 def test_embedding_band_and_rules_that_rule_a_node_out(conn):
