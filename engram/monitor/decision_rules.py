@@ -28,6 +28,7 @@ from typing import Any
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
 from engram.monitor.readings import data_access, literals
+from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
@@ -239,6 +240,7 @@ class Term:
     `scope`: when the decision rules the thing out only for some data ("localStorage
     for auth tokens"), words one of which the changed line must mention as well.
     `command`: a command line ("pip install"), which counts only where a command starts.
+    `places`: folder names the phrase itself puts the prohibition in ("in development seeds").
     """
 
     phrase: str
@@ -247,6 +249,7 @@ class Term:
     distinct: bool
     scope: tuple[str, ...] = ()
     command: bool = False
+    places: tuple[str, ...] = ()  # "`destroy_all` in development seeds": the folders the prohibition holds in
 
 
 @dataclass
@@ -497,8 +500,11 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     for lead in _LEADING:
         if low.startswith(lead) and len(words) > 1:
             words, low = words[1:], low[len(lead):]
+    if _called_with_arguments(words[0], text):
+        return None  # `subprocess(shell=True)`: one use of subprocess, which literals.py reads
     cut = list(words)
     scope: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
     for i, w in enumerate(cut):
         if i and w.lower() in _STOP:
             rest = " ".join(cut[i:])
@@ -507,6 +513,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
             if w.lower() == "for":
                 groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
                 scope = tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
+            if w.lower() in ("in", "inside", "within", "under"):
+                places = _places(text, rest)
             cut = cut[:i]
             break
     cut = [c.rstrip(":,") for c in cut if c.rstrip(":,")]
@@ -518,8 +526,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     if 1 < len(cut) <= 3 and cut[0] in CLI_TOOLS and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in cut[1:]):
         return Term(phrase=joined, canon=None, forms=(joined,), distinct=True, command=True)  # "pip install"
     canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
-    if canon is None and len(cut) > 1 and _proper(cut[0], text):
-        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing
+    if canon is None and len(cut) > 1 and _proper(cut[0], text) and not (cut[0].istitle() and cut[1].istitle()):
+        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing; "Pages Router" is one name
     if canon is None and (len(cut) > 2 or (len(cut) == 2 and cut[1].lower() not in _GENERIC)):
         return None
     word = _normal(cut[0]) if canon is None else canon
@@ -531,7 +539,29 @@ def to_term(phrase: str, text: str = "") -> Term | None:
         forms = (word, singular(word)) if singular(word) != word and len(word) > 4 and word.isalpha() else (word,)
     # A capitalised name the tables do not know ("Elasticsearch") is taken to be distinctive.
     distinct = (canon is None and len(word) >= 4 and _proper(cut[0], text)) or any(f in tech_terms.DISTINCT for f in forms)
-    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope)
+    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope, places=places)
+
+
+def _called_with_arguments(word: str, text: str) -> bool:
+    """Whether the decision writes the name only as a call with arguments (`subprocess(shell=True)`):
+    then it rules out that call, not every use of the name."""
+    found = list(re.finditer(rf"(?<![\w.]){re.escape(word.strip('`')).rstrip('(')}(?![\w.])(\((?!\)))?", text))
+    return bool(found) and all(m.group(1) for m in found)
+
+
+# Folders a prohibition may be placed in ("in development seeds", "in controllers"); "in production
+# code", "in the repository" place nothing.
+_PLACE_WORDS = scope_lib.LAYER_WORDS - {"repository", "api", "endpoint", "endpoints"} | {
+    "seed", "seeds", "seeders", "fixtures", "templates", "jobs", "workers", "tasks"}
+
+
+def _places(text: str, rest: str) -> tuple[str, ...]:
+    """The folder words of "in <words>" after a forbidden phrase, read up to the clause's end."""
+    at = text.find(rest)
+    tail = text[at:] if at >= 0 else rest
+    words = re.match(r"\w+\s+((?:[\w\-]+\s*){1,4})", tail)
+    found = [w.lower() for w in re.findall(r"[\w\-]+", words.group(1))] if words else []
+    return tuple(w for w in found if w in _PLACE_WORDS)
 
 
 def _proper(word: str, text: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
@@ -139,10 +140,17 @@ def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+_SECRET_WORDS = frozenset("password passwd secret token key apikey credential credentials creds".split())
+
+
 def _names_a_field(name: str, value: str) -> bool:
     """`PASSWORD_FIELD = "password"`, `API_KEY_HEADER = "X-Api-Key"`: the value is the name of a key, a
-    header or a variable, not a secret."""
+    header or a variable, not a secret. So is a slug that says it names one (`secret = "lass-db-password"`,
+    a Secret Manager id): a secret's value does not describe itself in lowercase words."""
     if re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) and value.lower().replace("-", "_") in name.lower():
+        return True
+    parts = re.split(r"[-_]", value)
+    if re.fullmatch(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+", value) and _SECRET_WORDS & set(parts):
         return True
     return (re.search(r"(?:header|name|field|param|env|var|label|prefix)s?$", name, re.I) is not None
             and re.fullmatch(r"[A-Za-z][A-Za-z_\-.]{1,40}", value) is not None)
@@ -468,7 +476,9 @@ _SQL_OP = {"update": r"\bupdate\s+{t}\b", "delete": r"\bdelete\s+from\s+{t}\b", 
 def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
     """(table, forbidden SQL operations) a decision protects ("audit_log is append-only")."""
     ops = tuple(dict.fromkeys(op for rx, o in _TABLE_OPS if rx.search(decision) for op in o))
-    names = [a or b or c for a, b, c in _TABLE_NAME.findall(decision)]
+    sentences = decision_text.sentences(decision) or [decision]
+    guarded = [s for s in sentences if any(rx.search(s) for rx, _ in _TABLE_OPS)]  # "X updated async, NOT truth": not X
+    names = [a or b or c for s in guarded for a, b, c in _TABLE_NAME.findall(s)]
     return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
 
 

@@ -33,6 +33,7 @@ from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
 from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
+from engram.monitor.scope import Scope
 from engram.text import clip_words, singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -104,6 +105,15 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
     return matches
 
 
+_IGNORE_FILES = re.compile(r"\.(?:git|docker|npm|prettier|eslint|helm|gcloud|vercel|slug|stylelint|hg)ignore")
+
+
+def is_ignore_file(path: str) -> bool:
+    """`.gitignore` and its kin: a line added there keeps the thing it names out, so "never commit
+    `.env`" is kept, not broken, by adding `.env` to it."""
+    return _IGNORE_FILES.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1].lower()) is not None
+
+
 def is_test_path(path: str) -> bool:
     """Tests, fixtures and mocks: code that may legitimately use what production code must not."""
     parts = path.lower().replace("\\", "/").split("/")
@@ -117,9 +127,13 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
     out = []
     lines = [ln for ln in all_lines if ln.side != " "]
     assigned = _assigned_names(lines, lang)
+    if is_ignore_file(path):  # its added lines keep things out of the repository: the decision's own act
+        return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
             continue
+        if term.places and not Scope(within=term.places).applies(path):
+            continue  # "never `destroy_all` in development seeds": this file is no seed
         if _is_file(term, path) and all_lines:
             out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
                               f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out", "forbid-file"))
@@ -128,7 +142,13 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
     out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang))]
-    out += _alternatives(rules, lines, lang, path, assigned, all_lines)
+    return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
+
+
+def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: str, path: str,
+                assigned: set[str]) -> list[dict[str, Any]]:
+    """Roles, limits, detectors and practices: what does not read the decision's terms as things added."""
+    out = _alternatives(rules, lines, lang, path, assigned, all_lines)
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")

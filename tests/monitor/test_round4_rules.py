@@ -1,0 +1,72 @@
+"""Issue 17, round 4: readings added after round 3's held-out run (docs/monitoring.md, "Checkers"),
+each with the look-alike that must stay silent.
+
+The decisions here are written for these tests; the round-3 set is development material now, and
+its figure is the bench's."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.graph import decision_text
+from engram.monitor import decision_rules
+from engram.monitor.offline_checker import check
+
+
+def node(text: str) -> dict:
+    return {"id": "d0", "name": text, "description": text, "data": decision_text.parse(text)}
+
+
+def diff(path: str, *lines: str, start: int = 10) -> str:
+    old = sum(1 for x in lines if not x.startswith("+"))
+    new = sum(1 for x in lines if not x.startswith("-"))
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{old} +{start},{new} @@\n" + "\n".join(lines) + "\n"
+
+
+def new_file(path: str, *lines: str) -> str:
+    return f"--- a/{path}\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines) + "\n"
+
+
+SHELL = "Avoid `os.system` and `subprocess(shell=True)` in the build tools."
+ROUTER = "Use the App Router (do not use the Pages Router)."
+LEDGER = ("ledger_entries are append-only. No UPDATE or DELETE on them. "
+          "ledger_totals recomputed nightly by a job, documented as a cache.")
+SEEDS = "NEVER include `delete_all` in seeds. Never call TRUNCATE."
+DOTENV = "NEVER commit `.env` files or `*.pem` keys."
+TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
+
+CASES = [
+    # a construct written as a call with arguments rules out that call, not the name
+    (SHELL, "tools/build.py", diff("tools/build.py", "+    subprocess.run(argv, check=True)"), False),
+    (SHELL, "tools/build.py", diff("tools/build.py", "+    os.system(cmd)"), True),
+    # a two-word title-case name is one name, not its first word
+    (ROUTER, "src/app/docs/page.tsx", new_file("src/app/docs/page.tsx", "export default function DocsPage() {}"), False),
+    # only the tables named where the protection is stated
+    (LEDGER, "src/totals.ts", new_file("src/totals.ts", "await db.update(ledgerTotals).set({ total: 0 });"), False),
+    (LEDGER, "src/entries.ts", new_file("src/entries.ts", "await db.update(ledgerEntries).set({ amount: 0 });"), True),
+    # a prohibition placed in a folder holds there only
+    (SEEDS, "app/jobs/purge.rb", new_file("app/jobs/purge.rb", "  Session.where(old: true).delete_all"), False),
+    (SEEDS, "db/seeds.rb", new_file("db/seeds.rb", "User.delete_all"), True),
+    # an ignore file keeps out what it lists
+    (DOTENV, ".gitignore", diff(".gitignore", " node_modules/", "+.env", "+*.pem"), False),
+    (DOTENV, ".env", new_file(".env", "PORT=8080"), True),
+    # a secret's name is no secret; a value is
+    (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
+    (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
+]
+
+
+@pytest.mark.parametrize("decision,path,text,warns", CASES, ids=[f"{i}-{c[1]}" for i, c in enumerate(CASES)])
+def test_round_four_readings(decision, path, text, warns):
+    assert check([node(decision)], path, text).warns is warns
+
+
+def test_call_with_arguments_is_no_term():
+    rules = decision_rules.rules_for(node(SHELL))
+    assert "os.system" in [t.phrase for t in rules.forbids]
+    assert not any("subprocess" in t.forms for t in rules.forbids)
+
+
+def test_places_of_a_prohibition():
+    (term,) = [t for t in decision_rules.rules_for(node(SEEDS)).forbids if "delete_all" in t.forms]
+    assert term.places == ("seeds",)
