@@ -502,6 +502,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
             words, low = words[1:], low[len(lead):]
     if _called_with_arguments(words[0], text):
         return None  # `subprocess(shell=True)`: one use of subprocess, which literals.py reads
+    if setting := _given_a_value(words[0], text):
+        return Term(phrase=setting, canon=None, forms=(setting.lower(),), distinct=True)  # "never shell=True"
     cut = list(words)
     scope: tuple[str, ...] = ()
     places: tuple[str, ...] = ()
@@ -547,6 +549,14 @@ def _called_with_arguments(word: str, text: str) -> bool:
     then it rules out that call, not every use of the name."""
     found = list(re.finditer(rf"(?<![\w.]){re.escape(word.strip('`')).rstrip('(')}(?![\w.])(\((?!\)))?", text))
     return bool(found) and all(m.group(1) for m in found)
+
+
+def _given_a_value(word: str, text: str) -> str | None:
+    """"never shell=True", "no key=value syntax": the name with its value ("shell=True"), which is what
+    the decision rules out, when the decision writes the name only that way."""
+    name = re.escape(word.strip("`").rstrip("("))
+    found = list(re.finditer(rf"(?<![\w.]){name}(?![\w.])(=[\w\"']+)?", text))
+    return found[0].group(0) if found and all(m.group(1) for m in found) else None
 
 
 # Folders a prohibition may be placed in ("in development seeds", "in controllers"); "in production

@@ -42,6 +42,7 @@ _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
+_EQUALS = r"\s*[=:]\s*"
 # Mechanisms switched off: their matches are computed (all_matches) but never warn.
 GATED: frozenset[str] = frozenset()
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
@@ -235,8 +236,9 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         return _runs(term.forms, ln, path)
     manifest = tech_terms.manifest_language(path) is not None
     for form in term.forms:
-        if any(ch in form for ch in "./-!:@") or " " in form:
-            if re.search(rf"(?<![\w.\-]){re.escape(form)}(?![\w\-])", low):
+        if any(ch in form for ch in "./-!:@=") or " " in form:
+            spelled = re.escape(form).replace("=", _EQUALS)  # `shell=True`, `shell = True`, `shell: true`
+            if re.search(rf"(?<![\w.\-]){spelled}(?![\w\-])", low):
                 return True
             continue
         if form in tech_terms.AMBIGUOUS and not manifest:

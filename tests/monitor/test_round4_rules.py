@@ -33,12 +33,15 @@ LEDGER = ("ledger_entries are append-only. No UPDATE or DELETE on them. "
           "ledger_totals recomputed nightly by a job, documented as a cache.")
 SEEDS = "NEVER include `delete_all` in seeds. Never call TRUNCATE."
 DOTENV = "NEVER commit `.env` files or `*.pem` keys."
+KEYVALUE = "INFO logs: no static statements, key=value syntax. Never shell=True."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
     # a construct written as a call with arguments rules out that call, not the name
     (SHELL, "tools/build.py", diff("tools/build.py", "+    subprocess.run(argv, check=True)"), False),
     (SHELL, "tools/build.py", diff("tools/build.py", "+    os.system(cmd)"), True),
+    (KEYVALUE, "db/schema.py", diff("db/schema.py", '+    id = Column(Integer, primary_key=True)  # key'), False),
+    (KEYVALUE, "tools/run.py", diff("tools/run.py", "+    subprocess.run(cmd, shell = True)"), True),
     # a two-word title-case name is one name, not its first word
     (ROUTER, "src/app/docs/page.tsx", new_file("src/app/docs/page.tsx", "export default function DocsPage() {}"), False),
     # only the tables named where the protection is stated
