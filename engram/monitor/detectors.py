@@ -427,6 +427,19 @@ def _outside_calls(expr: str) -> str:
     return expr
 
 
+def _continued(ln: Line, args: str, after: list[Line]) -> list[Line]:
+    """The lines a call's arguments span: `logger.info("shared", {` and the fields on the added lines
+    after it, up to the line that closes its parenthesis (`args`: the first line's code after the call)."""
+    out = [Line(side="+", number=ln.number, text=args, code=args, strings=ln.strings)]
+    depth = args.count("(") - args.count(")") + 1
+    for nxt in after[:12]:
+        if depth <= 0 or nxt.number != out[-1].number + 1:
+            break
+        out.append(nxt)
+        depth += nxt.code.count("(") - nxt.code.count(")")
+    return out
+
+
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
     if "pii" in re.findall(r"[a-z]+", decision.lower()):
@@ -446,11 +459,13 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + carried)) & words:
             tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
-    for ln in _added(lines):
+    added = _added(lines)
+    for i, ln in enumerate(added):
         call = _LOG_CALL.search(ln.code)
         if call is None:
             continue
-        args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
+        rest = _continued(ln, ln.code[call.end():], added[i + 1:])
+        args = " , ".join(x.code for x in rest) + " " + " ".join(e for x in rest for s in x.strings for e in _INTERP.findall(s))
         args = _KEYS.sub(" ", _DERIVED.sub(" ", args))
         idents = re.findall(r"[A-Za-z_][\w.]*", args)
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words

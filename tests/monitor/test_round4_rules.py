@@ -34,6 +34,7 @@ LEDGER = ("ledger_entries are append-only. No UPDATE or DELETE on them. "
 SEEDS = "NEVER include `delete_all` in seeds. Never call TRUNCATE."
 DOTENV = "NEVER commit `.env` files or `*.pem` keys."
 KEYVALUE = "INFO logs: no static statements, key=value syntax. Never shell=True."
+PII = "No personally identifiable information (PII) or API keys shall ever be logged."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -53,6 +54,11 @@ CASES = [
     # an ignore file keeps out what it lists
     (DOTENV, ".gitignore", diff(".gitignore", " node_modules/", "+.env", "+*.pem"), False),
     (DOTENV, ".env", new_file(".env", "PORT=8080"), True),
+    # a log call's fields on the lines after it; "API keys" is no api/ layer
+    (PII, "src/share.js", diff("src/share.js", '+  logger.info("shared", {', "+    projectId: project.id,",
+                               "+    ownerEmail: owner.email,", "+  });"), True),
+    (PII, "src/share.js", diff("src/share.js", '+  logger.info("shared", {', "+    projectId: project.id,", "+  });",
+                               "+  const ownerEmail = owner.email;"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
