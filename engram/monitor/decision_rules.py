@@ -151,9 +151,9 @@ _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "
 
 # semantic detectors: name -> what in the decision calls for it ----------------------------
 DETECTOR_CUES = {
-    "sql_params": re.compile(r"parameteri[sz]ed|prepared statements?|placeholders?|bind (?:param|variable)|"
-                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*).{0,40}\bsql\b|"
-                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*)", re.I),
+    "sql_params": re.compile(r"parameteri[sz]e\w*|prepared statements?|placeholders?|bind (?:param|variable)|"
+                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*).{0,40}\bsql\b|"
+                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*)", re.I),
     "tls_verify": re.compile(r"verif\w*\s+(?:\w+\s+){0,2}(?:tls|ssl|https|cert\w*)|(?:tls|ssl|cert\w*)\s+"
                              r"verification|insecure (?:tls|ssl|connections?)", re.I),
     "run_as_root": re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I),
@@ -165,7 +165,8 @@ DETECTOR_CUES = {
     "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
     "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
     "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
-                              r"(?:a |any |the )?columns?\b", re.I),
+                              r"(?:a |any |the )?columns?\b|\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,40}"
+                              r"\b(?:drop|remov|delet)\w*\s+(?:existing\s+|database\s+|db\s+|any\s+|the\s+){0,3}columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
     "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
     "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"

@@ -35,6 +35,9 @@ SEEDS = "NEVER include `delete_all` in seeds. Never call TRUNCATE."
 DOTENV = "NEVER commit `.env` files or `*.pem` keys."
 KEYVALUE = "INFO logs: no static statements, key=value syntax. Never shell=True."
 PII = "No personally identifiable information (PII) or API keys shall ever be logged."
+PARAMETERIZE = "Parameterize every query (no string interpolation into SQL)."
+SCHEMA = "Do not write code that removes existing database columns."
+COMMANDS = "FORBIDDEN COMMANDS: `npx drizzle-kit push`. Use migrations."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -59,6 +62,13 @@ CASES = [
                                "+    ownerEmail: owner.email,", "+  });"), True),
     (PII, "src/share.js", diff("src/share.js", '+  logger.info("shared", {', "+    projectId: project.id,", "+  });",
                                "+  const ownerEmail = owner.email;"), False),
+    # more phrasings of known families: the verb, "removes ... columns", a "FORBIDDEN" heading
+    (PARAMETERIZE, "api/users.py", diff("api/users.py", '+    cur.execute(f"SELECT * FROM users WHERE id = {uid}")'), True),
+    (PARAMETERIZE, "api/users.py", diff("api/users.py", '+    cur.execute("SELECT * FROM users WHERE id = %s", (uid,))'), False),
+    (SCHEMA, "migrations/0009.sql", new_file("migrations/0009.sql", "ALTER TABLE users DROP COLUMN nickname;"), True),
+    (SCHEMA, "migrations/0009.sql", new_file("migrations/0009.sql", "ALTER TABLE users ADD COLUMN nickname TEXT;"), False),
+    (COMMANDS, "package.json", diff("package.json", '-    "db": "drizzle-kit migrate",', '+    "db": "drizzle-kit push",'), True),
+    (COMMANDS, "package.json", diff("package.json", '-    "db": "drizzle-kit generate",', '+    "db": "drizzle-kit migrate",'), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),

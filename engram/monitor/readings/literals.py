@@ -21,7 +21,8 @@ Hit = tuple[str, Line, str]
 
 _QUOTE = re.compile(r"`([^`\n]{1,60})`")
 _NEGATIVE = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no|not|nor|avoid|" \
-            r"avoiding|instead of|rather than|forbid|forbids|ban|bans|stop|prohibit|prohibits|disallow|disallows)"
+            r"avoiding|instead of|rather than|forbid|forbids|forbidden|ban|bans|banned|stop|prohibit|prohibits|prohibited|" \
+            r"disallow|disallows|disallowed)"
 _POSITIVE = r"(?:use|using|prefer|always|must|should|require|requires|required|with|via|through|wrap|call|" \
             r"keep|enforce|only)"
 _CUE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\b", re.I)
@@ -83,13 +84,15 @@ def _matchable(quote: str) -> bool:
 def pattern(quote: str) -> re.Pattern[str]:
     """The quote as a token-by-token pattern: `except Exception:` matches `except Exception as e:`
     (a trailing colon is dropped when words remain), `foo()` matches any call of foo, `f(shell=True)`
-    its argument."""
+    its argument, `npx tool cmd` the command without its runner."""
     q = quote.strip()
     call = re.fullmatch(r"[\w.$]+\(\s*([\w$]+\s*=\s*[^,()]+)\s*\)", q)
     if call:
         q = call.group(1)  # `subprocess(shell=True)`: the argument is what is ruled out
     if q.endswith("()"):
         q = q[:-1]
+    runner = re.match(r"(?:npx|bunx|pnpm exec|pnpm dlx|yarn dlx|poetry run|uv run)\s+(?=\S+\s+\S)", q)
+    q = q[runner.end():] if runner else q  # `npx prisma db push` is run as `prisma db push` from package.json too
     toks = _TOKEN.findall(q)
     while len(toks) > 1 and toks[-1] in ":;," and sum(t[0].isalnum() or t[0] in "_$" for t in toks) >= 2:
         toks = toks[:-1]
