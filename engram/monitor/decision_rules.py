@@ -102,7 +102,7 @@ _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
-_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b"
+_CONDITIONAL = re.compile(rf"^\s*(?:without|{literals.UNLESS_ASKED}|except|other than|outside|only|if|when|apart from)\b"
                           r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 

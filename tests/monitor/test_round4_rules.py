@@ -38,6 +38,7 @@ PII = "No personally identifiable information (PII) or API keys shall ever be lo
 PARAMETERIZE = "Parameterize every query (no string interpolation into SQL)."
 SCHEMA = "Do not write code that removes existing database columns."
 COMMANDS = "FORBIDDEN COMMANDS: `npx drizzle-kit push`. Use migrations."
+NO_LOMBOK = "Avoid Lombok unless explicitly requested."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -69,6 +70,8 @@ CASES = [
     (SCHEMA, "migrations/0009.sql", new_file("migrations/0009.sql", "ALTER TABLE users ADD COLUMN nickname TEXT;"), False),
     (COMMANDS, "package.json", diff("package.json", '-    "db": "drizzle-kit migrate",', '+    "db": "drizzle-kit push",'), True),
     (COMMANDS, "package.json", diff("package.json", '-    "db": "drizzle-kit generate",', '+    "db": "drizzle-kit migrate",'), False),
+    # "unless explicitly requested" is the user's permission, not a condition on the code
+    (NO_LOMBOK, "src/main/java/a/Dto.java", new_file("src/main/java/a/Dto.java", "import lombok.Data;", "@Data", "public class Dto {}"), True),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),

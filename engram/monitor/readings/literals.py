@@ -30,7 +30,9 @@ _PASSIVE = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,3}?(?:is|are)\s+(?:strictly\s+|
                       r"disallowed|not allowed|not permitted|deprecated)\b", re.I)
 # "... without an issue link", "... via execute_sql", "... in async code": forbidden only in a way or a
 # place the quote alone does not show.
-_CONDITION = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,4}?(?:without|unless|except|other than|outside|if|when|via|through|"
+# "unless explicitly requested": a permission the user gives, not a condition the code can meet.
+UNLESS_ASKED = r"unless(?!\s+(?:explicitly|specifically|expressly|requested|asked|approved|instructed|told)\b)"
+_CONDITION = re.compile(rf"^\W{{0,3}}(?:[\w\-]+\W+){{0,4}}?(?:without|{UNLESS_ASKED}|except|other than|outside|if|when|via|through|"
                         r"in|inside|within|during|on)\b(?!\s+(?:the\s+)?(?:code|codebase|repo|repository|project)\b)", re.I)
 # "without `X`" may ask for X ("deletes without `WHERE`") or rule it out ("fetch without `axios`").
 _AMBIGUOUS_BEFORE = re.compile(r"\bwithout\s*(?:[\w\-]+\s+){0,2}$", re.I)
