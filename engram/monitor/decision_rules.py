@@ -128,6 +128,9 @@ _SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Z
                    rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
 # Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
 _LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
+# "Short-lived JWTs (15 min)", "Default timeouts (10s) and retries (3, exponential backoff)": a value in
+# parentheses after what it sets; a count needs a head the synonyms know (retries, timeouts, workers).
+_PAREN = re.compile(rf"\b([A-Za-z][\w\-]*)\s*\(\s*{_NUM}\s*{_UNIT}\s*(?=[),;])", re.I)
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -603,6 +606,10 @@ def limits_in(text: str) -> list[Limit]:
         label, words = _subject(m.group(2), "", bool(m.group(4)))
         out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
                       m.group(0))
+    for m in _PAREN.finditer(text):
+        head = _noun(m.group(1).lower())
+        if m.group(3) or any(head in s for s in SYNONYMS.values()):
+            out += _limit(m.group(1).lower(), {head}, "<=", m.group(2), m.group(3), m.group(0) + ")")
     for m in _CONSTANT.finditer(text):
         words = [w.lower() for w in m.group(2).split("_")]
         label = " ".join(words)

@@ -50,6 +50,8 @@ _BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=
           ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
 _UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
+_OPERAND = re.compile(r"(?:\*\*|[-+*/%])\s*$")
+_FACTOR = re.compile(r"\s*\*\s*(\d+)(?![\w.])")
 _DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
 _UNIT_WORDS = {"ms": 0.001, "millis": 0.001, "milliseconds": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0,
                "secs": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minutes": 60.0}
@@ -363,6 +365,8 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         exact = limit.words <= parts
         if not exact and not parts & limit.synonyms:
             continue
+        if _OPERAND.search(code, 0, m.start()):
+            continue  # `2 ** attempt, 8`: a value computed from the subject, not one given to it
         unbounded = _UNBOUNDED.match(code, m.end())
         if unbounded and limit.op in ("<=", "<"):
             out.append((m.group(0), float("inf"), exact))
@@ -372,8 +376,11 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         if num is None:
             continue
         value = float(num.group(1).replace("_", ""))
+        end = num.end()
+        while factor := _FACTOR.match(code, end):  # `30 * 24 * time.Hour`
+            value, end = value * float(factor.group(1)), factor.end()
         if limit.duration:
-            scale = _unit_of(m.group(0), code[num.end():num.end() + 24], lang)
+            scale = _unit_of(m.group(0), code[end:end + 24], lang)
             if scale is None:
                 continue
             value *= scale
@@ -387,8 +394,9 @@ def _unit_of(ident: str, after: str, lang: str) -> float | None:
     for part in reversed(_parts(ident)):
         if part in _UNIT_WORDS:
             return _UNIT_WORDS[part]
-    m = re.match(r"\s*(?:\*\s*time\.(Millisecond|Second|Minute)|(ms|s|m)\b)", after)
+    m = re.match(r"\s*(?:\*\s*time\.(Millisecond|Second|Minute|Hour)|(ms|s|m|h)\b)", after)
     if m:
         word = (m.group(1) or m.group(2)).lower()
-        return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "ms": 0.001, "s": 1.0, "m": 60.0}[word]
+        return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "hour": 3600.0, "ms": 0.001, "s": 1.0, "m": 60.0,
+                "h": 3600.0}[word]
     return _DEFAULT_UNIT.get(lang)

@@ -39,6 +39,7 @@ PARAMETERIZE = "Parameterize every query (no string interpolation into SQL)."
 SCHEMA = "Do not write code that removes existing database columns."
 COMMANDS = "FORBIDDEN COMMANDS: `npx drizzle-kit push`. Use migrations."
 NO_LOMBOK = "Avoid Lombok unless explicitly requested."
+SESSIONS = "Short-lived sessions (30 min); retries (3, with backoff)."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -72,6 +73,10 @@ CASES = [
     (COMMANDS, "package.json", diff("package.json", '-    "db": "drizzle-kit generate",', '+    "db": "drizzle-kit migrate",'), False),
     # "unless explicitly requested" is the user's permission, not a condition on the code
     (NO_LOMBOK, "src/main/java/a/Dto.java", new_file("src/main/java/a/Dto.java", "import lombok.Data;", "@Data", "public class Dto {}"), True),
+    # a value in parentheses after what it sets; Go durations multiplied out
+    (SESSIONS, "auth/ttl.go", diff("auth/ttl.go", "-\tSessionTTL = 30 * time.Minute", "+\tSessionTTL = 2 * 24 * time.Hour"), True),
+    (SESSIONS, "auth/ttl.go", diff("auth/ttl.go", "-\tSessionTTL = 30 * time.Minute", "+\tSessionTTL = 20 * time.Minute"), False),
+    (SESSIONS, "net/retry.py", diff("net/retry.py", "+        await asyncio.sleep(min(2 ** attempt, 8))"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
