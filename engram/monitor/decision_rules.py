@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, literals
+from engram.monitor.readings import data_access, literals, settings
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -288,6 +288,7 @@ class Rules:
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
+    narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
@@ -336,6 +337,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     r.literals = literals.forbidden(text)
+    r.narrowed = settings.narrowed(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
     return r

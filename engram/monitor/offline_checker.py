@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
-from engram.monitor.readings import data_access, literals, protected_paths, sizes
+from engram.monitor.readings import data_access, literals, protected_paths, settings, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -152,6 +152,7 @@ def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: st
                 assigned: set[str]) -> list[dict[str, Any]]:
     """Roles, limits, detectors and practices: what does not read the decision's terms as things added."""
     out = _alternatives(rules, lines, lang, path, assigned, all_lines)
+    out += [_match(rules, ln, kind, "setting:opened", why, "setting:opened") for kind, ln, why in settings.opened(rules.narrowed, lines)]
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")

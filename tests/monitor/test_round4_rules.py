@@ -10,6 +10,7 @@ import pytest
 
 from engram.graph import decision_text
 from engram.monitor import decision_rules
+from engram.monitor.readings import settings
 from engram.monitor.offline_checker import check
 
 
@@ -40,6 +41,8 @@ SCHEMA = "Do not write code that removes existing database columns."
 COMMANDS = "FORBIDDEN COMMANDS: `npx drizzle-kit push`. Use migrations."
 NO_LOMBOK = "Avoid Lombok unless explicitly requested."
 SESSIONS = "Short-lived sessions (30 min); retries (3, with backoff)."
+CORS = "Restrict allowed origins to our own domains."
+SCOPES = "Tokens get least-privilege scopes."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -77,6 +80,12 @@ CASES = [
     (SESSIONS, "auth/ttl.go", diff("auth/ttl.go", "-\tSessionTTL = 30 * time.Minute", "+\tSessionTTL = 2 * 24 * time.Hour"), True),
     (SESSIONS, "auth/ttl.go", diff("auth/ttl.go", "-\tSessionTTL = 30 * time.Minute", "+\tSessionTTL = 20 * time.Minute"), False),
     (SESSIONS, "net/retry.py", diff("net/retry.py", "+        await asyncio.sleep(min(2 ** attempt, 8))"), False),
+    # a setting kept narrow, opened to everything
+    (CORS, "api/app.py", diff("api/app.py", "-    allow_origins=settings.origins,", '+    allow_origins=["*"],'), True),
+    (CORS, "api/app.py", diff("api/app.py", "-    allow_origins=settings.origins,", '+    allow_origin_regex=r"https://.*",'), True),
+    (CORS, "api/app.py", diff("api/app.py", "-    allow_origins=settings.origins,", '+    allow_origins=["https://a.example"],'), False),
+    (CORS, "api/app.py", diff("api/app.py", '+    allow_methods=["*"],'), False),
+    (SCOPES, "auth/token.yaml", diff("auth/token.yaml", "-scopes: [read]", "+scopes: '*'"), True),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
@@ -97,3 +106,9 @@ def test_call_with_arguments_is_no_term():
 def test_places_of_a_prohibition():
     (term,) = [t for t in decision_rules.rules_for(node(SEEDS)).forbids if "delete_all" in t.forms]
     assert term.places == ("seeds",)
+
+
+def test_narrowed_settings_by_noun():
+    assert settings.narrowed("CORS: restrict origins to the expected hostnames.") == ["origin"]
+    assert settings.narrowed("Declare minimal required permissions per job.") == ["permission"]
+    assert settings.narrowed("Keep the dependency footprint minimal.") == []
