@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, literals, settings
+from engram.monitor.readings import data_access, literals, required_code, settings
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -289,6 +289,7 @@ class Rules:
     immutable_migrations: bool = False
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
     narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
+    carried: list[required_code.Requirement] = field(default_factory=list)  # code every thing of a kind carries
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
@@ -338,6 +339,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.immutable_migrations = practices.immutable_migrations(text)
     r.literals = literals.forbidden(text)
     r.narrowed = settings.narrowed(text)
+    r.carried = required_code.required(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
     return r

@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
-from engram.monitor.readings import data_access, literals, protected_paths, settings, sizes
+from engram.monitor.readings import data_access, literals, protected_paths, required_code, settings, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -105,6 +105,8 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
                         for kind, ln, why in data_access.violations(rules.data_access, lines)]
         if rules.scope.applies(path):
             matches += _check_one(rules, lines, lang, path)
+            matches += [_match(rules, ln, kind, "practice", why, "practice:carried")
+                        for kind, ln, why in required_code.left_out(rules.carried, lines, path, new_file)]
     return matches
 
 

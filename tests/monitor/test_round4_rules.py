@@ -10,7 +10,7 @@ import pytest
 
 from engram.graph import decision_text
 from engram.monitor import decision_rules
-from engram.monitor.readings import settings
+from engram.monitor.readings import required_code, settings
 from engram.monitor.offline_checker import check
 
 
@@ -43,6 +43,8 @@ NO_LOMBOK = "Avoid Lombok unless explicitly requested."
 SESSIONS = "Short-lived sessions (30 min); retries (3, with backoff)."
 CORS = "Restrict allowed origins to our own domains."
 SCOPES = "Tokens get least-privilege scopes."
+STRICT = "New scripts must be idempotent and `set -euo pipefail`."
+SAFETY = "All unsafe blocks require `// SAFETY:` comments."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -86,6 +88,16 @@ CASES = [
     (CORS, "api/app.py", diff("api/app.py", "-    allow_origins=settings.origins,", '+    allow_origins=["https://a.example"],'), False),
     (CORS, "api/app.py", diff("api/app.py", '+    allow_methods=["*"],'), False),
     (SCOPES, "auth/token.yaml", diff("auth/token.yaml", "-scopes: [read]", "+scopes: '*'"), True),
+    # code every thing of a kind must carry, left out
+    (STRICT, "scripts/build.sh", new_file("scripts/build.sh", "#!/usr/bin/env bash", "make docs"), True),
+    (STRICT, "scripts/build.sh", new_file("scripts/build.sh", "#!/usr/bin/env bash", "set -euo pipefail", "make docs"), False),
+    (STRICT, "scripts/build.sh", diff("scripts/build.sh", "-make docs", "+make html"), False),
+    (SAFETY, "src/map.rs", diff("src/map.rs", "+    unsafe { &*(ptr as *const Header) }"), True),
+    (SAFETY, "src/map.rs", diff("src/map.rs", "+    // SAFETY: ptr is aligned and lives as long as self.",
+                                "+    unsafe { &*(ptr as *const Header) }"), False),
+    (SAFETY, "src/map.rs", diff("src/map.rs", "-    // SAFETY: the file is never modified while mapped.",
+                                "     let map = unsafe { Mmap::map(&file) }?;"), True),
+    (SAFETY, "src/map.rs", diff("src/map.rs", "+    let n = bytes.len();"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
@@ -112,3 +124,8 @@ def test_narrowed_settings_by_noun():
     assert settings.narrowed("CORS: restrict origins to the expected hostnames.") == ["origin"]
     assert settings.narrowed("Declare minimal required permissions per job.") == ["permission"]
     assert settings.narrowed("Keep the dependency footprint minimal.") == []
+
+
+def test_required_code_by_subject():
+    assert required_code.required(SAFETY) == [required_code.Requirement("unsafe", "// SAFETY:", False)]
+    assert required_code.required("All schema changes must be files in `db/migrations/`.") == []
