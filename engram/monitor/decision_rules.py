@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, literals, required_code, settings
+from engram.monitor.readings import data_access, imports, literals, required_code, settings
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -77,7 +77,7 @@ _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "cal
           "keep", "log", "make", "create", "return", "throw", "catch", "pin", "verify", "send", "read", "load",
           "save", "use", "using", "add", "import", "expose", "mix", "block", "leave", "skip", "change", "touch",
           "edit", "modify", "delete", "remove", "rename", "check", "mutate", "share", "hash", "encrypt", "let",
-          "bypass", "disable", "hold", "do", "go", "be", "have", "get", "set", "print-debug"}
+          "bypass", "disable", "hold", "do", "go", "be", "have", "get", "set", "print-debug", "imports", "uses", "calls"}
 _NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "something", "everything", "one",
               "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
               "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
@@ -290,6 +290,7 @@ class Rules:
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
     narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
     carried: list[required_code.Requirement] = field(default_factory=list)  # code every thing of a kind carries
+    import_bans: list[str] = field(default_factory=list)  # layers the code may not import from
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
@@ -340,6 +341,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.literals = literals.forbidden(text)
     r.narrowed = settings.narrowed(text)
     r.carried = required_code.required(text)
+    r.import_bans = imports.forbidden_layers(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
     return r

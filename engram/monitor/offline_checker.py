@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
-from engram.monitor.readings import data_access, literals, protected_paths, required_code, settings, sizes
+from engram.monitor.readings import data_access, imports, literals, protected_paths, required_code, settings, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -155,6 +155,7 @@ def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: st
     """Roles, limits, detectors and practices: what does not read the decision's terms as things added."""
     out = _alternatives(rules, lines, lang, path, assigned, all_lines)
     out += [_match(rules, ln, kind, "setting:opened", why, "setting:opened") for kind, ln, why in settings.opened(rules.narrowed, lines)]
+    out += [_match(rules, ln, kind, "layer:imports", why, "layer:imports") for kind, ln, why in imports.crossings(rules.import_bans, lines)]
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")

@@ -10,7 +10,7 @@ import pytest
 
 from engram.graph import decision_text
 from engram.monitor import decision_rules
-from engram.monitor.readings import required_code, settings
+from engram.monitor.readings import imports, required_code, settings
 from engram.monitor.offline_checker import check
 
 
@@ -45,6 +45,8 @@ CORS = "Restrict allowed origins to our own domains."
 SCOPES = "Tokens get least-privilege scopes."
 STRICT = "New scripts must be idempotent and `set -euo pipefail`."
 SAFETY = "All unsafe blocks require `// SAFETY:` comments."
+BOUNDARIES = 'Scope: src/core/. Boundaries: {"layer": "core", "must_not_import": ["ui", "adapters"]}'
+DOMAIN = "The domain layer never imports from persistence or from the web layer."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -98,6 +100,12 @@ CASES = [
     (SAFETY, "src/map.rs", diff("src/map.rs", "-    // SAFETY: the file is never modified while mapped.",
                                 "     let map = unsafe { Mmap::map(&file) }?;"), True),
     (SAFETY, "src/map.rs", diff("src/map.rs", "+    let n = bytes.len();"), False),
+    # layers a decision forbids importing from, in JSON or in prose
+    (BOUNDARIES, "src/core/price.ts", diff("src/core/price.ts", '+import { Button } from "@/ui/button";'), True),
+    (BOUNDARIES, "src/core/price.ts", diff("src/core/price.ts", '+import { round } from "@/core/math";'), False),
+    (BOUNDARIES, "src/ui/page.ts", diff("src/ui/page.ts", '+import { stripe } from "@/adapters/stripe";'), False),
+    (DOMAIN, "app/domain/order.py", diff("app/domain/order.py", "+from app.persistence.orders import save"), True),
+    (DOMAIN, "app/domain/order.py", diff("app/domain/order.py", "+from app.domain.money import Money"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
@@ -129,3 +137,8 @@ def test_narrowed_settings_by_noun():
 def test_required_code_by_subject():
     assert required_code.required(SAFETY) == [required_code.Requirement("unsafe", "// SAFETY:", False)]
     assert required_code.required("All schema changes must be files in `db/migrations/`.") == []
+
+
+def test_forbidden_import_layers():
+    assert imports.forbidden_layers(BOUNDARIES) == ["ui", "adapters"]
+    assert imports.forbidden_layers(DOMAIN) == ["persistence"]  # "the web layer": no one name
