@@ -228,6 +228,8 @@ DETECTOR_CUES = {
     "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
                                     r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
     "text_length": constructs.TEXT_LENGTH,
+    "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
+                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?", re.I),
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
                                    r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
                                    re.I),

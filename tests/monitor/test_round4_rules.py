@@ -47,6 +47,7 @@ STRICT = "New scripts must be idempotent and `set -euo pipefail`."
 SAFETY = "All unsafe blocks require `// SAFETY:` comments."
 BOUNDARIES = 'Scope: src/core/. Boundaries: {"layer": "core", "must_not_import": ["ui", "adapters"]}'
 DOMAIN = "The domain layer never imports from persistence or from the web layer."
+CATCH = "Do not catch generic exceptions unless re-throwing."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -106,6 +107,12 @@ CASES = [
     (BOUNDARIES, "src/ui/page.ts", diff("src/ui/page.ts", '+import { stripe } from "@/adapters/stripe";'), False),
     (DOMAIN, "app/domain/order.py", diff("app/domain/order.py", "+from app.persistence.orders import save"), True),
     (DOMAIN, "app/domain/order.py", diff("app/domain/order.py", "+from app.domain.money import Money"), False),
+    # a handler of every exception, in the languages that type their handlers
+    (CATCH, "src/Sync.cs", diff("src/Sync.cs", "+        catch (Exception ex)", "+        {", "+            return 0;", "+        }"), True),
+    (CATCH, "src/Sync.cs", diff("src/Sync.cs", "+        catch (Exception ex)", "+        {", "+            throw new SyncError(ex);", "+        }"), False),
+    (CATCH, "src/Sync.kt", diff("src/Sync.kt", "+    } catch (e: Exception) {", "+        null"), True),
+    (CATCH, "src/Sync.java", diff("src/Sync.java", "+        } catch (IOException e) {", "+            return 0;"), False),
+    (CATCH, "app/sync.py", diff("app/sync.py", "+    except Exception:", "+        return 0"), True),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
