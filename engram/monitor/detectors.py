@@ -476,6 +476,10 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 
 _TABLE_NAME = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]+)\b|\b([a-z]\w*)\s+table\b|\bthe\s+([a-z]\w*)\s+table\b")
+# "Financial transactions MUST NEVER be deleted": the rows' noun is the table (its model: Transaction).
+_TABLE_SUBJECT = re.compile(r"\b([a-z]\w*s)\s+(?:(?:must|should|shall|can|may|are|is|will)\s+)?(?:never|not)\s+(?:be\s+)?"
+                            r"(?:physically\s+|hard[- ]?)?(?:deleted|updated|modified|removed)\b", re.I)
+_NOT_TABLES = frozenset("records rows data items objects values entries files things fields columns tables this".split())
 _TABLE_OPS = [
     (re.compile(r"append-only|insert-only|never (?:be )?updated|no update|not (?:be )?updated|"
                 r"\b(?:no|never|not)\s+(?:\w+\s+)?delete\s*(?:/|or|and|,)\s*update\b", re.I), ("update",)),
@@ -494,6 +498,8 @@ def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
     sentences = decision_text.sentences(decision) or [decision]
     guarded = [s for s in sentences if any(rx.search(s) for rx, _ in _TABLE_OPS)]  # "X updated async, NOT truth": not X
     names = [a or b or c for s in guarded for a, b, c in _TABLE_NAME.findall(s)]
+    names += [m.group(1).lower() for s in guarded for m in _TABLE_SUBJECT.finditer(s)
+              if m.group(1).lower() not in _NOT_TABLES]
     return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
 
 

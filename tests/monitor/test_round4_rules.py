@@ -48,6 +48,7 @@ SAFETY = "All unsafe blocks require `// SAFETY:` comments."
 BOUNDARIES = 'Scope: src/core/. Boundaries: {"layer": "core", "must_not_import": ["ui", "adapters"]}'
 DOMAIN = "The domain layer never imports from persistence or from the web layer."
 CATCH = "Do not catch generic exceptions unless re-throwing."
+PAYMENTS = "Records are kept. Settled payments must never be deleted."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -113,6 +114,9 @@ CASES = [
     (CATCH, "src/Sync.kt", diff("src/Sync.kt", "+    } catch (e: Exception) {", "+        null"), True),
     (CATCH, "src/Sync.java", diff("src/Sync.java", "+        } catch (IOException e) {", "+            return 0;"), False),
     (CATCH, "app/sync.py", diff("app/sync.py", "+    except Exception:", "+        return 0"), True),
+    # a table named by the noun of its rows
+    (PAYMENTS, "src/payments.ts", diff("src/payments.ts", "+    return prisma.payment.delete({ where: { id } });"), True),
+    (PAYMENTS, "src/users.ts", diff("src/users.ts", "+    return prisma.user.delete({ where: { id } });"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
