@@ -104,7 +104,7 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
             matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")
                         for kind, ln, why in data_access.violations(rules.data_access, lines)]
         if rules.scope.applies(path):
-            matches += _check_one(rules, lines, lang, path)
+            matches += _check_one(rules, lines, lang, path, new_file)
             matches += [_match(rules, ln, kind, "practice", why, "practice:carried")
                         for kind, ln, why in required_code.left_out(rules.carried, lines, path, new_file)]
     return matches
@@ -128,7 +128,7 @@ def is_test_path(path: str) -> bool:
             or any(f".{k}." in name for k in ("test", "spec")))
 
 
-def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> list[dict[str, Any]]:
+def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_file: bool = False) -> list[dict[str, Any]]:
     out = []
     lines = [ln for ln in all_lines if ln.side != " "]
     assigned = _assigned_names(lines, lang)
@@ -139,7 +139,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> lis
             continue
         if term.places and not Scope(within=term.places).applies(path):
             continue  # "never `destroy_all` in development seeds": this file is no seed
-        if _is_file(term, path) and all_lines:
+        if (_is_file(term, path) or new_file and _in_language(term, path)) and all_lines:
             out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
                               f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out", "forbid-file"))
             continue
@@ -190,6 +190,21 @@ def _is_file(term: Term, path: str) -> bool:
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return any(re.fullmatch(r"\.?[\w*\-]+(?:\.[\w*\-]+)*\.[a-z0-9]{1,5}|\.[a-z]\w+", f) and fnmatch.fnmatchcase(name, f)
                for f in term.forms)
+
+
+# Languages a decision may rule out ("Use Kotlin, no Java"), by the extensions of their source files.
+_LANGUAGE_FILES = {"java": (".java",), "kotlin": (".kt",), "javascript": (".js", ".jsx", ".mjs", ".cjs"),
+                   "typescript": (".ts", ".tsx"), "python": (".py",), "ruby": (".rb",), "php": (".php",),
+                   "c#": (".cs",), "csharp": (".cs",), "scala": (".scala",), "groovy": (".groovy",),
+                   "coffeescript": (".coffee",), "perl": (".pl",)}
+
+
+def _in_language(term: Term, path: str) -> bool:
+    """A new source file in a language the decision rules out; a tool's configuration file written in it
+    (`eslint.config.js`, `.prettierrc.js`) is the tool's, not the project's code."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    exts = _LANGUAGE_FILES.get(term.forms[0], ())
+    return name.endswith(exts) and not name.startswith(".") and "config" not in name and bool(exts)
 
 
 def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str, mechanism: str = "") -> dict[str, Any]:

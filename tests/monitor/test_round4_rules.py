@@ -49,6 +49,7 @@ BOUNDARIES = 'Scope: src/core/. Boundaries: {"layer": "core", "must_not_import":
 DOMAIN = "The domain layer never imports from persistence or from the web layer."
 CATCH = "Do not catch generic exceptions unless re-throwing."
 PAYMENTS = "Records are kept. Settled payments must never be deleted."
+NO_JS = "TypeScript only, no JavaScript."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -117,6 +118,10 @@ CASES = [
     # a table named by the noun of its rows
     (PAYMENTS, "src/payments.ts", diff("src/payments.ts", "+    return prisma.payment.delete({ where: { id } });"), True),
     (PAYMENTS, "src/users.ts", diff("src/users.ts", "+    return prisma.user.delete({ where: { id } });"), False),
+    # a new source file in a language the decision rules out, not a tool's configuration
+    (NO_JS, "src/util/dates.js", new_file("src/util/dates.js", "export const day = 86400;"), True),
+    (NO_JS, "eslint.config.js", new_file("eslint.config.js", "export default [];"), False),
+    (NO_JS, "src/util/dates.ts", new_file("src/util/dates.ts", "export const day = 86400;"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
