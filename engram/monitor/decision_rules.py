@@ -290,6 +290,7 @@ class Rules:
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
+    justified_ok: bool = False  # "document the justification in a code comment": a commented use stands
     narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
     carried: list[required_code.Requirement] = field(default_factory=list)  # code every thing of a kind carries
     import_bans: list[str] = field(default_factory=list)  # layers the code may not import from
@@ -329,6 +330,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
     r.states_choice = bool(r.requires) or any(rx.search(c) for c in _clauses(text) for rx in _REQUIRE[:1])
     r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
+    r.tools += [m.group(1).lower() for m in _MUST_INCLUDE.finditer(text)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
@@ -341,6 +343,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     r.literals = literals.forbidden(text)
+    r.justified_ok = literals.allows_justified(text)
     r.narrowed = settings.narrowed(text)
     r.carried = required_code.required(text)
     r.import_bans = imports.forbidden_layers(text)
@@ -361,6 +364,11 @@ _IN_LANGUAGE = re.compile(r"\b(?:in|for|of|inside)\s+(?:all\s+|any\s+)?(typescri
 def languages_of(text: str) -> tuple[str, ...]:
     """The code families a decision limits itself to by naming their language."""
     return tuple(dict.fromkeys(_LANGUAGE_FAMILY[m.group(1).lower()] for m in _IN_LANGUAGE.finditer(text)))
+
+
+# "`mechanisms` - MUST include "oauthbearer"": a value a configuration's list must keep.
+_MUST_INCLUDE = re.compile(r"\b(?:must|shall)\s+(?:always\s+)?(?:include|contain|list|keep)\s+[\"'`]([A-Za-z][\w\-]{1,30})[\"'`]",
+                           re.I)
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.

@@ -146,7 +146,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_fi
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
-    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang))]
+    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang), rules.justified_ok)]
     return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
 
 

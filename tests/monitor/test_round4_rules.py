@@ -50,6 +50,9 @@ DOMAIN = "The domain layer never imports from persistence or from the web layer.
 CATCH = "Do not catch generic exceptions unless re-throwing."
 PAYMENTS = "Records are kept. Settled payments must never be deleted."
 NO_JS = "TypeScript only, no JavaScript."
+MECHANISMS = '`[auth] methods` - MUST include "passkey".'
+UNSAFE = ("Avoid `eval`, `os.system(cmd)`, and `yaml.load` without SafeLoader. If required, document the "
+          "justification in a code comment.")
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -122,6 +125,13 @@ CASES = [
     (NO_JS, "src/util/dates.js", new_file("src/util/dates.js", "export const day = 86400;"), True),
     (NO_JS, "eslint.config.js", new_file("eslint.config.js", "export default [];"), False),
     (NO_JS, "src/util/dates.ts", new_file("src/util/dates.ts", "export const day = 86400;"), False),
+    # a value a configuration's list must keep, dropped
+    (MECHANISMS, "config.toml", diff("config.toml", '-methods = ["password", "passkey"]', '+methods = ["password"]'), True),
+    (MECHANISMS, "config.toml", diff("config.toml", '-methods = ["passkey"]', '+methods = ["passkey", "otp"]'), False),
+    # a quote's condition is the one after it, before the next quote; a justifying comment allows a use
+    (UNSAFE, "tools/run.py", diff("tools/run.py", "+    os.system(cmd)"), True),
+    (UNSAFE, "tools/run.py", diff("tools/run.py", "+    # Justification: cmd is a constant pipeline, never user input.",
+                                  "+    os.system(cmd)"), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
@@ -158,3 +168,10 @@ def test_required_code_by_subject():
 def test_forbidden_import_layers():
     assert imports.forbidden_layers(BOUNDARIES) == ["ui", "adapters"]
     assert imports.forbidden_layers(DOMAIN) == ["persistence"]  # "the web layer": no one name
+
+
+def test_quoted_lists_share_what_follows_their_parentheses():
+    from engram.monitor.readings import literals
+
+    assert literals.forbidden("Never run DDL (`CREATE`, `ALTER`) via execute_sql.") == []
+    assert literals.forbidden("Avoid `eval`, and `yaml.load` without SafeLoader.") == ["eval"]

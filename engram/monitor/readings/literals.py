@@ -54,7 +54,8 @@ def forbidden(text: str) -> list[str]:
 
 
 def _polarity(before: str, after: str) -> str:
-    before, after = _QUOTE.sub(" code ", before), _QUOTE.sub(" code ", after)  # other quotes hold no cues
+    after = _own_tail(before, after)
+    before = _QUOTE.sub(" code ", before)  # other quotes hold no cues
     if _CONDITION.match(after):
         return "conditional"
     if _PASSIVE.match(after):
@@ -73,6 +74,15 @@ def _polarity(before: str, after: str) -> str:
     if re.search(r"\bover\s*$", before, re.I) and re.search(r"\bprefer", before, re.I):
         return "forbid"  # "prefer `a` over `b`"
     return "require"
+
+
+def _own_tail(before: str, after: str) -> str:
+    """The words after a quote that govern it: in "avoid `a`, and `b` without X" the condition after the
+    next quote is b's; in "never run DDL (`CREATE`, `ALTER`) via X" the list is in parentheses, and what
+    follows them governs every item."""
+    if before.count("(") > before.count(")") and ")" in after:
+        return after[after.index(")") + 1:]
+    return after.split("`", 1)[0]
 
 
 def _matchable(quote: str) -> bool:
@@ -104,16 +114,33 @@ def pattern(quote: str) -> re.Pattern[str]:
     return re.compile(lead + body + tail)
 
 
-def introduced(quotes: list[str], lines: list[Line], config: bool = False) -> list[Hit]:
+# "If required, document the justification in a code comment": a use with a comment above it is allowed.
+_JUSTIFY = re.compile(r"\b(?:document|add|write|give|leave)\w*\s+(?:the\s+|a\s+)?(?:justification|reason|rationale)\b[^.;]{0,30}"
+                      r"\bcomment|\bjustif\w*\s+(?:it\s+)?in\s+a\s+(?:code\s+)?comment", re.I)
+_NEAR = 3
+
+
+def allows_justified(text: str) -> bool:
+    """Whether a decision lets a forbidden use stand when a comment justifies it."""
+    return _JUSTIFY.search(text) is not None
+
+
+def _commented(ln: Line, lines: list[Line]) -> bool:
+    """A comment on the added line or on one of the added lines just above it."""
+    return any(x.side == "+" and x.comment and ln.number - _NEAR <= x.number <= ln.number for x in lines)
+
+
+def introduced(quotes: list[str], lines: list[Line], config: bool = False, justified_ok: bool = False) -> list[Hit]:
     """Added lines whose code holds a forbidden quote, when more added than removed lines do. A quote
     that is one plain word (`latest`) is a value, looked for in configuration only: in source it is
-    as likely a variable."""
+    as likely a variable. `justified_ok`: a use with a comment just above it is allowed."""
     out = []
     for quote in quotes:
         if re.fullmatch(r"[a-z]{2,10}", quote.strip()) and not config:
             continue
         rx = pattern(quote)
-        plus = [ln for ln in lines if ln.side == "+" and not ln.prose and rx.search(ln.code)]
+        plus = [ln for ln in lines if ln.side == "+" and not ln.prose and rx.search(ln.code)
+                and not (justified_ok and _commented(ln, lines))]
         minus = [ln for ln in lines if ln.side == "-" and not ln.prose and rx.search(ln.code)]
         if len(plus) > len(minus):
             out.append(("direct", plus[0], f"adds `{quote}`, which the decision rules out"))
