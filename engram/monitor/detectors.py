@@ -356,8 +356,26 @@ def _ruled_out(decision: str) -> re.Pattern[str]:
     return re.compile("|".join(chosen)) if chosen else _SUPPRESS
 
 
-def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
+# A linter's own configuration, where a rule is turned off by value rather than by a comment.
+_LINT_CONFIG = re.compile(r"(?:^|/)(?:\.?(?:eslint|oxlint)rc(?:\.\w+)*|eslint\.config\.\w+|biome\.jsonc?|\.golangci\.ya?ml|"
+                          r"\.rubocop\.ya?ml|\.?ruff\.toml|\.pylintrc|\.flake8|clippy\.toml)$", re.I)
+_RULE_OFF = re.compile(r"""^\s*["']?([\w@/\-]+)["']?\s*[:=]\s*\[?\s*["']?(?:off|allow|ignore|0)["']?\s*[,\]]?""", re.I)
+
+
+def _rules_turned_off(lines: list[Line], path: str) -> list[Hit]:
+    """Rules a linter's configuration turns off (`"typescript/no-explicit-any": "off"`) that it did not before."""
+    if not _LINT_CONFIG.search(path.replace("\\", "/")):
+        return []
+    was_off = {m.group(1) for ln in lines if ln.side == "-" and (m := _RULE_OFF.match(ln.text))}
+    return [("direct", ln, f"turns the lint rule {m.group(1)} off instead of fixing what it reports")
+            for ln in lines if ln.side == "+" and (m := _RULE_OFF.match(ln.text)) and m.group(1) not in was_off]
+
+
+def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
+    """A lint / type-check suppression directive the change adds (unless justified, where the decision allows
+    that), or a rule its linter's configuration turns off."""
+    if _TYPE_WORDS.search(decision) is None and (found := _rules_turned_off(lines, path)):
+        return found
     ruled_out = _ruled_out(decision)
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
     new_side = [ln for ln in lines if ln.side != "-"]
@@ -580,4 +598,4 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies"})
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"})

@@ -53,6 +53,7 @@ NO_JS = "TypeScript only, no JavaScript."
 MECHANISMS = '`[auth] methods` - MUST include "passkey".'
 UNSAFE = ("Avoid `eval`, `os.system(cmd)`, and `yaml.load` without SafeLoader. If required, document the "
           "justification in a code comment.")
+NO_DISABLE = "Never disable eslint rules; fix the code instead of suppressing the warning."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -132,6 +133,10 @@ CASES = [
     (UNSAFE, "tools/run.py", diff("tools/run.py", "+    os.system(cmd)"), True),
     (UNSAFE, "tools/run.py", diff("tools/run.py", "+    # Justification: cmd is a constant pipeline, never user input.",
                                   "+    os.system(cmd)"), False),
+    # a rule turned off in the linter's configuration
+    (NO_DISABLE, ".eslintrc.json", diff(".eslintrc.json", '-    "no-console": "error"', '+    "no-console": "off"'), True),
+    (NO_DISABLE, ".eslintrc.json", diff(".eslintrc.json", '-    "no-console": "off"', '+    "no-console": "error"'), False),
+    (NO_DISABLE, "src/settings.json", diff("src/settings.json", '-    "darkMode": "on"', '+    "darkMode": "off"'), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
