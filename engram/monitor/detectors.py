@@ -176,6 +176,13 @@ def unwrap_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if _RUST_EXPECT.search(ln.code)]
 
 
+# A column declared in a model: Prisma `legacySku String?`, Django `sku = models.CharField(`,
+# SQLAlchemy `sku = Column(` / `sku: Mapped[str] = mapped_column(`.
+_MODEL_FIELD = [re.compile(r"^\s*(\w+)\s+(?:String|Int|BigInt|Float|Decimal|Boolean|DateTime|Json|Bytes)\b"),
+                re.compile(r"^\s*(\w+)\s*=\s*models\.\w+Field\("),
+                re.compile(r"^\s*(\w+)\s*(?::\s*Mapped\[[^\]]*\]\s*)?=\s*(?:\w+\.)?(?:Column|mapped_column)\(")]
+
+
 def drop_column(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for ln in _added(lines):
@@ -184,7 +191,17 @@ def drop_column(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             out.append(("direct", ln, "drops a column"))
         elif _DROP_TABLE.search(text):
             out.append(("indirect", ln, "drops a table, and every column in it"))
-    return out
+    return out + _fields_removed(lines)
+
+
+def _fields_removed(lines: list[Line]) -> list[Hit]:
+    """A model's column declaration removed and not declared again: the next migration drops it."""
+    def fields(side: str) -> dict[str, Line]:
+        return {m.group(1): ln for ln in lines if ln.side == side and not ln.prose
+                for rx in _MODEL_FIELD if (m := rx.match(ln.code))}
+    kept = fields("+")
+    return [("indirect", ln, f"removes the model field {name}, so its column is dropped")
+            for name, ln in fields("-").items() if name not in kept]
 
 
 def select_star(lines: list[Line], lang: str, decision: str) -> list[Hit]:

@@ -137,6 +137,10 @@ CASES = [
     (NO_DISABLE, ".eslintrc.json", diff(".eslintrc.json", '-    "no-console": "error"', '+    "no-console": "off"'), True),
     (NO_DISABLE, ".eslintrc.json", diff(".eslintrc.json", '-    "no-console": "off"', '+    "no-console": "error"'), False),
     (NO_DISABLE, "src/settings.json", diff("src/settings.json", '-    "darkMode": "on"', '+    "darkMode": "off"'), False),
+    # a model's field removed: its column goes with the next migration
+    (SCHEMA, "prisma/schema.prisma", diff("prisma/schema.prisma", "   sku        String   @unique", "-  legacySku  String?"), True),
+    (SCHEMA, "prisma/schema.prisma", diff("prisma/schema.prisma", "-  legacySku  String?", "+  legacySku  String?  @map(\"legacy_sku\")"), False),
+    (SCHEMA, "shop/models.py", diff("shop/models.py", "-    nickname = models.CharField(max_length=40)"), True),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
