@@ -54,6 +54,8 @@ MECHANISMS = '`[auth] methods` - MUST include "passkey".'
 UNSAFE = ("Avoid `eval`, `os.system(cmd)`, and `yaml.load` without SafeLoader. If required, document the "
           "justification in a code comment.")
 NO_DISABLE = "Never disable eslint rules; fix the code instead of suppressing the warning."
+IDEMPOTENCY = "All payment endpoints must read the x-idempotency-key header."
+CLEAN = "Keep shellcheck clean."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
 CASES = [
@@ -141,6 +143,11 @@ CASES = [
     (SCHEMA, "prisma/schema.prisma", diff("prisma/schema.prisma", "   sku        String   @unique", "-  legacySku  String?"), True),
     (SCHEMA, "prisma/schema.prisma", diff("prisma/schema.prisma", "-  legacySku  String?", "+  legacySku  String?  @map(\"legacy_sku\")"), False),
     (SCHEMA, "shop/models.py", diff("shop/models.py", "-    nickname = models.CharField(max_length=40)"), True),
+    # a header name is an identifier a practice is written with; "keep <linter> clean" rules out silencing it
+    (IDEMPOTENCY, "src/pay.controller.ts", diff("src/pay.controller.ts", '-  create(@Headers("x-idempotency-key") key: string, @Body() dto: Dto) {',
+                                               "+  create(@Body() dto: Dto) {"), True),
+    (CLEAN, "scripts/lint.sh", diff("scripts/lint.sh", "+# shellcheck disable=SC2086", "+ruff check $ARGS"), True),
+    (CLEAN, "scripts/lint.sh", diff("scripts/lint.sh", '+ruff check "$ARGS"'), False),
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
