@@ -54,7 +54,7 @@ MECHANISMS = '`[auth] methods` - MUST include "passkey".'
 UNSAFE = ("Avoid `eval`, `os.system(cmd)`, and `yaml.load` without SafeLoader. If required, document the "
           "justification in a code comment.")
 NO_DISABLE = "Never disable eslint rules; fix the code instead of suppressing the warning."
-IDEMPOTENCY = "All payment endpoints must read the x-idempotency-key header."
+IDEMPOTENCY = "Write operations must require the x-idempotency-key header."
 CLEAN = "Keep shellcheck clean."
 TF_SECRETS = "Never hardcode secret values in Terraform; use Secret Manager."
 
