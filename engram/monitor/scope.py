@@ -66,6 +66,7 @@ def _under(path: str, fragment: str) -> bool:
         return f"/{frag}/" in path + "/" or path.startswith(f"/{frag}")
     parts = path.strip("/").split("/")
     parts = parts[:-1] + [parts[-1].rsplit(".", 1)[0]]  # web/views.py is a view
+    parts += parts[-1].split(".")[1:]  # transfers.controller.ts is a controller (NestJS, Angular)
     names = (frag, frag.rstrip("s"), frag + "s", frag[:-3] + "y" if frag.endswith("ies") else frag)
     names += _ABBREVIATIONS.get(frag, ()) + (_REQUEST_LAYER if frag in _REQUEST_LAYER else ())
     return any(part in names or part.rsplit("_", 1)[-1] in names for part in parts)
