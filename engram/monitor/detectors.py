@@ -120,13 +120,34 @@ def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             for ln in _added(lines) if rx.search(ln.code)]
 
 
+# Terraform: `variable "api_token" { default = "..." }` gives the secret-named variable its value.
+_TF_BLOCK = re.compile(r"^\s*(?:variable|locals|output)\s+\"([^\"]+)\"\s*\{")
+_TF_DEFAULT = re.compile(r"^\s*default\s*=\s*([\"'])(.+?)\1\s*$")
+
+
+def _defaults_of_secrets(lines: list[Line]) -> dict[int, re.Match]:
+    """Added `default = "..."` lines inside a block whose name is a secret's, by line number, read as
+    `<block name> = "..."` (the shape `_SECRET` knows)."""
+    out, block = {}, ""
+    for ln in (x for x in lines if x.side != "-"):
+        if m := _TF_BLOCK.match(ln.text):
+            block = m.group(1)
+        elif ln.text.startswith("}"):
+            block = ""
+        elif ln.side == "+" and re.fullmatch(_SECRET_NAME, block, re.I) and (d := _TF_DEFAULT.match(ln.text)):
+            if found := _SECRET.search(f'{block} = "{d.group(2)}"'):
+                out[ln.number] = found
+    return out
+
+
 def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
+    defaults = _defaults_of_secrets(lines) if lang == "other" else {}
     for ln in _added(lines):
         if _TOKEN_SHAPE.search(ln.code if lang in ("hash", "json", "other") else " ".join(ln.strings)):
             out.append(("direct", ln, "puts a live credential (a known token format) in the source"))
             continue
-        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text)
+        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text) or defaults.get(ln.number)
         if m is None and lang in ("hash", "other"):
             m = _SECRET_BARE.search(ln.code)
         if m is None:

@@ -151,6 +151,9 @@ CASES = [
     # a secret's name is no secret; a value is
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'secret = "billing-db-password"'), False),
     (TF_SECRETS, "infra/db.tf", new_file("infra/db.tf", 'password = "Billing-2024!"'), True),
+    (TF_SECRETS, "infra/vars.tf", new_file("infra/vars.tf", 'variable "api_token" {', "  type = string",
+                                          '  default = "tk_live_6c1f0e9a7b"', "}"), True),
+    (TF_SECRETS, "infra/vars.tf", new_file("infra/vars.tf", 'variable "region" {', '  default = "europe-west1"', "}"), False),
 ]
 
 
