@@ -40,6 +40,15 @@ _PUBLIC_SECRET = re.compile(r"\b(?:NEXT_PUBLIC|VITE|REACT_APP|EXPO_PUBLIC|PUBLIC
 _SERVER_SECRET = re.compile(r"\bprocess\.env\.\w*(?:SECRET|PRIVATE|SERVICE_ROLE)\w*")
 
 
+_GENERIC_CATCH = {
+    "python": re.compile(r"^\s*except\s*(?:\(?\s*(?:Exception|BaseException)\b[^:]*)?:"),
+    "clike": re.compile(r"\bcatch\s*\(\s*(?:final\s+)?(?:System\.|\\)?(?:Exception|Throwable)\b\s*\w*\s*\)|"
+                        r"\bcatch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)"),
+}
+_RETHROWS = re.compile(r"\bunless\s+(?:you\s+)?re-?(?:throw|rais)\w*|\bexcept\s+to\s+re-?(?:throw|rais)", re.I)
+_RETHROW = re.compile(r"\bthrow\b|\braise\b")
+
+
 def _added(lines: list[Line]) -> list[Line]:
     return [ln for ln in lines if ln.side == "+" and not ln.prose]
 
@@ -209,9 +218,27 @@ def text_length(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+def generic_catch(lines: list[Line], lang: str, decision: str) -> list[Hit]:
+    """A handler of every exception (`except Exception:`, bare `except:`, `catch (Exception e)`), unless
+    the decision allows one that re-throws and its block does."""
+    rx = _GENERIC_CATCH.get(lang)
+    if rx is None:
+        return []
+    kept = [ln for ln in lines if ln.side != "-"]
+    out = []
+    for i, ln in enumerate(kept):
+        if ln.side != "+" or ln.prose or not rx.search(ln.code):
+            continue
+        if _RETHROWS.search(decision) and any(_RETHROW.search(x.code) for x in kept[i + 1:i + 8]):
+            continue
+        out.append(("direct", ln, "catches every exception instead of a specific one"))
+    return out
+
+
 CONSTRUCTS = {
     "class_components": class_components, "relative_imports": relative_imports, "code_comments": code_comments,
     "unbounded_writes": unbounded_writes, "discarded_errors": discarded_errors, "hardcoded_urls": hardcoded_urls,
     "float_money": float_money, "ddl_outside_migrations": ddl_outside_migrations, "legacy_query": legacy_query,
     "untyped_defs": untyped_defs, "secrets_in_client": secrets_in_client, "text_length": text_length,
+    "generic_catch": generic_catch,
 }  # fmt: skip

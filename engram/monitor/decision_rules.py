@@ -27,7 +27,8 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, literals
+from engram.monitor.readings import data_access, imports, literals, required_code, settings
+from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
@@ -76,7 +77,7 @@ _VERBS = {"run", "build", "hardcode", "hard-code", "store", "drop", "pass", "cal
           "keep", "log", "make", "create", "return", "throw", "catch", "pin", "verify", "send", "read", "load",
           "save", "use", "using", "add", "import", "expose", "mix", "block", "leave", "skip", "change", "touch",
           "edit", "modify", "delete", "remove", "rename", "check", "mutate", "share", "hash", "encrypt", "let",
-          "bypass", "disable", "hold", "do", "go", "be", "have", "get", "set", "print-debug"}
+          "bypass", "disable", "hold", "do", "go", "be", "have", "get", "set", "print-debug", "imports", "uses", "calls"}
 _NOT_TERMS = {"it", "this", "that", "them", "these", "those", "anything", "something", "everything", "one",
               "more", "less", "way", "ever", "longer", "matter", "other", "others", "new", "old", "same",
               "longer", "own", "two", "select", "insert", "update", "delete", "where", "null", "true", "false",
@@ -101,7 +102,7 @@ _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
-_CONDITIONAL = re.compile(r"^\s*(?:without|unless|except|other than|outside|only|if|when|apart from)\b"
+_CONDITIONAL = re.compile(rf"^\s*(?:without|{literals.UNLESS_ASKED}|except|other than|outside|only|if|when|apart from)\b"
                           r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
@@ -127,6 +128,9 @@ _SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Z
                    rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
 # Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
 _LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
+# "Short-lived JWTs (15 min)", "Default timeouts (10s) and retries (3, exponential backoff)": a value in
+# parentheses after what it sets; a count needs a head the synonyms know (retries, timeouts, workers).
+_PAREN = re.compile(rf"\b([A-Za-z][\w\-]*)\s*\(\s*{_NUM}\s*{_UNIT}\s*(?=[),;])", re.I)
 _MIN = re.compile(rf"\b(at least|min(?:imum)?\.?(?:\s+of)?|no fewer than|no less than)\s+{_NUM}\s*{_UNIT}\b"
                   rf"\s*([a-z_][a-z_\- ]{{0,40}})?", re.I)
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001, "s": 1, "sec": 1, "secs": 1,
@@ -150,9 +154,9 @@ _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "
 
 # semantic detectors: name -> what in the decision calls for it ----------------------------
 DETECTOR_CUES = {
-    "sql_params": re.compile(r"parameteri[sz]ed|prepared statements?|placeholders?|bind (?:param|variable)|"
-                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*).{0,40}\bsql\b|"
-                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*)", re.I),
+    "sql_params": re.compile(r"parameteri[sz]e\w*|prepared statements?|placeholders?|bind (?:param|variable)|"
+                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*).{0,40}\bsql\b|"
+                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*)", re.I),
     "tls_verify": re.compile(r"verif\w*\s+(?:\w+\s+){0,2}(?:tls|ssl|https|cert\w*)|(?:tls|ssl|cert\w*)\s+"
                              r"verification|insecure (?:tls|ssl|connections?)", re.I),
     "run_as_root": re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I),
@@ -164,7 +168,8 @@ DETECTOR_CUES = {
     "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
     "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
     "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
-                              r"(?:a |any |the )?columns?\b", re.I),
+                              r"(?:a |any |the )?columns?\b|\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,40}"
+                              r"\b(?:drop|remov|delet)\w*\s+(?:existing\s+|database\s+|db\s+|any\s+|the\s+){0,3}columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
     "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
     "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
@@ -180,7 +185,9 @@ DETECTOR_CUES = {
                            r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
-    "suppression": re.compile(r"noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
+    "suppression": re.compile(r"\bkeep\s+(?:the\s+)?(?:shellcheck|eslint|clippy|ruff|mypy|pylint|golangci-lint|rubocop|"
+                              r"flake8|pyright|tsc|biome|oxlint|lint|linters?|type[- ]?check\w*)\s+(?:clean|happy|green|"
+                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
                               r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
                               r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
@@ -223,6 +230,8 @@ DETECTOR_CUES = {
     "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
                                     r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
     "text_length": constructs.TEXT_LENGTH,
+    "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
+                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?", re.I),
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
                                    r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
                                    re.I),
@@ -239,6 +248,7 @@ class Term:
     `scope`: when the decision rules the thing out only for some data ("localStorage
     for auth tokens"), words one of which the changed line must mention as well.
     `command`: a command line ("pip install"), which counts only where a command starts.
+    `places`: folder names the phrase itself puts the prohibition in ("in development seeds").
     """
 
     phrase: str
@@ -247,6 +257,7 @@ class Term:
     distinct: bool
     scope: tuple[str, ...] = ()
     command: bool = False
+    places: tuple[str, ...] = ()  # "`destroy_all` in development seeds": the folders the prohibition holds in
 
 
 @dataclass
@@ -281,6 +292,10 @@ class Rules:
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
     immutable_migrations: bool = False
     literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
+    justified_ok: bool = False  # "document the justification in a code comment": a commented use stands
+    narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
+    carried: list[required_code.Requirement] = field(default_factory=list)  # code every thing of a kind carries
+    import_bans: list[str] = field(default_factory=list)  # layers the code may not import from
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
@@ -317,6 +332,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.requires = [t for t in _terms(require_phrases, text) if (t.canon or t.forms[0]) not in forbidden]
     r.states_choice = bool(r.requires) or any(rx.search(c) for c in _clauses(text) for rx in _REQUIRE[:1])
     r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
+    r.tools += [m.group(1).lower() for m in _MUST_INCLUDE.finditer(text)]
     r.limits = limits_in(text)
     r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
@@ -329,6 +345,10 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
     r.immutable_migrations = practices.immutable_migrations(text)
     r.literals = literals.forbidden(text)
+    r.justified_ok = literals.allows_justified(text)
+    r.narrowed = settings.narrowed(text)
+    r.carried = required_code.required(text)
+    r.import_bans = imports.forbidden_layers(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
     return r
@@ -346,6 +366,11 @@ _IN_LANGUAGE = re.compile(r"\b(?:in|for|of|inside)\s+(?:all\s+|any\s+)?(typescri
 def languages_of(text: str) -> tuple[str, ...]:
     """The code families a decision limits itself to by naming their language."""
     return tuple(dict.fromkeys(_LANGUAGE_FAMILY[m.group(1).lower()] for m in _IN_LANGUAGE.finditer(text)))
+
+
+# "`mechanisms` - MUST include "oauthbearer"": a value a configuration's list must keep.
+_MUST_INCLUDE = re.compile(r"\b(?:must|shall)\s+(?:always\s+)?(?:include|contain|list|keep)\s+[\"'`]([A-Za-z][\w\-]{1,30})[\"'`]",
+                           re.I)
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
@@ -497,8 +522,13 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     for lead in _LEADING:
         if low.startswith(lead) and len(words) > 1:
             words, low = words[1:], low[len(lead):]
+    if _called_with_arguments(words[0], text):
+        return None  # `subprocess(shell=True)`: one use of subprocess, which literals.py reads
+    if setting := _given_a_value(words[0], text):
+        return Term(phrase=setting, canon=None, forms=(setting.lower(),), distinct=True)  # "never shell=True"
     cut = list(words)
     scope: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
     for i, w in enumerate(cut):
         if i and w.lower() in _STOP:
             rest = " ".join(cut[i:])
@@ -507,6 +537,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
             if w.lower() == "for":
                 groups = {_SCOPE_WORDS[x.lower()] for x in cut[i + 1:] if x.lower() in _SCOPE_WORDS}
                 scope = tuple(dict.fromkeys(k for g in sorted(groups) for k in SCOPED_DATA[g]))
+            if w.lower() in ("in", "inside", "within", "under"):
+                places = _places(text, rest)
             cut = cut[:i]
             break
     cut = [c.rstrip(":,") for c in cut if c.rstrip(":,")]
@@ -518,8 +550,8 @@ def to_term(phrase: str, text: str = "") -> Term | None:
     if 1 < len(cut) <= 3 and cut[0] in CLI_TOOLS and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in cut[1:]):
         return Term(phrase=joined, canon=None, forms=(joined,), distinct=True, command=True)  # "pip install"
     canon = tech_terms.canonical(joined) or (tech_terms.canonical(cut[0]) if len(cut) > 1 else None)
-    if canon is None and len(cut) > 1 and _proper(cut[0], text):
-        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing
+    if canon is None and len(cut) > 1 and _proper(cut[0], text) and not (cut[0].istitle() and cut[1].istitle()):
+        cut = cut[:1]  # "GraphQL endpoints", "CircleCI config": the name is the thing; "Pages Router" is one name
     if canon is None and (len(cut) > 2 or (len(cut) == 2 and cut[1].lower() not in _GENERIC)):
         return None
     word = _normal(cut[0]) if canon is None else canon
@@ -531,7 +563,37 @@ def to_term(phrase: str, text: str = "") -> Term | None:
         forms = (word, singular(word)) if singular(word) != word and len(word) > 4 and word.isalpha() else (word,)
     # A capitalised name the tables do not know ("Elasticsearch") is taken to be distinctive.
     distinct = (canon is None and len(word) >= 4 and _proper(cut[0], text)) or any(f in tech_terms.DISTINCT for f in forms)
-    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope)
+    return Term(phrase=" ".join(cut), canon=canon, forms=forms, distinct=distinct, scope=scope, places=places)
+
+
+def _called_with_arguments(word: str, text: str) -> bool:
+    """Whether the decision writes the name only as a call with arguments (`subprocess(shell=True)`):
+    then it rules out that call, not every use of the name."""
+    found = list(re.finditer(rf"(?<![\w.]){re.escape(word.strip('`')).rstrip('(')}(?![\w.])(\((?!\)))?", text))
+    return bool(found) and all(m.group(1) for m in found)
+
+
+def _given_a_value(word: str, text: str) -> str | None:
+    """"never shell=True", "no key=value syntax": the name with its value ("shell=True"), which is what
+    the decision rules out, when the decision writes the name only that way."""
+    name = re.escape(word.strip("`").rstrip("("))
+    found = list(re.finditer(rf"(?<![\w.]){name}(?![\w.])(=[\w\"']+)?", text))
+    return found[0].group(0) if found and all(m.group(1) for m in found) else None
+
+
+# Folders a prohibition may be placed in ("in development seeds", "in controllers"); "in production
+# code", "in the repository" place nothing.
+_PLACE_WORDS = scope_lib.LAYER_WORDS - {"repository", "api", "endpoint", "endpoints"} | {
+    "seed", "seeds", "seeders", "fixtures", "templates", "jobs", "workers", "tasks"}
+
+
+def _places(text: str, rest: str) -> tuple[str, ...]:
+    """The folder words of "in <words>" after a forbidden phrase, read up to the clause's end."""
+    at = text.find(rest)
+    tail = text[at:] if at >= 0 else rest
+    words = re.match(r"\w+\s+((?:[\w\-]+\s*){1,4})", tail)
+    found = [w.lower() for w in re.findall(r"[\w\-]+", words.group(1))] if words else []
+    return tuple(w for w in found if w in _PLACE_WORDS)
 
 
 def _proper(word: str, text: str) -> bool:
@@ -562,6 +624,10 @@ def limits_in(text: str) -> list[Limit]:
         label, words = _subject(m.group(2), "", bool(m.group(4)))
         out += _limit(label, words, "<=" if m.group(1).lower().startswith("max") else ">=", m.group(3), m.group(4),
                       m.group(0))
+    for m in _PAREN.finditer(text):
+        head = _noun(m.group(1).lower())
+        if m.group(3) or any(head in s for s in SYNONYMS.values()):
+            out += _limit(m.group(1).lower(), {head}, "<=", m.group(2), m.group(3), m.group(0) + ")")
     for m in _CONSTANT.finditer(text):
         words = [w.lower() for w in m.group(2).split("_")]
         label = " ".join(words)

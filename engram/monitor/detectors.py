@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
@@ -119,13 +120,34 @@ def naive_datetime(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             for ln in _added(lines) if rx.search(ln.code)]
 
 
+# Terraform: `variable "api_token" { default = "..." }` gives the secret-named variable its value.
+_TF_BLOCK = re.compile(r"^\s*(?:variable|locals|output)\s+\"([^\"]+)\"\s*\{")
+_TF_DEFAULT = re.compile(r"^\s*default\s*=\s*([\"'])(.+?)\1\s*$")
+
+
+def _defaults_of_secrets(lines: list[Line]) -> dict[int, re.Match]:
+    """Added `default = "..."` lines inside a block whose name is a secret's, by line number, read as
+    `<block name> = "..."` (the shape `_SECRET` knows)."""
+    out, block = {}, ""
+    for ln in (x for x in lines if x.side != "-"):
+        if m := _TF_BLOCK.match(ln.text):
+            block = m.group(1)
+        elif ln.text.startswith("}"):
+            block = ""
+        elif ln.side == "+" and re.fullmatch(_SECRET_NAME, block, re.I) and (d := _TF_DEFAULT.match(ln.text)):
+            if found := _SECRET.search(f'{block} = "{d.group(2)}"'):
+                out[ln.number] = found
+    return out
+
+
 def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
+    defaults = _defaults_of_secrets(lines) if lang == "other" else {}
     for ln in _added(lines):
         if _TOKEN_SHAPE.search(ln.code if lang in ("hash", "json", "other") else " ".join(ln.strings)):
             out.append(("direct", ln, "puts a live credential (a known token format) in the source"))
             continue
-        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text)
+        m = _SECRET.search(ln.text) or _SECRET_ITEM.search(ln.text) or defaults.get(ln.number)
         if m is None and lang in ("hash", "other"):
             m = _SECRET_BARE.search(ln.code)
         if m is None:
@@ -139,10 +161,17 @@ def hardcoded_secret(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
+_SECRET_WORDS = frozenset("password passwd secret token key apikey credential credentials creds".split())
+
+
 def _names_a_field(name: str, value: str) -> bool:
     """`PASSWORD_FIELD = "password"`, `API_KEY_HEADER = "X-Api-Key"`: the value is the name of a key, a
-    header or a variable, not a secret."""
+    header or a variable, not a secret. So is a slug that says it names one (`secret = "lass-db-password"`,
+    a Secret Manager id): a secret's value does not describe itself in lowercase words."""
     if re.fullmatch(r"[a-z_\-]{3,30}", value, re.I) and value.lower().replace("-", "_") in name.lower():
+        return True
+    parts = re.split(r"[-_]", value)
+    if re.fullmatch(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+", value) and _SECRET_WORDS & set(parts):
         return True
     return (re.search(r"(?:header|name|field|param|env|var|label|prefix)s?$", name, re.I) is not None
             and re.fullmatch(r"[A-Za-z][A-Za-z_\-.]{1,40}", value) is not None)
@@ -168,6 +197,13 @@ def unwrap_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if _RUST_EXPECT.search(ln.code)]
 
 
+# A column declared in a model: Prisma `legacySku String?`, Django `sku = models.CharField(`,
+# SQLAlchemy `sku = Column(` / `sku: Mapped[str] = mapped_column(`.
+_MODEL_FIELD = [re.compile(r"^\s*(\w+)\s+(?:String|Int|BigInt|Float|Decimal|Boolean|DateTime|Json|Bytes)\b"),
+                re.compile(r"^\s*(\w+)\s*=\s*models\.\w+Field\("),
+                re.compile(r"^\s*(\w+)\s*(?::\s*Mapped\[[^\]]*\]\s*)?=\s*(?:\w+\.)?(?:Column|mapped_column)\(")]
+
+
 def drop_column(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     out = []
     for ln in _added(lines):
@@ -176,7 +212,17 @@ def drop_column(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             out.append(("direct", ln, "drops a column"))
         elif _DROP_TABLE.search(text):
             out.append(("indirect", ln, "drops a table, and every column in it"))
-    return out
+    return out + _fields_removed(lines)
+
+
+def _fields_removed(lines: list[Line]) -> list[Hit]:
+    """A model's column declaration removed and not declared again: the next migration drops it."""
+    def fields(side: str) -> dict[str, Line]:
+        return {m.group(1): ln for ln in lines if ln.side == side and not ln.prose
+                for rx in _MODEL_FIELD if (m := rx.match(ln.code))}
+    kept = fields("+")
+    return [("indirect", ln, f"removes the model field {name}, so its column is dropped")
+            for name, ln in fields("-").items() if name not in kept]
 
 
 def select_star(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -348,8 +394,26 @@ def _ruled_out(decision: str) -> re.Pattern[str]:
     return re.compile("|".join(chosen)) if chosen else _SUPPRESS
 
 
-def suppression(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    """A lint / type-check suppression directive the change adds (unless justified, where the decision allows that)."""
+# A linter's own configuration, where a rule is turned off by value rather than by a comment.
+_LINT_CONFIG = re.compile(r"(?:^|/)(?:\.?(?:eslint|oxlint)rc(?:\.\w+)*|eslint\.config\.\w+|biome\.jsonc?|\.golangci\.ya?ml|"
+                          r"\.rubocop\.ya?ml|\.?ruff\.toml|\.pylintrc|\.flake8|clippy\.toml)$", re.I)
+_RULE_OFF = re.compile(r"""^\s*["']?([\w@/\-]+)["']?\s*[:=]\s*\[?\s*["']?(?:off|allow|ignore|0)["']?\s*[,\]]?""", re.I)
+
+
+def _rules_turned_off(lines: list[Line], path: str) -> list[Hit]:
+    """Rules a linter's configuration turns off (`"typescript/no-explicit-any": "off"`) that it did not before."""
+    if not _LINT_CONFIG.search(path.replace("\\", "/")):
+        return []
+    was_off = {m.group(1) for ln in lines if ln.side == "-" and (m := _RULE_OFF.match(ln.text))}
+    return [("direct", ln, f"turns the lint rule {m.group(1)} off instead of fixing what it reports")
+            for ln in lines if ln.side == "+" and (m := _RULE_OFF.match(ln.text)) and m.group(1) not in was_off]
+
+
+def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
+    """A lint / type-check suppression directive the change adds (unless justified, where the decision allows
+    that), or a rule its linter's configuration turns off."""
+    if _TYPE_WORDS.search(decision) is None and (found := _rules_turned_off(lines, path)):
+        return found
     ruled_out = _ruled_out(decision)
     before = {m.group(0) for ln in lines if ln.side == "-" for m in _SUPPRESS.finditer(ln.text)}
     new_side = [ln for ln in lines if ln.side != "-"]
@@ -419,6 +483,19 @@ def _outside_calls(expr: str) -> str:
     return expr
 
 
+def _continued(ln: Line, args: str, after: list[Line]) -> list[Line]:
+    """The lines a call's arguments span: `logger.info("shared", {` and the fields on the added lines
+    after it, up to the line that closes its parenthesis (`args`: the first line's code after the call)."""
+    out = [Line(side="+", number=ln.number, text=args, code=args, strings=ln.strings)]
+    depth = args.count("(") - args.count(")") + 1
+    for nxt in after[:12]:
+        if depth <= 0 or nxt.number != out[-1].number + 1:
+            break
+        out.append(nxt)
+        depth += nxt.code.count("(") - nxt.code.count(")")
+    return out
+
+
 def sensitive_families(decision: str) -> tuple[str, ...]:
     found = {_SENSITIVE_WORDS[w] for w in re.findall(r"[a-z]+", decision.lower()) if w in _SENSITIVE_WORDS}
     if "pii" in re.findall(r"[a-z]+", decision.lower()):
@@ -438,11 +515,13 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         if m and (_parts(m.group(1)) | _parts(_outside_calls(m.group(2)) + " " + carried)) & words:
             tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
-    for ln in _added(lines):
+    added = _added(lines)
+    for i, ln in enumerate(added):
         call = _LOG_CALL.search(ln.code)
         if call is None:
             continue
-        args = ln.code[call.end():] + " " + " ".join(e for s in ln.strings for e in _INTERP.findall(s))
+        rest = _continued(ln, ln.code[call.end():], added[i + 1:])
+        args = " , ".join(x.code for x in rest) + " " + " ".join(e for x in rest for s in x.strings for e in _INTERP.findall(s))
         args = _KEYS.sub(" ", _DERIVED.sub(" ", args))
         idents = re.findall(r"[A-Za-z_][\w.]*", args)
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
@@ -453,6 +532,10 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 
 _TABLE_NAME = re.compile(r"\b([a-z][a-z0-9]*_[a-z0-9_]+)\b|\b([a-z]\w*)\s+table\b|\bthe\s+([a-z]\w*)\s+table\b")
+# "Financial transactions MUST NEVER be deleted": the rows' noun is the table (its model: Transaction).
+_TABLE_SUBJECT = re.compile(r"\b([a-z]\w*s)\s+(?:(?:must|should|shall|can|may|are|is|will)\s+)?(?:never|not)\s+(?:be\s+)?"
+                            r"(?:physically\s+|hard[- ]?)?(?:deleted|updated|modified|removed)\b", re.I)
+_NOT_TABLES = frozenset("records rows data items objects values entries files things fields columns tables this".split())
 _TABLE_OPS = [
     (re.compile(r"append-only|insert-only|never (?:be )?updated|no update|not (?:be )?updated|"
                 r"\b(?:no|never|not)\s+(?:\w+\s+)?delete\s*(?:/|or|and|,)\s*update\b", re.I), ("update",)),
@@ -468,7 +551,11 @@ _SQL_OP = {"update": r"\bupdate\s+{t}\b", "delete": r"\bdelete\s+from\s+{t}\b", 
 def protected_tables(decision: str) -> list[tuple[str, tuple[str, ...]]]:
     """(table, forbidden SQL operations) a decision protects ("audit_log is append-only")."""
     ops = tuple(dict.fromkeys(op for rx, o in _TABLE_OPS if rx.search(decision) for op in o))
-    names = [a or b or c for a, b, c in _TABLE_NAME.findall(decision)]
+    sentences = decision_text.sentences(decision) or [decision]
+    guarded = [s for s in sentences if any(rx.search(s) for rx, _ in _TABLE_OPS)]  # "X updated async, NOT truth": not X
+    names = [a or b or c for s in guarded for a, b, c in _TABLE_NAME.findall(s)]
+    names += [m.group(1).lower() for s in guarded for m in _TABLE_SUBJECT.finditer(s)
+              if m.group(1).lower() not in _NOT_TABLES]
     return [(n, ops) for n in dict.fromkeys(names) if ops and n not in ("the", "a", "this")]
 
 
@@ -549,4 +636,4 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies"})
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"})

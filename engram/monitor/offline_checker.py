@@ -28,11 +28,12 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
-from engram.monitor.readings import data_access, literals, protected_paths, sizes
+from engram.monitor.readings import data_access, imports, literals, protected_paths, required_code, settings, sizes
 from engram.monitor.code_lines import Line
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
 from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
+from engram.monitor.scope import Scope
 from engram.text import clip_words, singular
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -41,6 +42,7 @@ _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
+_EQUALS = r"\s*[=:]\s*"
 # Mechanisms switched off: their matches are computed (all_matches) but never warn.
 GATED: frozenset[str] = frozenset()
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
@@ -48,6 +50,8 @@ _BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=
           ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
 _UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
+_OPERAND = re.compile(r"(?:\*\*|[-+*/%])\s*$")
+_FACTOR = re.compile(r"\s*\*\s*(\d+)(?![\w.])")
 _DEFAULT_UNIT = {"js": 0.001, "python": 1.0}
 _UNIT_WORDS = {"ms": 0.001, "millis": 0.001, "milliseconds": 0.001, "msec": 0.001, "s": 1.0, "sec": 1.0,
                "secs": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minutes": 60.0}
@@ -100,8 +104,19 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
             matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")
                         for kind, ln, why in data_access.violations(rules.data_access, lines)]
         if rules.scope.applies(path):
-            matches += _check_one(rules, lines, lang, path)
+            matches += _check_one(rules, lines, lang, path, new_file)
+            matches += [_match(rules, ln, kind, "practice", why, "practice:carried")
+                        for kind, ln, why in required_code.left_out(rules.carried, lines, path, new_file)]
     return matches
+
+
+_IGNORE_FILES = re.compile(r"\.(?:git|docker|npm|prettier|eslint|helm|gcloud|vercel|slug|stylelint|hg)ignore")
+
+
+def is_ignore_file(path: str) -> bool:
+    """`.gitignore` and its kin: a line added there keeps the thing it names out, so "never commit
+    `.env`" is kept, not broken, by adding `.env` to it."""
+    return _IGNORE_FILES.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1].lower()) is not None
 
 
 def is_test_path(path: str) -> bool:
@@ -113,22 +128,34 @@ def is_test_path(path: str) -> bool:
             or any(f".{k}." in name for k in ("test", "spec")))
 
 
-def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str) -> list[dict[str, Any]]:
+def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_file: bool = False) -> list[dict[str, Any]]:
     out = []
     lines = [ln for ln in all_lines if ln.side != " "]
     assigned = _assigned_names(lines, lang)
+    if is_ignore_file(path):  # its added lines keep things out of the repository: the decision's own act
+        return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
     for term in rules.forbids:
         if term.canon and not tech_terms.applies_to(term.canon, lang, path):
             continue
-        if _is_file(term, path) and all_lines:
+        if term.places and not Scope(within=term.places).applies(path):
+            continue  # "never `destroy_all` in development seeds": this file is no seed
+        if (_is_file(term, path) or new_file and _in_language(term, path)) and all_lines:
             out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
                               f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out", "forbid-file"))
             continue
         for ln in _introduced(term, lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
-    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang))]
-    out += _alternatives(rules, lines, lang, path, assigned, all_lines)
+    out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang), rules.justified_ok)]
+    return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
+
+
+def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: str, path: str,
+                assigned: set[str]) -> list[dict[str, Any]]:
+    """Roles, limits, detectors and practices: what does not read the decision's terms as things added."""
+    out = _alternatives(rules, lines, lang, path, assigned, all_lines)
+    out += [_match(rules, ln, kind, "setting:opened", why, "setting:opened") for kind, ln, why in settings.opened(rules.narrowed, lines)]
+    out += [_match(rules, ln, kind, "layer:imports", why, "layer:imports") for kind, ln, why in imports.crossings(rules.import_bans, lines)]
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")
@@ -163,6 +190,21 @@ def _is_file(term: Term, path: str) -> bool:
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return any(re.fullmatch(r"\.?[\w*\-]+(?:\.[\w*\-]+)*\.[a-z0-9]{1,5}|\.[a-z]\w+", f) and fnmatch.fnmatchcase(name, f)
                for f in term.forms)
+
+
+# Languages a decision may rule out ("Use Kotlin, no Java"), by the extensions of their source files.
+_LANGUAGE_FILES = {"java": (".java",), "kotlin": (".kt",), "javascript": (".js", ".jsx", ".mjs", ".cjs"),
+                   "typescript": (".ts", ".tsx"), "python": (".py",), "ruby": (".rb",), "php": (".php",),
+                   "c#": (".cs",), "csharp": (".cs",), "scala": (".scala",), "groovy": (".groovy",),
+                   "coffeescript": (".coffee",), "perl": (".pl",)}
+
+
+def _in_language(term: Term, path: str) -> bool:
+    """A new source file in a language the decision rules out; a tool's configuration file written in it
+    (`eslint.config.js`, `.prettierrc.js`) is the tool's, not the project's code."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    exts = _LANGUAGE_FILES.get(term.forms[0], ())
+    return name.endswith(exts) and not name.startswith(".") and "config" not in name and bool(exts)
 
 
 def _match(rules: Rules, ln: Line, kind: str, rule: str, why: str, mechanism: str = "") -> dict[str, Any]:
@@ -215,8 +257,9 @@ def mentions(term: Term, ln: Line, path: str) -> bool:
         return _runs(term.forms, ln, path)
     manifest = tech_terms.manifest_language(path) is not None
     for form in term.forms:
-        if any(ch in form for ch in "./-!:@") or " " in form:
-            if re.search(rf"(?<![\w.\-]){re.escape(form)}(?![\w\-])", low):
+        if any(ch in form for ch in "./-!:@=") or " " in form:
+            spelled = re.escape(form).replace("=", _EQUALS)  # `shell=True`, `shell = True`, `shell: true`
+            if re.search(rf"(?<![\w.\-]){spelled}(?![\w\-])", low):
                 return True
             continue
         if form in tech_terms.AMBIGUOUS and not manifest:
@@ -341,6 +384,8 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         exact = limit.words <= parts
         if not exact and not parts & limit.synonyms:
             continue
+        if _OPERAND.search(code, 0, m.start()):
+            continue  # `2 ** attempt, 8`: a value computed from the subject, not one given to it
         unbounded = _UNBOUNDED.match(code, m.end())
         if unbounded and limit.op in ("<=", "<"):
             out.append((m.group(0), float("inf"), exact))
@@ -350,8 +395,11 @@ def _limit_values(limit: Limit, ln: Line, lang: str) -> list[tuple[str, float, b
         if num is None:
             continue
         value = float(num.group(1).replace("_", ""))
+        end = num.end()
+        while factor := _FACTOR.match(code, end):  # `30 * 24 * time.Hour`
+            value, end = value * float(factor.group(1)), factor.end()
         if limit.duration:
-            scale = _unit_of(m.group(0), code[num.end():num.end() + 24], lang)
+            scale = _unit_of(m.group(0), code[end:end + 24], lang)
             if scale is None:
                 continue
             value *= scale
@@ -365,8 +413,9 @@ def _unit_of(ident: str, after: str, lang: str) -> float | None:
     for part in reversed(_parts(ident)):
         if part in _UNIT_WORDS:
             return _UNIT_WORDS[part]
-    m = re.match(r"\s*(?:\*\s*time\.(Millisecond|Second|Minute)|(ms|s|m)\b)", after)
+    m = re.match(r"\s*(?:\*\s*time\.(Millisecond|Second|Minute|Hour)|(ms|s|m|h)\b)", after)
     if m:
         word = (m.group(1) or m.group(2)).lower()
-        return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "ms": 0.001, "s": 1.0, "m": 60.0}[word]
+        return {"millisecond": 0.001, "second": 1.0, "minute": 60.0, "hour": 3600.0, "ms": 0.001, "s": 1.0, "m": 60.0,
+                "h": 3600.0}[word]
     return _DEFAULT_UNIT.get(lang)

@@ -23,7 +23,7 @@ from engram.monitor.code_lines import Line, is_config
 from engram.text import singular
 
 _CODE_IDENT = re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
-                         r"[a-z][a-z0-9]*_[a-z0-9_]+)\b")
+                         r"[a-z][a-z0-9]*_[a-z0-9_]+|[xX]-[A-Za-z][\w]*(?:-[A-Za-z0-9]+)+)\b")  # header names: x-idempotency-key
 _PLUS = re.compile(r"\b([a-z][\w-]*)\s*\+\s*([a-z][\w-]*)", re.I)
 _ALL_MUST = re.compile(r"\ball\s+(?:\w+\s+)?(routes?|endpoints?|handlers?|queries|query|uploads?|requests?)\s+"
                        r"(?:must|should|shall|have to|need to)\b", re.I)

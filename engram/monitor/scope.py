@@ -66,6 +66,7 @@ def _under(path: str, fragment: str) -> bool:
         return f"/{frag}/" in path + "/" or path.startswith(f"/{frag}")
     parts = path.strip("/").split("/")
     parts = parts[:-1] + [parts[-1].rsplit(".", 1)[0]]  # web/views.py is a view
+    parts += parts[-1].split(".")[1:]  # transfers.controller.ts is a controller (NestJS, Angular)
     names = (frag, frag.rstrip("s"), frag + "s", frag[:-3] + "y" if frag.endswith("ies") else frag)
     names += _ABBREVIATIONS.get(frag, ()) + (_REQUEST_LAYER if frag in _REQUEST_LAYER else ())
     return any(part in names or part.rsplit("_", 1)[-1] in names for part in parts)
@@ -89,6 +90,13 @@ def _is_place(raw: str) -> bool:
     return _is_path(raw.rstrip(".,;:)")) or _place(raw) in LAYER_WORDS or "*" in raw
 
 
+def _modifies(first: str, second: str | None) -> bool:
+    """ "API keys", "service accounts": a singular layer word before a plural noun names a kind of that
+    noun, not the layer ("Services compose ...", "API endpoints ..." are layers)."""
+    return bool(second) and second.lower() not in LAYER_WORDS and second.lower().endswith("s") \
+        and not first.lower().endswith("s")
+
+
 def scope_of(text: str) -> Scope:
     """The scope a decision's own words give it (an empty Scope: it applies everywhere)."""
     within: list[str] = []
@@ -105,7 +113,7 @@ def scope_of(text: str) -> Scope:
     within += [p for p in explicit if p and not any(p.startswith(e) for e in exempt)]
     for clause in re.split(r"[:;(]", rest):
         m = _SUBJECT.match(clause)
-        if m and m.group(1).lower() not in _IMPERATIVE:
+        if m and m.group(1).lower() not in _IMPERATIVE and not _modifies(m.group(1), m.group(2)):
             within += [w.lower() for w in m.groups() if w and w.lower() in LAYER_WORDS]
     within += [w.lower() for w in _IN_LAYER.findall(rest) if w.lower() in LAYER_WORDS - _NOT_AFTER_IN]
     exempt = [e for e in dict.fromkeys(exempt) if e]

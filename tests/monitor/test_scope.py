@@ -37,6 +37,12 @@ def test_a_layer_matches_its_files_by_name():
     repos = Scope(within=("repositories",))
     assert repos.applies("src/persistence/document_repo.py") and repos.applies("app/repositories/users.py")
     assert repos.applies("backend/user_repository.py") and not repos.applies("app/api/users.py")
+    controllers = Scope(within=("controllers",))
+    assert controllers.applies("src/transfers/transfers.controller.ts") and not controllers.applies("src/transfers/dto.ts")
+
+
+def test_a_layer_word_naming_a_kind_of_thing_is_no_layer():
+    assert scope_of("Credentials (API keys, tokens) are never logged.") == Scope((), ())
 
 
 def _node(text: str) -> dict:
