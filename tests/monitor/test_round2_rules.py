@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph import decision_text
 from engram.monitor import decision_rules
 from engram.monitor.offline_checker import check
 
-
-def node(text: str) -> dict:
-    return {"id": "d0", "name": text, "description": text, "data": decision_text.parse(text)}
-
-
-def diff(path: str, *lines: str, start: int = 10) -> str:
-    old = sum(1 for x in lines if not x.startswith("+"))
-    new = sum(1 for x in lines if not x.startswith("-"))
-    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{old} +{start},{new} @@\n" + "\n".join(lines) + "\n"
+from testing.decisions import node, diff
 
 
 LOGIN = "Every view that changes data must be decorated with @login_required."

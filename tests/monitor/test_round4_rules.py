@@ -8,24 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph import decision_text
 from engram.monitor import decision_rules
 from engram.monitor.readings import imports, required_code, settings
 from engram.monitor.offline_checker import check
 
-
-def node(text: str) -> dict:
-    return {"id": "d0", "name": text, "description": text, "data": decision_text.parse(text)}
-
-
-def diff(path: str, *lines: str, start: int = 10) -> str:
-    old = sum(1 for x in lines if not x.startswith("+"))
-    new = sum(1 for x in lines if not x.startswith("-"))
-    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},{old} +{start},{new} @@\n" + "\n".join(lines) + "\n"
-
-
-def new_file(path: str, *lines: str) -> str:
-    return f"--- a/{path}\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines) + "\n"
+from testing.decisions import diff, new_file, node
 
 
 SHELL = "Avoid `os.system` and `subprocess(shell=True)` in the build tools."
