@@ -4,11 +4,14 @@
     python bench/contradiction_quality.py --cv [--group rule|project]
     python bench/contradiction_quality.py --cross [N]
 
-Six sets, each printed per split (docs/labelled-sets.md, "Method"):
-tests/monitor/real_rules4.json (round 4: 48 new rules of public projects, all `holdout4`, never
-tuned on, changes written as an agent's ordinary task where the rule is incidental),
-tests/monitor/real_rules3.json (round 3: 58 new rules of public projects, all `holdout3`, never
-tuned on; its line is the headline), tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
+Seven sets, each printed per split (docs/labelled-sets.md, "Method"):
+tests/monitor/real_rules5.json (round 5: 52 new rules taken from public projects' ADRs,
+contributing / style guides and lint configurations, all `holdout5`, written blind to the
+checker and never tuned on; its line is the headline), tests/monitor/real_rules4.json (round 4:
+48 rules, `holdout4`, changes written as an agent's ordinary task; read after its held-out run and
+tuned on in round 5),
+tests/monitor/real_rules3.json (round 3: 58 rules, `holdout3`; tuned on in round 4),
+tests/monitor/real_rules2.json (round 2: rules of public projects, changes written the way
 an agent's edits are, split by rule into `dev2` and `holdout2` before round-2 tuning; both
 halves tuned on in round 3), tests/monitor/real_rules.json (round 1: `dev`, and
 `holdout`, whose round-1 first run was its held-out figure; both halves were tuned on in
@@ -22,7 +25,7 @@ is set (and ENGRAM_OFFLINE is not), the configured API checker runs on the same 
 (one request per file); `--offline-only` skips it. `--verbose` lists every miss and false
 warning of the splits it prints: keep it off a held-out split until its figure is taken.
 
-`--cv` measures generalisation on the development material only (every set but rounds 3 and 4):
+`--cv` measures generalisation on the development material only (every set but round 5):
 leave-one-group-out over rules (or source projects), where each mechanism of the offline
 checker (`offline_checker.all_matches`, the `mechanism` of a match) may warn on the left-out
 group only if, on the other groups, its warnings were right at least `--min-precision` of the
@@ -50,9 +53,11 @@ sys.path.insert(0, str(REPO))
 
 MONITOR = REPO / "tests" / "monitor"
 SETS = (  # (file, label, splits in print order)
-    (MONITOR / "real_rules4.json", "round 4: held out whole, public projects' rules, changes made in ordinary tasks",
+    (MONITOR / "real_rules5.json", "round 5: held out whole, rules of ADRs, contributing guides and lint configurations",
+     ("holdout5",)),
+    (MONITOR / "real_rules4.json", "round 4: public projects' rules, changes made in ordinary tasks (tuned on in round 5)",
      ("holdout4",)),
-    (MONITOR / "real_rules3.json", "round 3: held out whole, public projects' rules", ("holdout3",)),
+    (MONITOR / "real_rules3.json", "round 3: public projects' rules (tuned on in round 4)", ("holdout3",)),
     (MONITOR / "real_rules2.json", "round 2: public projects' rules, agent-sized changes", ("dev2", "holdout2")),
     (MONITOR / "real_rules.json", "round 1: public projects' rules (both halves tuned on in round 2)",
      ("dev", "holdout")),
@@ -138,7 +143,8 @@ def report(name: str, rows: list[tuple[dict, str]], per_case: float, verbose: bo
                 print(f"  {what:<13} [{c['split']}] {c['id']} ({c.get('category') or c.get('lang')}, {c['kind']}) -> {v}")
 
 
-DEV_SETS = ("real_rules.json", "real_rules2.json", "audit_cases.json", "cases.json")
+DEV_SETS = ("real_rules.json", "real_rules2.json", "real_rules3.json", "real_rules4.json", "audit_cases.json",
+            "cases.json")
 
 
 def group_of(case: dict, by: str) -> str:
@@ -176,16 +182,16 @@ def gate_from(rec: dict[str, dict], min_precision: float, min_groups: int) -> se
             if r["tp"] / (r["tp"] + r["fp"]) >= min_precision and len(r["groups"]) >= min_groups}
 
 
-def cross_validate(by: str, min_precision: float, min_groups: int, extra: tuple[str, ...] = ()) -> None:
-    """`extra`: sets added to the material (round 3 once its held-out run is taken); the figure is
-    printed for each of them alone too (its rules were not in view when the parser was written)."""
+def cross_validate(by: str, min_precision: float, min_groups: int) -> None:
+    """Leave one group out; the figure is printed for each set's rules alone too (the later rounds'
+    rules were not in view when the parser was first written)."""
     rows = []
-    for name in DEV_SETS + extra:
+    for name in DEV_SETS:
         for c in load_cases("all", MONITOR / name):
             rows.append((f"{name}:{group_of(c, by)}", c["expected"] != NO, fired(c)))
     groups = sorted({g for g, _, _ in rows})
     cv = {"tp": 0, "fp": 0, "fn": 0}
-    cv_of = {name: {"tp": 0, "fp": 0, "fn": 0} for name in extra}
+    cv_of = {name: {"tp": 0, "fp": 0, "fn": 0} for name in DEV_SETS}
     for g in groups:
         allowed = gate_from(mechanism_record([r for r in rows if r[0] != g]), min_precision, min_groups)
         for _, positive, mech in (r for r in rows if r[0] == g):
@@ -251,16 +257,13 @@ def main() -> int:
     ap.add_argument("--group", choices=("rule", "project"), default="rule")
     ap.add_argument("--min-precision", type=float, default=0.95)
     ap.add_argument("--min-groups", type=int, default=1)
-    ap.add_argument("--with-round3", action="store_true",
-                    help="with --cv: add real_rules3.json (read after its held-out run) to the material")
     ap.add_argument("--cross", type=int, metavar="N", help="each decision against N other rules' changes")
     args = ap.parse_args()
     if args.cross:
         cross_check(args.cross)
         return 0
     if args.cv:
-        cross_validate(args.group, args.min_precision, args.min_groups,
-                       ("real_rules3.json",) if args.with_round3 else ())
+        cross_validate(args.group, args.min_precision, args.min_groups)
         return 0
     from engram.monitor.offline_checker import OfflineChecker
 

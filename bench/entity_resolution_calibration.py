@@ -16,7 +16,11 @@ Labelled sets (same / child / different), each split by entity family before any
   by the same method before the round-3 changes with no name of a round-1 or round-2 pair;
 * round 4, tests/consolidate/data/entity_pairs_r4.tsv: `holdout4`, held out whole, written
   blind to the resolver (names as they occur in the fixtures and in the wild) with no name of
-  an earlier round; `in_table` is "unknown" throughout;
+  an earlier round; `in_table` is "unknown" throughout; read after its run, tuned on in round 5;
+* round 5, tests/consolidate/data/entity_pairs_r5.tsv: `holdout5`, held out whole, written
+  blind to the resolver from public projects' own files (manifests, compose images, Actions
+  `uses:` lines, Terraform providers against the names their docs use), no name of an earlier
+  round: the headline;
 * the older in-sample tests/consolidate/data/concept_pairs.tsv, reported for comparison.
 
 Each pair goes through the real `Resolver` on a real SQLite file holding only the existing
@@ -24,9 +28,9 @@ name: the name rules of engram/consolidate/names.py first, then the embeddings' 
 similarity under the bands. Precision and recall of each outcome (merge <-> same, child <->
 child, new <-> different) are printed for the configured bands (engram/consolidate/
 entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid search finds
-on the development halves only. `--split dev` prints only the halves tuning may look at
-(dev, dev2, holdout2, in-sample); `--split holdout` only the held-out ones (holdout,
-holdout3, holdout4); `--misses` lists each printed half's wrong pairs. Remote embedders need their
+on dev, dev2 and holdout2 only. `--split dev` prints only the halves tuning may look at
+(every round but round 5, and the in-sample pairs); `--split holdout` only the held-out one
+(holdout5); `--misses` lists each printed half's wrong pairs. Remote embedders need their
 key (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
 """
 
@@ -54,10 +58,13 @@ REAL = DATA / "entity_pairs.tsv"
 ROUND2 = DATA / "entity_pairs_r2.tsv"
 ROUND3 = DATA / "entity_pairs_r3.tsv"
 ROUND4 = DATA / "entity_pairs_r4.tsv"
+ROUND5 = DATA / "entity_pairs_r5.tsv"
+BLIND = {"holdout4": ROUND4, "holdout5": ROUND5}  # written blind to the table: in_table is "unknown"
 LABEL_OF = {"merge": "same", "child": "child", "new": "different"}
 DEVELOPMENT = ["dev", "dev2", "holdout2"]  # what tuning may see (holdout2 was read after round 2's run)
-HALVES = {"dev": [*DEVELOPMENT, "in-sample"], "holdout": ["holdout", "holdout3", "holdout4"]}
-HALVES["all"] = ["dev", "holdout", "dev2", "holdout2", "holdout3", "holdout4", "in-sample"]
+READ = ["holdout", "holdout3", "holdout4"]  # held-out halves read after their runs, tuned on since
+HALVES = {"dev": [*DEVELOPMENT, *READ, "in-sample"], "holdout": ["holdout5"]}
+HALVES["all"] = ["holdout5", "holdout4", "holdout3", "holdout", "dev", "dev2", "holdout2", "in-sample"]
 
 
 class Pair(NamedTuple):
@@ -78,11 +85,11 @@ def load_pairs(path: Path = PAIRS) -> list[Pair]:
 
 def load_real(split: str) -> list[Pair]:
     """One half of the real-name pairs: "dev" / "holdout" (round 1), "dev2" / "holdout2" (round 2),
-    "holdout3" (round 3), "holdout4" (round 4)."""
+    "holdout3" (round 3), "holdout4" (round 4), "holdout5" (round 5)."""
     if split in ("dev", "holdout"):
         return [Pair(a, b, label) for half, _g, a, b, label, _src in _rows(REAL) if half == split]
-    if split == "holdout4":  # written blind to the table: in_table is "unknown"
-        return [Pair(a, b, label) for half, _g, a, b, label, _t, _why, _src in _rows(ROUND4) if half == split]
+    if split in BLIND:
+        return [Pair(a, b, label) for half, _g, a, b, label, _t, _why, _src in _rows(BLIND[split]) if half == split]
     return [Pair(a, b, label, in_table == "yes")
             for half, _g, a, b, label, in_table, _why, _src in _rows(ROUND3 if split == "holdout3" else ROUND2)
             if half == split]
@@ -213,9 +220,9 @@ def main() -> int:
                     help="dev: only the halves tuning may see; holdout: only the held-out ones")
     ap.add_argument("--misses", action="store_true", help="list each printed half's wrong pairs")
     args = ap.parse_args()
-    rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, ROUND4, PAIRS)]
-    print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3), {rel[3]} (round 4; headline: "
-          f"holdout4); in-sample: {rel[4]}; split {args.split}")
+    rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, ROUND4, ROUND5, PAIRS)]
+    print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3), {rel[3]} (round 4), {rel[4]} "
+          f"(round 5; headline: holdout5); in-sample: {rel[5]}; split {args.split}")
     for provider in args.provider or ["local", "voyage", "openai"]:
         emb = make(provider)
         if emb is None:

@@ -55,3 +55,12 @@ def test_no_rule_shared_with_earlier_sets():
     for c in cases():
         assert c["rule"] not in earlier_rules, c["id"]
         assert not set(c["decisions"]) & earlier_decisions, c["id"]
+
+
+def test_bench_holds_it_out_of_cross_validation():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cq", HERE.parents[1] / "bench" / "contradiction_quality.py")
+    cq = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cq)
+    assert "holdout5" in cq.SPLITS
+    assert "real_rules5.json" not in cq.DEV_SETS
