@@ -20,6 +20,7 @@ from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
+from engram.monitor.readings import policies
 from engram.text import singular
 
 Hit = tuple[str, Line, str]
@@ -634,6 +635,7 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
+    **policies.DETECTORS,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"})
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"}) | policies.PATH_DETECTORS
