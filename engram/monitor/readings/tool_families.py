@@ -37,7 +37,6 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "Python linter": ("ruff", "flake8", "pylint"),
     "Python formatter": ("black", "ruff", "yapf", "autopep8"),
     "Python type checker": ("mypy", "pyright"),
-    "JavaScript package manager": ("npm", "yarn", "pnpm", "bun"),
     "Python package manager": ("poetry", "pipenv", "uv", "pdm"),
     "component library": ("mui", "antd", "chakra-ui"),
     "template engine": ("jinja2", "mako"),
@@ -63,11 +62,11 @@ LANGS: dict[str, tuple[str, ...]] = {
 
 AMBIGUOUS = frozenset({
     "ava", "tape", "arrow", "click", "commander", "gin", "echo", "chi", "fiber", "express", "dagger", "glide", "coil",
-    "black", "uv", "bun", "parcel", "rollup", "goose", "hilt", "recoil", "jasmine", "junit", "vite", "npm", "yarn",
+    "black", "uv", "parcel", "rollup", "goose", "hilt", "recoil", "jasmine", "junit", "vite",
 })
 
 # A tool's own files (`yarn.lock`, `.eslintrc`, `vite.config.ts`) are not spellings of the tool in code:
-# "do not commit `package-lock.json`" is about that file, not about npm.
+# "do not commit `poetry.lock`" is about that file, not about Poetry.
 _FILE_NAME = re.compile(r"^\.|\.config\.|\.(?:json|jsonc|lock|lockb|ya?ml|toml|ini|cfg|txt|ts|mjs|cjs)$")
 
 
