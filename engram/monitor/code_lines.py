@@ -272,3 +272,9 @@ def is_test_path(path: str) -> bool:
     return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name == "conftest.py"
             or name.endswith(("_test.py", "_test.go", "_spec.rb", "_test.rs"))
             or any(f".{k}." in name for k in ("test", "spec")))
+
+
+def created(lines: list[Line]) -> bool:
+    """Whether the lines are a whole new file: every one added, from line 1 (blank context aside)."""
+    added = [ln for ln in lines if ln.side == "+"]
+    return bool(added) and added[0].number == 1 and all(ln.side == "+" or not ln.text.strip() for ln in lines)

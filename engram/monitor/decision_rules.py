@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, imports, literals, policies, required_code, settings
+from engram.monitor.readings import data_access, imports, literals, policies, required_code, settings, test_policy
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -302,6 +302,7 @@ class Rules:
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
+    tests_only: bool = False  # its subject is the tests ("Tests must not sleep"): production code is not governed
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -354,6 +355,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.import_bans = imports.forbidden_layers(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
+    r.tests_only = test_policy.tests_only(text)
     return r
 
 

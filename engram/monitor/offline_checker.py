@@ -97,7 +97,7 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
         if lines:  # a protected file is protected whatever it holds, tests and fixtures too
             matches += [_match(rules, lines[0], "direct", "protected-path", why, "path:protected")
                         for why in protected_paths.violations(rules.text, path, new_file)]
-        if test_file and not rules.about_tests:
+        if (test_file and not rules.about_tests) or (rules.tests_only and not test_file):
             continue
         if rules.data_access and data_access.governs(rules.data_access, path):  # its own places, not the scope's
             matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")

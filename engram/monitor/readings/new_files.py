@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from engram.graph import decision_text
-from engram.monitor.code_lines import Line
+from engram.monitor.code_lines import Line, created
 
 Hit = tuple[str, Line, str]
 
@@ -72,13 +72,9 @@ def rules_of(text: str) -> list[NewFileRule]:
     return out
 
 
-def _created(lines: list[Line]) -> bool:
-    return bool(lines) and all(ln.side == "+" or not ln.text.strip() for ln in lines)
-
-
 def left_out(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
     """A file the change creates, of the kind the decision names, without what every new one carries."""
-    if not _created(lines):
+    if not created(lines):
         return []
     text = "\n".join(re.sub(r"\s+", " ", ln.text) for ln in lines)
     return [("direct", lines[0], f"creates {path.rsplit('/', 1)[-1]} without {r.what}, which every new file must carry")

@@ -1,6 +1,7 @@
 """What a project's rules say tests must not do: focused tests ("Disallow focused tests",
 "no `it.only`"), disabled or skipped tests ("Disallow disabled tests", "never skip a failing
-test"), and fixed sleeps ("tests must not sleep", "no hard-coded waits in tests").
+test"), fixed sleeps ("tests must not sleep", "no hard-coded waits in tests"), the network ("unit
+tests never hit the network") and the real clock ("tests must not depend on the current time").
 
 These are lint rules most JavaScript and Python projects enable (eslint-plugin-jest's
 no-focused-tests and no-disabled-tests, mocha's no-exclusive-tests and no-skipped-tests,
@@ -35,6 +36,19 @@ _SKIPPED_CUE = re.compile(rf"\b{_BAN}\b[^.;]{{0,40}}(?:\b(?:disabled|skipped|pen
 _SLEEP_CUE = re.compile(rf"(?=.*\btests?\b|.*\bspecs?\b)(?=.*\b{_BAN}\b[^.;]{{0,40}}(?:\bsleep\w*|\bwaitForTimeout\b|"
                         r"\b(?:fixed|arbitrary|hard-?coded|static)\s+(?:waits?|delays?|timeouts?|sleeps?)\b))", re.I | re.S)
 
+# "Tests must not hit the network", "no real HTTP calls in unit tests", "tests run offline".
+_NETWORK_CUE = re.compile(rf"(?=.*\btests?\b)(?=.*(?:\b{_BAN}\b|\bwithout\b|\bnot\b)[^.;]{{0,40}}\b(?:network|internet|"
+                          r"real (?:http|network|api|services?|endpoints?)|external (?:services?|apis?|calls?|requests?)|"
+                          r"outbound|live (?:apis?|services?|endpoints?))\b|.*\btests?\s+(?:must\s+)?run\s+offline\b)",
+                          re.I | re.S)
+# "Tests must not depend on the current time", "freeze time in tests", "use a fake clock".
+_CLOCK_CUE = re.compile(r"(?=.*\btests?\b)(?=.*\b(?:current|real|wall[- ]clock|system)\s+(?:time|date|clock)\b|"
+                        r".*\bfreez\w*\s+(?:the\s+)?(?:time|clock)\b|.*\b(?:fake|mock\w*|fixed|injected)\s+(?:timers?|clocks?)\b)",
+                        re.I | re.S)
+# "Tests must not ...", "Unit tests should never ...": a rule whose subject is the tests holds in test files only.
+_TESTS_SUBJECT = re.compile(r"^\W*(?:(?:unit|integration|e2e|end-to-end)\s+)?tests?\s+(?:code\s+)?(?:must|should|shall|may|can)"
+                            r"(?:\s+not|\s+never|n'?t)\b", re.I)
+
 _FOCUSED = [
     re.compile(r"(?<![\w.])(?:it|test|describe|context|suite|specify)(?:\.describe)?\.only\s*\("),
     re.compile(r"(?<![\w.])(?:fit|fdescribe|fcontext|ftest)\s*\("),
@@ -52,7 +66,23 @@ _SLEEP = re.compile(r"\btime\.sleep\(|\bThread\.sleep\(|\bTimeUnit\.\w+\.sleep\(
                     r"\bwaitForTimeout\(|\bcy\.wait\(\s*\d|\bnew\s+Promise\(\s*\(?\s*\w+\s*\)?\s*=>\s*setTimeout\(|"
                     r"^\s*sleep\s*\(?\s*\d|\bTask\.Delay\(\s*\d")
 
-CUES = {"focused_tests": _FOCUSED_CUE, "skipped_tests": _SKIPPED_CUE, "test_sleeps": _SLEEP_CUE}
+# A request to a host that is not this machine: `requests.get("https://api...")`, `fetch("https://...")`.
+_REMOTE_CALL = re.compile(r"\b(?:requests|httpx|aiohttp|urllib\.request|axios|http|got|superagent|ky)\s*\.\s*(?:get|post|put|"
+                          r"patch|delete|head|request|urlopen|Get|Post|Head)\s*\(\s*[fr]?[\"'`]https?://(?!localhost|127\.|"
+                          r"0\.0\.0\.0|\[::1\]|[\w.\-]*example\.(?:com|org)|[\w.\-]+\.test\b)|\bfetch\(\s*[\"'`]https?://"
+                          r"(?!localhost|127\.|[\w.\-]*example\.(?:com|org))|\burlopen\(\s*[\"']https?://(?!localhost|127\.)")
+_NOW = re.compile(r"\bdatetime\.(?:now|utcnow|today)\(|\bdate\.today\(|\btime\.time\(\)|\bDate\.now\(\)|"
+                  r"\bnew\s+Date\(\s*\)|\btime\.Now\(\)|\bInstant\.now\(|\bLocalDate(?:Time)?\.now\(|"
+                  r"\bSystem\.currentTimeMillis\(|\bDateTime\.(?:Now|UtcNow)\b|\bTime\.now\b")
+
+CUES = {"focused_tests": _FOCUSED_CUE, "skipped_tests": _SKIPPED_CUE, "test_sleeps": _SLEEP_CUE,
+        "test_network": _NETWORK_CUE, "test_clock": _CLOCK_CUE}
+
+
+def tests_only(text: str) -> bool:
+    """Whether a decision's subject is the tests ("Tests must not sleep"): then it says nothing of
+    production code, which may sleep, call the network and read the clock."""
+    return _TESTS_SUBJECT.search(text) is not None
 
 
 def _added(lines: list[Line]) -> list[Line]:
@@ -71,13 +101,17 @@ def skipped_tests(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if any(rx.search(ln.code) for rx in _SKIPPED)]
 
 
-def test_sleeps(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
-    """A fixed sleep in a test file: the test waits a guessed time instead of for the event."""
-    if not is_test_path(path):
-        return []
-    return [("direct", ln, "sleeps for a fixed time in a test, which the decision rules out") for ln in _added(lines)
-            if _SLEEP.search(ln.code)]
+def _in_tests(rx: re.Pattern[str], why: str, raw: bool = False):
+    """A detector of `rx` on the added lines of test files; `raw`: read string contents too (a URL)."""
+    def detect(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
+        if not is_test_path(path):
+            return []
+        return [("direct", ln, why) for ln in _added(lines) if rx.search(ln.text if raw else ln.code)]
+    return detect
 
 
-DETECTORS = {"focused_tests": focused_tests, "skipped_tests": skipped_tests, "test_sleeps": test_sleeps}
-PATH_DETECTORS = frozenset({"test_sleeps"})
+DETECTORS = {"focused_tests": focused_tests, "skipped_tests": skipped_tests,
+             "test_sleeps": _in_tests(_SLEEP, "sleeps for a fixed time in a test, which the decision rules out"),
+             "test_network": _in_tests(_REMOTE_CALL, "calls a remote host from a test, which the decision rules out", True),
+             "test_clock": _in_tests(_NOW, "reads the real clock in a test, which the decision rules out")}
+PATH_DETECTORS = frozenset({"test_sleeps", "test_network", "test_clock"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from engram.monitor.code_lines import Line
+from engram.monitor.code_lines import Line, created
 
 Hit = tuple[str, Line, str]
 
@@ -72,8 +72,8 @@ def workflow_permissions(lines: list[Line], lang: str, decision: str, path: str 
     removed = [ln for ln in lines if ln.side == "-" and declares.match(ln.text)]
     if removed:
         return [("direct", removed[0], "removes the workflow's permissions declaration")]
-    created = all(ln.side == "+" or not ln.text.strip() for ln in lines) and any(re.match(r"^jobs\s*:", ln.text) for ln in lines)
-    return [("direct", lines[0], "creates a workflow without a permissions declaration")] if created else []
+    new = created(lines) and any(re.match(r"^jobs\s*:", ln.text) for ln in lines)
+    return [("direct", lines[0], "creates a workflow without a permissions declaration")] if new else []
 
 
 CUES = {"job_timeouts": _TIMEOUT_CUE, "workflow_permissions": _PERMISSIONS_CUE}
