@@ -38,6 +38,8 @@ COOKIES = "Session cookies are Secure and HttpOnly."
 DEPS = "Avoid dependencies: adding a dependency is a big deal."
 PHP = "PHP strict types `declare(strict_types=1);` required in new files."
 LICENSE = "Every new source file must have the license header."
+AUDIT = "Never reduce auditability: no removing audit logs, no reducing log detail."
+GENERATED = "Generated code must not be edited by hand; change the generator."
 STATE = "We will use Zustand for client state."
 LOGS = "Use Timber for logging, never `println`."
 
@@ -104,6 +106,17 @@ CASES = [
     (PHP, "app/Actions/Sync.php", diff("app/Actions/Sync.php", "+    $x = 1;"), False),  # an existing file
     (LICENSE, "src/util.py", new_file("src/util.py", "# SPDX-License-Identifier: MIT", "import os"), False),
     (LICENSE, "src/util.py", new_file("src/util.py", "import os"), True),
+    (AUDIT, "jobs/power.py", diff("jobs/power.py", "     log.info('cycle')", "-    audit.record(job_id=job_id, actor=actor)"),
+     True),
+    (AUDIT, "jobs/power.py", diff("jobs/power.py", "-    audit.record(job_id=job_id)", "+    audit.record(job_id=job_id, why=why)"),
+     False),
+    (AUDIT, "jobs/power.py", diff("jobs/power.py", '-    log.info("cycle host=%s job=%s", host, job)', '+    log.info("cycle")'),
+     True),
+    (GENERATED, "api/v1/user.pb.go", diff("api/v1/user.pb.go", "-	Name string", "+	Name  string"), True),
+    (GENERATED, "api/client.ts", diff("api/client.ts", " // This file was automatically generated. DO NOT EDIT.",
+                                      "+export const base = '/v2';"), True),
+    (GENERATED, "api/client.ts", diff("api/client.ts", " // the API client", "+export const base = '/v2';"), False),
+    (GENERATED, "api/v1/user.pb.go", new_file("api/v1/user.pb.go", "package v1"), False),  # the generator's new file
     (STATE, "src/store.ts", diff("src/store.ts", '+import { configureStore } from "@reduxjs/toolkit";',
                                  '+import { createSlice } from "redux";'), True),
     (STATE, "src/store.ts", diff("src/store.ts", '+import { create } from "zustand";'), False),

@@ -4,9 +4,9 @@ detectors, and which of them need the written file's path."""
 
 from __future__ import annotations
 
-from engram.monitor.readings import installs, markup, new_files, secrets, switches, test_policy, workflows
+from engram.monitor.readings import audit, generated, installs, markup, new_files, secrets, switches, test_policy, workflows
 
-_MODULES = (test_policy, markup, workflows, installs, secrets, switches, new_files)
+_MODULES = (test_policy, markup, workflows, installs, secrets, switches, new_files, audit, generated)
 
 CUES = {name: cue for m in _MODULES for name, cue in m.CUES.items()}
 DETECTORS = {name: fn for m in _MODULES for name, fn in m.DETECTORS.items()}
