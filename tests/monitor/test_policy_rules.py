@@ -38,6 +38,7 @@ COOKIES = "Session cookies are Secure and HttpOnly."
 DEPS = "Avoid dependencies: adding a dependency is a big deal."
 PHP = "PHP strict types `declare(strict_types=1);` required in new files."
 LICENSE = "Every new source file must have the license header."
+I18N = "All user-facing strings must be translated; no hard-coded UI text."
 AUDIT = "Never reduce auditability: no removing audit logs, no reducing log detail."
 GENERATED = "Generated code must not be edited by hand; change the generator."
 STATE = "We will use Zustand for client state."
@@ -106,6 +107,9 @@ CASES = [
     (PHP, "app/Actions/Sync.php", diff("app/Actions/Sync.php", "+    $x = 1;"), False),  # an existing file
     (LICENSE, "src/util.py", new_file("src/util.py", "# SPDX-License-Identifier: MIT", "import os"), False),
     (LICENSE, "src/util.py", new_file("src/util.py", "import os"), True),
+    (I18N, "src/Plans.tsx", diff("src/Plans.tsx", "+      <h2>Our plans</h2>"), True),
+    (I18N, "src/Plans.tsx", diff("src/Plans.tsx", '+      <h2>{t("plans.title")}</h2>'), False),
+    (I18N, "src/plans.py", diff("src/plans.py", '+    title = "<h2>Our plans</h2>"'), False),  # no markup file
     (AUDIT, "jobs/power.py", diff("jobs/power.py", "     log.info('cycle')", "-    audit.record(job_id=job_id, actor=actor)"),
      True),
     (AUDIT, "jobs/power.py", diff("jobs/power.py", "-    audit.record(job_id=job_id)", "+    audit.record(job_id=job_id, why=why)"),

@@ -211,6 +211,30 @@ def one_h1(lines: list[Line], lang: str, decision: str, path: str = "") -> list[
     return [("direct", e.line, "adds a second <h1> to the page") for e in h1[1:] if e.changed] if len(h1) > 1 else []
 
 
+# "All user-facing strings must be translated", "no hard-coded UI text", react/jsx-no-literals,
+# i18next/no-literal-string: text written into the markup instead of a translation call.
+_LITERAL_CUE = re.compile(r"\bjsx-no-literals\b|\bno-literal-string\b|\b(?:hard-?coded|literal|raw|untranslated|inline)\s+"
+                          r"(?:ui\s+|user-facing\s+|display\s+|visible\s+)?(?:strings?|text|copy|labels?)\b[^.;]{0,60}\b(?:jsx|"
+                          r"ui|components?|templates?|translat\w*|i18n|locali[sz]\w*)\b|\b(?:all|every|any)\s+(?:ui\s+|user-facing\s+|"
+                          r"visible\s+|display\s+)(?:strings?|text|copy|labels?)\s+(?:must|should|shall|need to)\s+(?:be\s+|go\s+)?"
+                          r"(?:translat\w*|locali[sz]\w*|through\b|externali[sz]\w*)", re.I)
+_TEXT_NODE = re.compile(r">\s*([^<>{}\n]*[A-Za-z]{2,}[^<>{}\n]*?)\s*</")
+
+
+def literal_text(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
+    """Words written between tags on a line the change adds (`<h2>Plans</h2>`), not a translation call."""
+    if not is_markup(path):
+        return []
+    out = []
+    for ln in lines:
+        if ln.side != "+" or ln.prose:
+            continue
+        m = _TEXT_NODE.search(_COMMENT.sub("", ln.text))
+        if m and re.search(r"[A-Za-z]{2,}", m.group(1)):
+            out.append(("direct", ln, f"writes the text {m.group(1).strip()!r} into the markup instead of a translation"))
+    return out
+
+
 def _new_tab_opened(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
     """`window.open(url, "_blank")` without "noopener": the new tab can reach back through window.opener."""
     return [("indirect", ln, 'opens a new tab with window.open without "noopener"') for ln in lines
@@ -222,7 +246,7 @@ def _blank_target(lines: list[Line], lang: str, decision: str, path: str = "") -
     return _detector(_blank_without_rel)(lines, lang, decision, path) + _new_tab_opened(lines, lang, decision, path)
 
 
-CUES = {name: cue for name, (cue, _) in RULES.items()} | {"one_h1": _ONE_H1}
-DETECTORS = {name: _detector(check) for name, (_, check) in RULES.items()} | {"one_h1": one_h1,
-                                                                             "blank_target": _blank_target}
+CUES = {name: cue for name, (cue, _) in RULES.items()} | {"one_h1": _ONE_H1, "literal_text": _LITERAL_CUE}
+DETECTORS = {name: _detector(check) for name, (_, check) in RULES.items()} | {
+    "one_h1": one_h1, "blank_target": _blank_target, "literal_text": literal_text}
 PATH_DETECTORS = frozenset(DETECTORS)
