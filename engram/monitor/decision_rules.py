@@ -489,7 +489,8 @@ def _is_conditional(text: str, phrase: str) -> bool:
     if i < 0:
         return False
     after = text[i + len(phrase):]
-    return re.match(r"^[\w.()!\-/]*(?:\s+\w+){0,2}?\s+" + _CONDITIONAL.pattern[4:], after, re.I) is not None
+    # a period that ends the sentence ("unittest directly. When ...") ends the phrase too
+    return re.match(r"^(?:[\w()!\-/]|\.(?=\S))*(?:\s+\w+){0,2}?\s+" + _CONDITIONAL.pattern[4:], after, re.I) is not None
 
 
 def _normal(word: str) -> str:
