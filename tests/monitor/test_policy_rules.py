@@ -41,6 +41,7 @@ LICENSE = "Every new source file must have the license header."
 I18N = "All user-facing strings must be translated; no hard-coded UI text."
 AUDIT = "Never reduce auditability: no removing audit logs, no reducing log detail."
 GENERATED = "Generated code must not be edited by hand; change the generator."
+MIGRATIONS = "`db/migrate/` - migration files (you CREATE, NEVER MODIFY existing)."
 STATE = "We will use Zustand for client state."
 LOGS = "Use Timber for logging, never `println`."
 
@@ -121,6 +122,9 @@ CASES = [
                                       "+export const base = '/v2';"), True),
     (GENERATED, "api/client.ts", diff("api/client.ts", " // the API client", "+export const base = '/v2';"), False),
     (GENERATED, "api/v1/user.pb.go", new_file("api/v1/user.pb.go", "package v1"), False),  # the generator's new file
+    (MIGRATIONS, "db/migrate/20250110_create_users.rb", diff("db/migrate/20250110_create_users.rb", "+      t.string :name"),
+     True),
+    (MIGRATIONS, "db/migrate/20250302_add_name.rb", new_file("db/migrate/20250302_add_name.rb", "class AddName"), False),
     (STATE, "src/store.ts", diff("src/store.ts", '+import { configureStore } from "@reduxjs/toolkit";',
                                  '+import { createSlice } from "redux";'), True),
     (STATE, "src/store.ts", diff("src/store.ts", '+import { create } from "zustand";'), False),
