@@ -41,7 +41,7 @@ LICENSE = "Every new source file must have the license header."
 I18N = "All user-facing strings must be translated; no hard-coded UI text."
 AUDIT = "Never reduce auditability: no removing audit logs, no reducing log detail."
 GENERATED = "Generated code must not be edited by hand; change the generator."
-MIGRATIONS = "`db/migrate/` - migration files (you CREATE, NEVER MODIFY existing)."
+MIGRATIONS = "`db/migrate/` – migration files (you CREATE, NEVER MODIFY existing)."
 STATE = "We will use Zustand for client state."
 LOGS = "Use Timber for logging, never `println`."
 
