@@ -260,3 +260,21 @@ def enclosing_def(ln: Line, lines: list[Line], reach: int = 12) -> str:
     new_side = [x for x in lines if x.side != "-"]
     i = next((k for k, x in enumerate(new_side) if x is ln), len(new_side))
     return next((x.code for x in reversed(new_side[max(0, i - reach):i]) if _DEF.match(x.code)), "")
+
+
+_TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
+
+
+def is_test_path(path: str) -> bool:
+    """Tests, fixtures and mocks: code that may legitimately use what production code must not."""
+    parts = path.lower().replace("\\", "/").split("/")
+    name = parts[-1]
+    return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name == "conftest.py"
+            or name.endswith(("_test.py", "_test.go", "_spec.rb", "_test.rs"))
+            or any(f".{k}." in name for k in ("test", "spec")))
+
+
+def created(lines: list[Line]) -> bool:
+    """Whether the lines are a whole new file: every one added, from line 1 (blank context aside)."""
+    added = [ln for ln in lines if ln.side == "+"]
+    return bool(added) and added[0].number == 1 and all(ln.side == "+" or not ln.text.strip() for ln in lines)

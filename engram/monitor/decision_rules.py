@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, imports, literals, required_code, settings
+from engram.monitor.readings import data_access, imports, literals, policies, required_code, settings, test_policy
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -233,11 +233,14 @@ DETECTOR_CUES = {
     "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
                                 r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?", re.I),
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
-                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
-                                   re.I),
+                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b|"
+                                   r"\bavoid\s+(?:adding\s+)?dependenc\w*|\badding\s+(?:a\s+)?(?:new\s+)?dependency\s+is\s+a\s+big\s+deal|"
+                                   r"\b(?:add|adding|introduc\w*)\s+(?:any\s+)?(?:new\s+)?dependenc\w*\s+(?:\w+\s+){0,2}?without\s+"
+                                   r"(?:prior\s+|explicit\s+)?(?:approval|discussion|asking|permission)", re.I),
     "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
                                         r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
                                         re.I),
+    **policies.CUES,  # tests, markup, settings, installs: engram.monitor.readings.policies
 }
 
 
@@ -299,6 +302,7 @@ class Rules:
     data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
+    tests_only: bool = False  # its subject is the tests ("Tests must not sleep"): production code is not governed
 
 
 def decision_text_of(node: dict[str, Any]) -> str:
@@ -351,6 +355,7 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.import_bans = imports.forbidden_layers(text)
     r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
+    r.tests_only = test_policy.tests_only(text)
     return r
 
 
@@ -484,7 +489,8 @@ def _is_conditional(text: str, phrase: str) -> bool:
     if i < 0:
         return False
     after = text[i + len(phrase):]
-    return re.match(r"^[\w.()!\-/]*(?:\s+\w+){0,2}?\s+" + _CONDITIONAL.pattern[4:], after, re.I) is not None
+    # a period that ends the sentence ("unittest directly. When ...") ends the phrase too
+    return re.match(r"^(?:[\w()!\-/]|\.(?=\S))*(?:\s+\w+){0,2}?\s+" + _CONDITIONAL.pattern[4:], after, re.I) is not None
 
 
 def _normal(word: str) -> str:

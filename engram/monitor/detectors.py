@@ -20,6 +20,7 @@ from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
+from engram.monitor.readings import policies
 from engram.text import singular
 
 Hit = tuple[str, Line, str]
@@ -455,13 +456,20 @@ _SENSITIVE_WORDS = {"password": "password", "passwords": "password", "token": "t
                     "phone": "personal", "phones": "personal"}
 _LOG_CALL = re.compile(r"(?:\b(?:logger|logging|log|console|LOG|Log|logrus|slog)\s*\.\s*\w+|\bprint|\bpprint|"
                        r"\bfmt\.(?:Print|Fprint)\w*|\bprintln!?)\s*\(")
-_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::=|=(?!=))\s*(.+)")
+# "never log or include in errors": an error's message is read as widely as a log.
+_ERROR_CALL = re.compile(r"\b(?:fmt\.Errorf|errors\.New|new\s+\w*(?:Error|Exception))\s*\(|\braise\s+\w+\s*\(|"
+                         r"\bthrow\s+new\s+\w+\s*\(|\bpanic!?\s*\(")
+_ERRORS_TOO = re.compile(r"\b(?:errors?|exceptions?|error messages?)\b", re.I)
+# `tok, err := s.tokens.New(email)`: the first name bound is the value.
+_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)(?:\s*,\s*[A-Za-z_]\w*)*\s*(?::=|=(?!=))\s*(.+)")
 _INTERP = re.compile(r"\$?\{([^{}]+)\}")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def _parts(ident: str) -> set[str]:
-    return {p.lower() for chunk in ident.split("_") for p in _CAMEL_PARTS.findall(chunk)}
+    """Lowercased parts of an identifier and their singulars (`s.tokens` holds tokens)."""
+    parts = {p.lower() for chunk in ident.split("_") for p in _CAMEL_PARTS.findall(chunk)}
+    return parts | {singular(p) for p in parts}
 
 
 # What reveals nothing of a value: its length, presence, prefix, a mask or hash of it
@@ -516,8 +524,9 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             tainted.add(m.group(1))  # `result = charge(card)` is not the card: calls do not pass it on
     out = []
     added = _added(lines)
+    errors_too = _ERRORS_TOO.search(decision) is not None
     for i, ln in enumerate(added):
-        call = _LOG_CALL.search(ln.code)
+        call = _LOG_CALL.search(ln.code) or (_ERROR_CALL.search(ln.code) if errors_too else None)
         if call is None:
             continue
         rest = _continued(ln, ln.code[call.end():], added[i + 1:])
@@ -527,7 +536,7 @@ def sensitive_logs(lines: list[Line], lang: str, decision: str) -> list[Hit]:
         hit = next((i for i in idents if i.split(".")[0] in tainted or _parts(i.replace(".", "_")) & words
                     and not i.isupper()), None)
         if hit:
-            out.append(("direct", ln, f"writes {hit} to a log"))
+            out.append(("direct", ln, f"writes {hit} to {'an error' if call.re is _ERROR_CALL else 'a log'}"))
     return out
 
 
@@ -634,6 +643,7 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
+    **policies.DETECTORS,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"})
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"}) | policies.PATH_DETECTORS

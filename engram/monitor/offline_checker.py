@@ -29,7 +29,7 @@ from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
 from engram.monitor.readings import data_access, imports, literals, protected_paths, required_code, settings, sizes
-from engram.monitor.code_lines import Line
+from engram.monitor.code_lines import Line, is_test_path
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
 from engram.monitor.detectors import DETECTORS, PATH_DETECTORS
@@ -40,7 +40,6 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CONFIG_TOKEN = re.compile(r"[A-Za-z_][\w\-]*")
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d+)?)(?![\w.])")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_TEST_DIRS = ("tests", "test", "__tests__", "spec", "specs", "testdata", "fixtures", "__mocks__", "e2e")
 MAX_MATCHES = 6
 _EQUALS = r"\s*[=:]\s*"
 # Mechanisms switched off: their matches are computed (all_matches) but never warn.
@@ -98,7 +97,7 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
         if lines:  # a protected file is protected whatever it holds, tests and fixtures too
             matches += [_match(rules, lines[0], "direct", "protected-path", why, "path:protected")
                         for why in protected_paths.violations(rules.text, path, new_file)]
-        if test_file and not rules.about_tests:
+        if (test_file and not rules.about_tests) or (rules.tests_only and not test_file):
             continue
         if rules.data_access and data_access.governs(rules.data_access, path):  # its own places, not the scope's
             matches += [_match(rules, ln, kind, "data-access", why, "layer:data_access")
@@ -117,15 +116,6 @@ def is_ignore_file(path: str) -> bool:
     """`.gitignore` and its kin: a line added there keeps the thing it names out, so "never commit
     `.env`" is kept, not broken, by adding `.env` to it."""
     return _IGNORE_FILES.fullmatch(path.replace("\\", "/").rsplit("/", 1)[-1].lower()) is not None
-
-
-def is_test_path(path: str) -> bool:
-    """Tests, fixtures and mocks: code that may legitimately use what production code must not."""
-    parts = path.lower().replace("\\", "/").split("/")
-    name = parts[-1]
-    return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name == "conftest.py"
-            or name.endswith(("_test.py", "_test.go", "_spec.rb", "_test.rs"))
-            or any(f".{k}." in name for k in ("test", "spec")))
 
 
 def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_file: bool = False) -> list[dict[str, Any]]:

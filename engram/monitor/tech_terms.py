@@ -15,6 +15,7 @@ word like `print` or `requests` must match a whole identifier.
 from __future__ import annotations
 
 from engram.graph import aliases
+from engram.monitor.readings import tool_families
 
 # The canonicals the checker reasons about; their spellings come from the one curated
 # table (engram/graph/aliases.txt): aliases, plus parts such as drivers and client libraries.
@@ -37,6 +38,8 @@ CANONICALS = (
     "jwt", "express-session",
 )  # fmt: skip
 ALIASES: dict[str, tuple[str, ...]] = {c: aliases.table().forms(c) for c in CANONICALS}
+CANONICALS += tuple(dict.fromkeys(m for ms in tool_families.FAMILIES.values() for m in ms if m not in ALIASES))
+ALIASES |= {c: tool_families.code_forms(aliases.table().forms(c)) for c in CANONICALS if c not in ALIASES}
 
 ROLES: dict[str, tuple[str, ...]] = {
     "database": ("postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb"),
@@ -60,6 +63,8 @@ ROLES: dict[str, tuple[str, ...]] = {
     "utility library": ("lodash", "underscore", "ramda"),
     "session mechanism": ("jwt", "express-session"),
 }
+for _role, _members in tool_families.FAMILIES.items():  # more families of tools, one fact each
+    ROLES[_role] = tuple(dict.fromkeys(ROLES.get(_role, ()) + _members))
 
 # A role member counts only on a line that also mentions one of these words.
 ROLE_CONTEXT: dict[str, tuple[str, ...]] = {
@@ -86,6 +91,7 @@ LANGS: dict[str, tuple[str, ...]] = {
     "underscore": ("js",), "ramda": ("js",), "tracing": ("rust",), "log": ("go", "rust"), "express-session": ("js",),
     "tailwind css": ("js",),
 }  # fmt: skip
+LANGS.update(tool_families.LANGS)
 
 # Distinctive names: also matched as a part of a compound identifier (RedisCache, redis_url).
 DISTINCT = frozenset({
@@ -104,6 +110,7 @@ AMBIGUOUS = frozenset({
     "pg", "slog", "joi", "yup", "ajv", "celery", "nats", "sqs", "scrypt", "md5", "sha1", "sha256", "sha512",
     "log", "tracing", "emotion", "underscore", "jwt",
 })
+AMBIGUOUS |= tool_families.AMBIGUOUS
 
 # Names that mean the library only where the change imports them whole (`"log"`, `use log::`):
 # `log.Debug()` is as likely zerolog's log package as Go's.

@@ -26,6 +26,9 @@ _PROTECT = re.compile(rf"\b{_NEG}\s+(?:\w+\s+){{0,2}}?(?:{_CHANGE}|{_CREATE})\b|
 _NEW_ONLY = re.compile(rf"\b{_NEG}\s+(?:\w+\s+){{0,2}}?(?:{_CREATE})\s+(?:any\s+)?(?:new\s+)?(?:files?|folders?|"
                        rf"directories)\b|\b{_NEG}\s+(?:create|add)\s+[`'\"]", re.I)
 # "NEVER EDIT GENERATED FILES" with "Any file in X is GENERATED": X is protected too.
+# "you CREATE, NEVER MODIFY existing", "do not edit already-applied migrations": new files there are fine.
+_EXISTING_ONLY = re.compile(rf"\b{_CHANGE}\s+(?:any\s+|the\s+)?existing\b|\balready[- ](?:applied|run|merged|released|deployed)\b",
+                            re.I)
 _GENERATED_RULE = re.compile(rf"\b{_NEG}\s+(?:\w+\s+){{0,2}}?{_CHANGE}\s+(?:the\s+|any\s+)?generated\b|\bnever edit generated\b",
                              re.I)
 _GENERATED = re.compile(r"\b(?:is|are)\s+(?:auto-?)?generated\b|\bgenerated\s+(?:files?|code|output)\b", re.I)
@@ -46,10 +49,12 @@ _CODE_EXTENSIONS = set("py ts tsx js jsx go rs rb java kt cs php".split())  # "N
 
 @dataclass(frozen=True)
 class Protected:
-    """A path pattern a decision protects; `new_only`: only files the write creates there."""
+    """A path pattern a decision protects; `new_only`: only files the write creates there;
+    `existing_only`: only files already there."""
 
     pattern: str
     new_only: bool
+    existing_only: bool = False  # only files already there ("never modify existing")
 
 
 def protected(text: str) -> tuple[list[Protected], list[str]]:
@@ -63,6 +68,7 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
                 continue
             cut = _EXCEPT.search(clause)
             new_only = _NEW_ONLY.search(clause) is not None
+            existing_only = _EXISTING_ONLY.search(clause) is not None
             verb = _PROTECT.search(clause)
             for m in _SPAN.finditer(clause):
                 pattern = _pattern(m.group(1) or m.group(2), bool(m.group(1)), clause[m.end():m.end() + 12])
@@ -73,7 +79,7 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
                     continue
                 between = clause[verb.end():m.start()] if verb and verb.end() <= m.start() else ""
                 if _names_the_path(verb.group(0) if verb else "", between):
-                    found.append(Protected(pattern, new_only))
+                    found.append(Protected(pattern, new_only, existing_only))
     return list(dict.fromkeys(found)), allowed
 
 
@@ -124,4 +130,4 @@ def violations(text: str, path: str, new_file: bool) -> list[str]:
     if any(matches(a, path) for a in allowed):
         return []
     return [f"writes {path}, which the decision protects ({p.pattern})"
-            for p in found if matches(p.pattern, path) and (new_file or not p.new_only)]
+            for p in found if matches(p.pattern, path) and (new_file or not p.new_only) and not (new_file and p.existing_only)]

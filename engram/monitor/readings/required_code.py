@@ -64,7 +64,7 @@ def required(text: str) -> list[Requirement]:
 
 def left_out(reqs: list[Requirement], lines: list[Line], path: str, new_file: bool) -> list[Hit]:
     """Things of the kind the change creates or keeps without what the decision requires of them."""
-    p = "/" + path.replace("\\", "/").lower().lstrip("./")
+    p = "/" + path.replace("\\", "/").lower().removeprefix("./")
     out: list[Hit] = []
     for req in reqs:
         rx = _quote_pattern(req.quote)
