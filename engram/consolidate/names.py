@@ -39,6 +39,8 @@ configured, the adjudicator.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engram.graph.aliases import Table, key, squashed
 from engram.text import singular
 
@@ -304,8 +306,10 @@ def _published(name: str, table: Table) -> tuple[str, str] | None:
     or whose name only says which part it is ("@langchain/core")."""
     k = key(name)
     head, _, rest = k.rpartition("/")
-    if " " in k or not head or len(rest) < 2 or k in table.canon:
-        return None
+    if " " in k or not head or len(rest) < 2 or (k in table.canon and _canon(rest, table) not in (None, table.canon[k])):
+        return None  # a path the table knows keeps its last part unless that part is another thing ("net/http")
+    if _provider(name, table):
+        return None  # "hashicorp/aws" is HashiCorp's provider for AWS, not AWS (_by_provider)
     if k.startswith("@"):
         scope = head[1:]
         publisher = _canon(scope, table) or scope
@@ -317,7 +321,19 @@ def _published(name: str, table: Table) -> tuple[str, str] | None:
     segments = name.strip().split("/")
     if not any(seg.islower() for seg in segments) or all(len(seg) <= 3 for seg in segments):
         return None
+    head = _hostless(head)
     return _canon(head.lstrip("."), table) or head, rest  # ".husky/pre-commit": Husky's
+
+
+def _hostless(path: str) -> str:
+    """A path without the registry or forge that hosts it, and without Docker's namespace of
+    official images: "github.com/gorilla" -> "gorilla", "registry.terraform.io/hashicorp" ->
+    "hashicorp", "docker.io/library" -> "" (the image "postgres" itself); "gorm.io" stays (a
+    module path whose host is the project's own)."""
+    segments = path.split("/")
+    if len(segments) > 1 and "." in segments[0].strip("."):
+        segments = segments[1:]
+    return "/".join(segments[:-1] if segments[-1] == "library" else segments)
 
 
 def _scoped(name: str) -> str:
@@ -371,16 +387,18 @@ def _same_name(a: str, b: str, table: Table) -> bool:
     if (sa and _one_name(sa, b, table)) or (sb and _one_name(a, sb, table)):
         return True
     ua, ub = _unowned(a, table), _unowned(b, table)
-    if ua and ub:
-        return ua[0] == ub[0] and _one_name(ua[1], ub[1], table)
-    return bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table))
+    if ua and ub and (ua[0] != ub[0] or _one_name(ua[1], ub[1], table)):
+        return ua[0] == ub[0]  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
+    if bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table)):
+        return True  # "redis/redis-stack" / "Redis Stack": the publisher's name is in the product's
+    return _same_words(a, b, table) or _same_tool(a, b, table)
 
 
 def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
     """(merge | child | new | None, the rule that decided) for a proposed name against an existing one."""
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
-    for rule in (_by_table, _by_version, _by_structure):
+    for rule in (_by_tool, _by_table, _by_version, _by_structure):
         action, how = rule(proposed, existing, table)
         if action:
             return action, how
@@ -555,3 +573,159 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
     """Whether `short`'s words occur in `long` in order (not necessarily adjacent)."""
     it = iter(long)
     return all(any(w == x for x in it) for w in short)
+
+
+# Words a package's or a repository's name spells besides what it is: "sdk" ("@sentry/nextjs" is
+# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"); and the frameworks a UI
+# package of a scope says it is for ("@radix-ui/react-slot" is "Radix Slot").
+_PACKAGE_NOISE = frozenset(["sdk", "js", "official"])
+_FOR_FRAMEWORK = frozenset(["react", "vue", "svelte", "solid", "angular"])
+# What an organisation's account adds to its project's name ("cypress-io", "astral-sh", "gohugoio").
+_ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org")
+
+
+def _same_words(a: str, b: str, table: Table) -> bool:
+    """A package or repository path and the prose name its docs give it, the same words in any
+    order: "@auth0/auth0-spa-js" / "Auth0 SPA SDK", "@modelcontextprotocol/server-filesystem" /
+    "Filesystem MCP Server", "modelcontextprotocol/python-sdk" / "MCP Python SDK"; the prose
+    name may leave out the framework a scope's UI package is for ("@radix-ui/react-slot")."""
+    for pkg, prose in ((a, b), (b, a)):
+        pw, sw = _package_words(pkg, table), _prose_words(prose, table)
+        if pw and sw and len(sw) >= 2 and sw <= pw and pw - sw <= _FOR_FRAMEWORK and len(pw & sw) >= 2:
+            return True
+    return False
+
+
+def _package_words(name: str, table: Table) -> frozenset[str]:
+    """The words of a scoped package or an "owner/repo" path, each as the table's canonical:
+    "@auth0/auth0-spa-js" -> {"auth0", "spa"}; empty for other names."""
+    k = key(name)
+    if " " in k or k.count("/") != 1 or k.startswith(".") or k.startswith("@types/"):
+        return frozenset()
+    scope, _, package = k.lstrip("@").partition("/")
+    owner = _canon(scope, table) or _canon(_org(scope), table) or _org(scope)
+    words = [w for w in package.replace(".", "-").translate(_SEPARATORS).split() if w not in _PACKAGE_NOISE]
+    words = [w for w in words if w not in (scope, owner, _org(scope))]
+    return frozenset([owner] + [_canon(w, table) or singular(w) for w in words]) if words else frozenset()
+
+
+def _prose_words(name: str, table: Table) -> frozenset[str]:
+    """The words of a name written as prose, each as the table's canonical ("Sentry Next.js SDK" ->
+    {"sentry", "next.js"}); empty for a one-word name or a path."""
+    k = key(name)
+    if " " not in k or "/" in k:
+        return frozenset()
+    return frozenset(_canon(w, table) or singular(w) for w in k.split() if w not in _PACKAGE_NOISE)
+
+
+def _org(account: str) -> str:
+    """An organisation's account name without what the account adds: "cypress-io" -> "cypress"."""
+    for suffix in _ORG_SUFFIXES:
+        if account.endswith(suffix) and len(account) - len(suffix) >= 3:
+            return account[: -len(suffix)]
+    return account
+
+
+class _Tool(NamedTuple):
+    """What a GitHub Action or a Terraform provider is called and what it is for."""
+
+    name: str  # "checkout" for "actions/checkout", "aws" for "hashicorp/aws" and "AWS provider"
+    target: str  # what it sets up, reports to or manages: "python" for "actions/setup-python"
+    owner: str  # the account that publishes it ("" for a prose name)
+    ref: bool  # written as a reference ("owner/repo"), not as prose
+
+
+def _same_tool(a: str, b: str, table: Table) -> bool:
+    """An action's or a provider's reference and the name its docs give it: "actions/checkout" /
+    "checkout action", "codecov/codecov-action" / "Codecov GitHub Action", "hashicorp/aws" /
+    "Terraform AWS Provider", "integrations/github" / "GitHub provider"."""
+    for tool in (_action, _provider):
+        ta, tb = tool(a, table), tool(b, table)
+        if ta and tb and ta.ref and tb.ref:  # "registry.terraform.io/hashicorp/aws" / "hashicorp/aws"
+            return ta.owner == tb.owner and _one_name(ta.name, tb.name, table)
+        ta = ta or (_as_ref(a) if tb and not tb.ref else None)
+        tb = tb or (_as_ref(b) if ta and not ta.ref else None)
+        if ta and tb and any(_same_name(x, y, table) for x, y in _tool_names(ta, tb)):
+            return True
+    return False
+
+
+def _tool_names(ta: _Tool, tb: _Tool) -> list[tuple[str, str]]:
+    """The spellings two tools' names are compared in: the name, and the name after its owner's
+    ("docker/login-action" is the "Docker Login Action")."""
+    return [(ta.name, tb.name), (f"{_org(ta.owner)} {ta.name}", tb.name), (ta.name, f"{_org(tb.owner)} {tb.name}")]
+
+
+def _as_ref(name: str) -> _Tool | None:
+    """A plain "owner/repo" path read as an action's or a provider's reference, when the other
+    name says it is one ("peter-evans/create-pull-request" / "Create Pull Request action")."""
+    k = key(name)
+    owner, slash, repo = k.partition("/")
+    if " " in k or not slash or "/" in repo or k.startswith(("@", ".")) or len(repo) < 2:
+        return None
+    return _Tool(" ".join(repo.translate(_SEPARATORS).split()), repo, owner, True)
+
+
+def _action(name: str, table: Table) -> _Tool | None:
+    """A GitHub Action: a reference ("actions/checkout", "aws-actions/configure-aws-credentials",
+    "codecov/codecov-action", "pnpm/action-setup", "astral-sh/setup-uv", "github/codeql-action/init":
+    a part of the CodeQL action) or a prose name ending "action" ("Codecov GitHub Action")."""
+    k = key(name)
+    words = loose(name).split()
+    if " " in k:
+        if len(words) < 2 or words[-1] != "action":
+            return None
+        core = words[:-2] if words[-2] == "github" else words[:-1]
+        return _Tool(" ".join(core), " ".join(core), "", False) if core else None
+    segments = k.split("/")
+    if len(segments) < 2 or k.startswith(("@", ".")) or "." in segments[0]:
+        return None
+    owner, repo = segments[0], segments[1]
+    parts = repo.translate(_SEPARATORS).split()
+    setup = parts[:1] == ["setup"] and len(parts) > 1
+    if not (owner == "actions" or owner.endswith("-actions") or setup or {"action", "actions"} & set(parts)):
+        return None
+    core = [w for w in parts if w not in ("action", "actions", "gh", "github")] or [_org(owner)]
+    name_ = " ".join(core + segments[2:])
+    return _Tool(name_, " ".join(core[1:]) if setup else " ".join(core), owner, True)
+
+
+def _provider(name: str, table: Table) -> _Tool | None:
+    """A Terraform provider: "terraform-provider-aws" (its repository), "hashicorp/aws" (its
+    registry address: HashiCorp's namespace publishes providers for others' products; its own
+    products' images, "hashicorp/vault", are the products), "registry.terraform.io/cloudflare/
+    cloudflare", or prose: "AWS provider", "Terraform AWS Provider"."""
+    k = key(name)
+    if " " in k:
+        words = [w for w in loose(name).split() if w != "terraform"]
+        if len(words) < 2 or words[-1] != "provider":
+            return None
+        return _Tool(" ".join(words[:-1]), " ".join(words[:-1]), "", False)
+    segments = k.split("/")
+    repo = segments[-1]
+    if repo.startswith("terraform-provider-") and len(repo) > len("terraform-provider-"):
+        target = repo.removeprefix("terraform-provider-")
+        return _Tool(target, target, segments[-2] if len(segments) > 1 else "", True)
+    host = segments[0] if len(segments) == 3 else ""
+    namespace = segments[-2] if len(segments) in (2, 3) else ""
+    if host == "registry.terraform.io" or (namespace == "hashicorp" and host in ("", "registry.terraform.io")
+                                           and not _hashicorps(repo, table) and not _action(name, table)):
+        return _Tool(repo, repo, namespace, True)
+    return None
+
+
+def _hashicorps(name: str, table: Table) -> bool:
+    """Whether the table makes a name one of HashiCorp's own products ("vault", "terraform")."""
+    return any("hashicorp" in table.parents_of(n) for n in (name, f"hashicorp {name}"))
+
+
+def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """An action or a provider is a child of what it is for: "actions/setup-python" / "Python",
+    "codecov/codecov-action" / "Codecov", "hashicorp/aws" / "AWS", "github/codeql-action/init" /
+    "CodeQL"."""
+    ta = _action(a, table) or _provider(a, table)
+    if ta is None or not ta.ref or _action(b, table) or _provider(b, table):
+        return None, ""
+    if any(_same_name(x, b, table) for x in (ta.target, ta.name.split()[0]) if x):
+        return "child", "made for it"
+    return None, ""
