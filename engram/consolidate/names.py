@@ -55,12 +55,12 @@ CONFIG_EXTS = frozenset("json jsonc json5 yml yaml toml ini cfg conf config lock
 LOCK_EXTS = frozenset(["lock", "lockb"])
 SCRIPT_EXTS = frozenset("js cjs mjs ts cts mts py".split())
 _FILE_SUFFIXES = ("config", "file", "rc")  # "gatsby-config.js", "Gruntfile.js", "Vagrantfile"
-_NAME_SUFFIXES = (".js", ".ts")  # "NextAuth.js" is NextAuth
+_NAME_SUFFIXES = (".js", ".ts", ".rs")  # "NextAuth.js" is NextAuth, "Criterion.rs" the crate criterion
 # A kind glued on a one-word name: "SolidJS" is Solid, "TimescaleDB" Timescale, "UnoCSS" Uno.
 _GLUED_KINDS = ("js", "db", "css")
 # Top-level domains a project's site is named with, used as its name ("Fly.io", "pypi.org");
 # not ".sh", ".rs", ".so", ".py": a script's, a Rust source's, a library's, a module's file.
-_TLDS = frozenset("io com org net dev pm ai app cloud tech run build".split())
+_TLDS = frozenset("io com org net dev pm ai app cloud tech run build is works co me site".split())
 # What a package of an npm scope is called when it is a part of the scope's project, not a
 # product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
 _PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
@@ -119,6 +119,15 @@ def _spelled(base: str, version: str, table: Table) -> str:
     return version
 
 
+def _net_moniker(base: str, version: str, table: Table) -> str:
+    """.NET's target framework monikers write its major version "net9.0" (its csproj files'
+    spelling of .NET 9); other versions are as written."""
+    dotnet = _canon(".net", table) or ".net"
+    if version.endswith(".0") and (base == "net" or _canon(base, table) == dotnet) and version[:-2].isdigit():
+        return version[:-2]
+    return version
+
+
 def _version(word: str) -> str:
     """The version a word is ("3.12" for "3.12" or "v3.12", "3.x" for "3.x"), or ""."""
     w = word[1:] if word[:1] == "v" and len(word) > 1 else word
@@ -169,7 +178,7 @@ def _squashed_equal(a: str, b: str) -> bool:
 
 def _bare_equal(a: str, b: str) -> bool:
     """Whether two name keys are one name once bare (_bare): "d3.js" / "d3" too, short as it is."""
-    ba, bb = _bare(a), _bare(b)
+    ba, bb = _bare(_bare(a)), _bare(_bare(b))  # "handlebarsjs.com": a domain, then a glued kind
     return (ba != a or bb != b) and (ba == bb or _squashed_equal(ba, bb))
 
 
@@ -299,12 +308,15 @@ def _owned(owner: str, name: str, rest: str, table: Table) -> bool:
 
 def _published(name: str, table: Table) -> tuple[str, str] | None:
     """(publisher, the name published) for an npm package of a scope ("@langchain/langgraph" ->
-    ("langchain", "langgraph")) or a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
-    "github.com/spf13/cobra"); None for a name the table knows whole, for abbreviations
+    ("langchain", "langgraph")), a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
+    "github.com/spf13/cobra") or an MCP server's tool ("mcp__attio__search-records"); None for a name the table knows whole, for abbreviations
     ("CI/CD", "TCP/IP", "Pub/Sub"), for type definitions ("@types/...": _by_types) and for a
     scope's package the table knows as a name of its own ("@sentry/node" is Sentry's, not Node.js)
     or whose name only says which part it is ("@langchain/core")."""
     k = key(name)
+    if k.startswith("mcp__") and k.count("__") >= 2:  # Claude Code's name of an MCP server's tool
+        server, _, tool = k.removeprefix("mcp__").partition("__")
+        return (_canon(server, table) or server, tool) if server and tool else None
     head, _, rest = k.rpartition("/")
     if " " in k or not head or len(rest) < 2 or (k in table.canon and _canon(rest, table) not in (None, table.canon[k])):
         return None  # a path the table knows keeps its last part unless that part is another thing ("net/http")
@@ -346,6 +358,20 @@ def _scoped(name: str) -> str:
     return f"{_bare(scope.removesuffix('-js'))} {package}"
 
 
+# How a package that binds a library for another language says so: Rust's "-sys" crates
+# ("openssl-sys"), "-ffi" and "-bindings" packages.
+_BINDING_SUFFIXES = ("-sys", "-ffi", "-bindings", "-binding")
+
+
+def _by_binding(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """A binding to a library is a child of it: "openssl-sys" / "OpenSSL", "libgit2-sys" / "libgit2"."""
+    k = key(a)
+    for suffix in _BINDING_SUFFIXES:
+        if k.endswith(suffix) and len(k) > len(suffix) + 1 and _same_name(k[: -len(suffix)], b, table):
+            return "child", "binding"
+    return None, ""
+
+
 def _by_types(a: str, b: str, table: Table) -> tuple[str | None, str]:
     """DefinitelyTyped's packages: "@types/node" is a child of Node.js, the types of it."""
     k = key(a)
@@ -374,10 +400,13 @@ def search_prefixes(name: str, table: Table) -> set[str]:
         canon = table.canonical(known) if known else None
         if canon:
             forms += [a for c in [canon, *table.parents_of(canon)] for a in table.aliases.get(c, [])]
-    out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     stems = _stems(stem) if _file_shaped(name) else set()  # "samconfig.toml": "AWS SAM"'s
+    forms += [*stems, *(loose(unowned[1]).split() if unowned else [])]  # ".spectral.yaml": Spectral's
+    out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     short = {k for k in (key(name), key(base), *stems) if _short(k)}
-    return out | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
+    written = _as_written(name)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
+    more = search_prefixes(written, table) if written != name else set()
+    return out | more | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
 
 def _same_name(a: str, b: str, table: Table) -> bool:
@@ -391,11 +420,12 @@ def _same_name(a: str, b: str, table: Table) -> bool:
         return ua[0] == ub[0]  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
     if bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table)):
         return True  # "redis/redis-stack" / "Redis Stack": the publisher's name is in the product's
-    return _same_words(a, b, table) or _same_tool(a, b, table)
+    return _same_words(a, b, table) or _same_tool(a, b, table) or _same_sdk(a, b, table) or _same_sdk(b, a, table)
 
 
 def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
     """(merge | child | new | None, the rule that decided) for a proposed name against an existing one."""
+    proposed, existing = _as_written(proposed), _as_written(existing)
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
     for rule in (_by_tool, _by_table, _by_version, _by_structure):
@@ -421,9 +451,12 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
     (ba, va), (bb, vb) = split_version(a, table), split_version(b, table)
+    wa, wb = loose(a).split(), loose(b).split()
+    if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
+        return "merge", "same version"  # "Claude Haiku 3.5" / "Claude 3.5 Haiku": the version moved
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
-    va, vb = _spelled(ba, va, table), _spelled(bb, vb, table)
+    va, vb = (_net_moniker(ba, _spelled(ba, va, table), table), _net_moniker(bb, _spelled(bb, vb, table), table))
     if va == vb:
         return "merge", "same version"
     if va:
@@ -432,7 +465,7 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
-    for rule in (_by_owner, _by_types, _by_file, _by_words):
+    for rule in (_by_owner, _by_types, _by_binding, _by_file, _by_words):
         action, how = rule(a, b, table)
         if action:
             return action, how
@@ -729,3 +762,56 @@ def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if any(_same_name(x, b, table) for x in (ta.target, ta.name.split()[0]) if x):
         return "child", "made for it"
     return None, ""
+
+
+def _as_written(name: str) -> str:
+    """A manifest's spelling of a name as its docs write it: a Python distribution without the
+    extras it is installed with ("uvicorn[standard]" is Uvicorn), a .NET package's dotted
+    namespace as words ("Serilog.Sinks.Console": a part of Serilog; "Microsoft.EntityFrameworkCore"
+    is Microsoft's Entity Framework Core; never "ASP.NET" or "Socket.IO", whose last part is no
+    word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter)."""
+    raw = name.strip()
+    if " " in raw:
+        return name
+    if raw.endswith("]") and "[" in raw[1:-1]:
+        return raw[: raw.index("[")]
+    parts = raw.split(".")
+    if len(parts) > 1 and all(p[:1].isupper() and p.isalnum() and not p.isupper() for p in parts):
+        return " ".join(parts)
+    group, colon, artifact = raw.partition(":")
+    if colon and "." in group and artifact[:1].isalpha() and "/" not in raw:
+        return artifact.partition(":")[0]
+    return name
+
+
+# What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
+# for Go", "Prometheus Go client"), and the languages a name may be for, one spelling each.
+_SDK_WORDS = frozenset("sdk client library lib binding package api official for the".split())
+_LANGUAGES = {"python": "python", "py": "python", "go": "go", "golang": "go", "js": "js", "javascript": "js",
+              "node": "node", "nodejs": "node", "node.js": "node", "typescript": "ts", "ts": "ts", "ruby": "ruby",
+              "rb": "ruby", "rust": "rust", "rs": "rust", "java": "java", "kotlin": "kotlin", "php": "php",
+              ".net": ".net", "dotnet": ".net", "c#": ".net", "csharp": ".net", "swift": "swift", "dart": "dart",
+              "elixir": "elixir", "scala": "scala"}
+
+
+def _same_sdk(package: str, prose: str, table: Table) -> bool:
+    """A client library's manifest name and its prose name: "anthropic" / "Anthropic Python SDK",
+    "firebase-admin" / "Firebase Admin SDK", "github.com/aws/aws-sdk-go-v2" / "AWS SDK for Go";
+    the languages, where both say one, agree ("@sentry/node" is not the "Sentry Python SDK")."""
+    raw, words = package.strip(), loose(prose).split()
+    if " " in raw or raw != raw.casefold() or len(words) < 2 or not _SDK_WORDS & set(words):
+        return False
+    parts = raw.lstrip("@").replace(".", "-").translate(_SEPARATORS).split()
+    if "/" in raw:
+        parts = _hostless(raw.lstrip("@")).replace(".", "-").translate(_SEPARATORS).split()
+    pkg_core, pkg_lang = _sdk_core(parts, table)
+    prose_core, prose_lang = _sdk_core(words, table)
+    plain = len(parts) == 1 or "/" not in raw or len(pkg_core) < len(set(parts))  # not "prometheus/prometheus"
+    return plain and bool(pkg_core) and pkg_core == prose_core and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
+
+
+def _sdk_core(words: list[str], table: Table) -> tuple[frozenset[str], frozenset[str]]:
+    """(whose library it is, the languages it says it is for) of a client library's words."""
+    core = frozenset(_canon(w, table) or w for w in words
+                     if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
+    return core, frozenset(_LANGUAGES[w] for w in words if w in _LANGUAGES)
