@@ -167,9 +167,15 @@ def _one_name(a: str, b: str, table: Table) -> bool:
             _squashed_equal(la, lb) or _squashed_equal(key(a), key(b))  # "ExternalDNS" is no plural
             or (_bare_equal(key(a), key(b)) and None in (ca, cb))):  # "Make.com" is not GNU Make
         return True
-    if ca is not None and ca == cb:
-        return True
+    if ca is not None and ca == cb and (_file_shaped(a) == _file_shaped(b) or _listed(a, b, table)):
+        return True  # ".yamllint" squashes to "yamllint" but is its file, unless the table lists it
     return _expanded(a, table) == _expanded(b, table) or _initialism(a, b, table) or _initialism(b, a, table)
+
+
+def _listed(a: str, b: str, table: Table) -> bool:
+    """Whether the table lists the file-shaped one of two names as written, not only its squashed
+    form (".NET", "dotenv = .env")."""
+    return key(a if _file_shaped(a) else b) in table.canon
 
 
 def _squashed_equal(a: str, b: str) -> bool:
@@ -409,6 +415,14 @@ def search_prefixes(name: str, table: Table) -> set[str]:
     return out | more | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
 
+def search_words(name: str) -> list[str]:
+    """The words an existing node related to `name` may hold (entity_resolution looks them up in
+    the keyword index): the name's words, and what a file of it is named for ("cliff.toml":
+    git-cliff's, "deny.toml": cargo-deny's)."""
+    parts = _file_parts(name) or []
+    return loose(name).split() + sorted(_stems(parts[0]) - {key(name)} if parts else set())
+
+
 def _same_name(a: str, b: str, table: Table) -> bool:
     if _one_name(a, b, table):
         return True
@@ -446,6 +460,8 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
     owned = _unowned(a, table)
     if owned and owned[0] == cb:
         return "child", "owner"  # "Google BigQuery" / "Google": the table knows both, not the link
+    if _file_shaped(a) != _file_shaped(b) and _by_file(a, b, table)[0]:
+        return _by_file(a, b, table)  # "angular.json" / "Angular CLI": the table knows both, not the link
     return "new", "distinct names"
 
 
@@ -494,7 +510,7 @@ def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
     # the tool a name like "coverage.py" or "Chart.js" is ("coverage"); a file's stem is no tool's
     tool, cb = key(b) if _file_shaped(b) else key(b).split(".")[0], _canon(b, table)
     for stem in _stems(parts[0]) if parts else ():
-        if any(_same_name(stem, other, table) for other in (b, tool, _kindless(b))):
+        if any(_same_name(stem, other, table) for other in (b, tool, _kindless(b), *_tool_words(b))):
             return "child", "file"
         if cb and cb in table.parents_of(stem):
             return "child", "file"
@@ -502,6 +518,20 @@ def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if any(_same_name(ext, b, table) for ext in exts if ext not in CONFIG_EXTS | SCRIPT_EXTS):
         return "child", "file"
     return None, ""
+
+
+# What a tool's name adds to the name its files are named with ("Drizzle Kit": drizzle.config.ts).
+_TOOL_TAILS = frozenset(["cli", "kit"])
+
+
+def _tool_words(name: str) -> list[str]:
+    """The names a tool's files may be named with besides its own: without "CLI" / "Kit" after it
+    ("Angular CLI": angular.json), or the command after a host tool's name ("git-cliff":
+    cliff.toml, "cargo-deny": deny.toml, "semantic-release": .releaserc)."""
+    words, k = loose(name).split(), key(name)
+    out = [" ".join(words[:-1])] if len(words) > 1 and words[-1] in _TOOL_TAILS else []
+    head, dash, last = k.rpartition("-")
+    return out + ([last] if dash and " " not in k and len(last) >= 4 and len(head) >= 3 else [])
 
 
 def _stems(first: str) -> set[str]:
