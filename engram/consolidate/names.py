@@ -417,10 +417,13 @@ def search_prefixes(name: str, table: Table) -> set[str]:
 
 def search_words(name: str) -> list[str]:
     """The words an existing node related to `name` may hold (entity_resolution looks them up in
-    the keyword index): the name's words, and what a file of it is named for ("cliff.toml":
+    the keyword index): the name's words, the words of a path or coordinate ("junit:junit":
+    "org.junit.jupiter:junit-jupiter"'s), and what a file of it is named for ("cliff.toml":
     git-cliff's, "deny.toml": cargo-deny's)."""
     parts = _file_parts(name) or []
-    return loose(name).split() + sorted(_stems(parts[0]) - {key(name)} if parts else set())
+    pieces = "".join(c if c.isalnum() else " " for c in key(name)).split()
+    return loose(name).split() + [w for w in pieces if len(w) >= 3] \
+        + sorted(_stems(parts[0]) - {key(name)} if parts else set())
 
 
 def _same_name(a: str, b: str, table: Table) -> bool:
@@ -470,6 +473,8 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
     wa, wb = loose(a).split(), loose(b).split()
     if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
         return "merge", "same version"  # "Claude Haiku 3.5" / "Claude 3.5 Haiku": the version moved
+    if va and not vb and _canon(b, table) and _canon(b, table) in table.parents_of(ba):
+        return "child", "part"  # "mcr.microsoft.com/dotnet/aspnet:8.0": a version of ASP.NET Core's image
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
     va, vb = (_net_moniker(ba, _spelled(ba, va, table), table), _net_moniker(bb, _spelled(bb, vb, table), table))
@@ -551,8 +556,8 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     ka, kb = _kindless_in(a, table), _kindless_in(b, table)
     if (ka != loose(a) and _same_name(ka, b, table)) or (kb != loose(b) and _same_name(a, kb, table)):
         return "merge", "kind word"
-    if any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
-        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"
+    if not _sdk_prose(b) and any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
+        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"; "@sentry/node" is no part of "Sentry Python SDK"
     if _glued_on(a, b, table) or _member_of(a, b, table):
         return "child", "qualified"
     cb, ub = _canon(b, table), _unowned(b, table)
@@ -838,6 +843,12 @@ def _same_sdk(package: str, prose: str, table: Table) -> bool:
     prose_core, prose_lang = _sdk_core(words, table)
     plain = len(parts) == 1 or "/" not in raw or len(pkg_core) < len(set(parts))  # not "prometheus/prometheus"
     return plain and bool(pkg_core) and pkg_core == prose_core and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
+
+
+def _sdk_prose(name: str) -> bool:
+    """Whether a name is a client library's prose name ("Sentry Python SDK", "AWS SDK for Go")."""
+    words = loose(name).split()
+    return len(words) > 1 and bool(_SDK_WORDS & set(words) - {"for", "the", "api"})
 
 
 def _sdk_core(words: list[str], table: Table) -> tuple[frozenset[str], frozenset[str]]:
