@@ -433,8 +433,10 @@ def _same_name(a: str, b: str, table: Table) -> bool:
     if (sa and _one_name(sa, b, table)) or (sb and _one_name(a, sb, table)):
         return True
     ua, ub = _unowned(a, table), _unowned(b, table)
-    if ua and ub and (ua[0] != ub[0] or _one_name(ua[1], ub[1], table)):
-        return ua[0] == ub[0]  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
+    if ua and ub and ua[0] == ub[0] and _one_name(ua[1], ub[1], table):
+        return True
+    if ua and ub and ua[0] != ub[0] and " " not in key(a) + key(b):
+        return False  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
     if bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table)):
         return True  # "redis/redis-stack" / "Redis Stack": the publisher's name is in the product's
     return _same_words(a, b, table) or _same_tool(a, b, table) or _same_sdk(a, b, table) or _same_sdk(b, a, table)
@@ -649,7 +651,7 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
 _PACKAGE_NOISE = frozenset(["sdk", "js", "official"])
 _FOR_FRAMEWORK = frozenset(["react", "vue", "svelte", "solid", "angular"])
 # What an organisation's account adds to its project's name ("cypress-io", "astral-sh", "gohugoio").
-_ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org")
+_ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org", "database")
 
 
 def _same_words(a: str, b: str, table: Table) -> bool:
@@ -821,7 +823,7 @@ def _as_written(name: str) -> str:
 
 # What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
 # for Go", "Prometheus Go client"), and the languages a name may be for, one spelling each.
-_SDK_WORDS = frozenset("sdk client library lib binding package api official for the".split())
+_SDK_WORDS = frozenset("sdk client library lib binding package driver api official for the".split())
 _LANGUAGES = {"python": "python", "py": "python", "go": "go", "golang": "go", "js": "js", "javascript": "js",
               "node": "node", "nodejs": "node", "node.js": "node", "typescript": "ts", "ts": "ts", "ruby": "ruby",
               "rb": "ruby", "rust": "rust", "rs": "rust", "java": "java", "kotlin": "kotlin", "php": "php",
@@ -833,16 +835,23 @@ def _same_sdk(package: str, prose: str, table: Table) -> bool:
     """A client library's manifest name and its prose name: "anthropic" / "Anthropic Python SDK",
     "firebase-admin" / "Firebase Admin SDK", "github.com/aws/aws-sdk-go-v2" / "AWS SDK for Go";
     the languages, where both say one, agree ("@sentry/node" is not the "Sentry Python SDK")."""
-    raw, words = package.strip(), loose(prose).split()
+    raw, words = package.strip(), key(prose).translate(_SEPARATORS).split()  # "Node.js" stays
     if " " in raw or raw != raw.casefold() or len(words) < 2 or not _SDK_WORDS & set(words):
         return False
     parts = raw.lstrip("@").replace(".", "-").translate(_SEPARATORS).split()
     if "/" in raw:
-        parts = _hostless(raw.lstrip("@")).replace(".", "-").translate(_SEPARATORS).split()
+        owner, _, rest = _hostless(raw.lstrip("@")).partition("/")  # "@neondatabase/serverless": Neon's
+        parts = f"{_org(owner)}/{rest}".replace(".", "-").translate(_SEPARATORS).split()
     pkg_core, pkg_lang = _sdk_core(parts, table)
     prose_core, prose_lang = _sdk_core(words, table)
     plain = len(parts) == 1 or "/" not in raw or len(pkg_core) < len(set(parts))  # not "prometheus/prometheus"
-    return plain and bool(pkg_core) and pkg_core == prose_core and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
+    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts), _sdk_run(words))  # "google-genai": "Gen AI"
+    return plain and bool(pkg_core) and same and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
+
+
+def _sdk_run(words: list[str]) -> str:
+    """A client library's words besides the library words, in order: "google gen ai" for "Google Gen AI SDK"."""
+    return " ".join(w for w in words if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
 
 
 def _sdk_prose(name: str) -> bool:
