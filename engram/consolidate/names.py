@@ -838,13 +838,11 @@ def _same_sdk(package: str, prose: str, table: Table) -> bool:
     raw, words = package.strip(), key(prose).translate(_SEPARATORS).split()  # "Node.js" stays
     if " " in raw or raw != raw.casefold() or len(words) < 2 or not _SDK_WORDS & set(words):
         return False
-    parts = raw.lstrip("@").replace(".", "-").translate(_SEPARATORS).split()
-    if "/" in raw:
-        owner, _, rest = _hostless(raw.lstrip("@")).partition("/")  # "@neondatabase/serverless": Neon's
-        parts = f"{_org(owner)}/{rest}".replace(".", "-").translate(_SEPARATORS).split()
+    owner, _, rest = _hostless(raw.lstrip("@")).rpartition("/")  # "@neondatabase/serverless": Neon's
+    parts = f"{_org(owner)}/{rest}".strip("/").replace(".", "-").translate(_SEPARATORS).split()
     pkg_core, pkg_lang = _sdk_core(parts, table)
     prose_core, prose_lang = _sdk_core(words, table)
-    plain = len(parts) == 1 or "/" not in raw or len(pkg_core) < len(set(parts))  # not "prometheus/prometheus"
+    plain = _org(owner.rpartition("/")[2]) != rest  # "prometheus/prometheus" is the project, not its client
     same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts), _sdk_run(words))  # "google-genai": "Gen AI"
     return plain and bool(pkg_core) and same and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
 
