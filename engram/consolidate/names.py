@@ -14,7 +14,12 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    owner's name before a product's capitalised name (the table's `^` lines: "Amazon RDS" /
    "RDS", "AWS Athena" / "Amazon Athena"), without a parent's name before a part the table
    gives it ("Python pip" / "pip"), or without its publisher: an npm scope or a repository
-   path ("@langchain/langgraph" / "LangGraph", "gin-gonic/gin" / "Gin");
+   path ("@langchain/langgraph" / "LangGraph", "gin-gonic/gin" / "Gin", with or without the host:
+   "github.com/gorilla/mux"); a GitHub Action's or a Terraform provider's reference and the name
+   its docs give it ("actions/checkout" / "checkout action", "hashicorp/aws" / "AWS provider"); a
+   package's words in any order ("@auth0/auth0-spa-js" / "Auth0 SPA SDK"); a client library's
+   manifest name and its prose name ("anthropic" / "Anthropic Python SDK"). Manifests' spellings
+   are read as their docs write them first: pip extras, .NET namespaces, Maven coordinates;
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
@@ -22,10 +27,13 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    "python3.12", "ES2022", "UUIDv7", "GPT-5"), in a project's own spelling ("py311" is
    Python 3.11, "ES6" is ES2015): a versioned name is a child of the unversioned one
    ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
-   ("Python 3.12" / "Python 3.11"); the same version merges;
+   ("Python 3.12" / "Python 3.11"); the same version merges, also moved inside the name
+   ("Claude Haiku 3.5" / "Claude 3.5 Haiku") or as a .NET target moniker ("net9.0" / ".NET 9");
 4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
    "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
-   ("@types/lodash" / "Lodash"); a file named for a tool is its child ("pytest.ini",
+   ("@types/lodash" / "Lodash"), an action or a provider of what it is for ("actions/setup-python"
+   / "Python", "hashicorp/aws" / "AWS"; tried before the table's "two names"), a binding of its
+   library ("openssl-sys" / "OpenSSL"); a file named for a tool is its child ("pytest.ini",
    ".stylelintrc", "vite.config.ts", "tsconfig.base.json", "Gruntfile.js", "Vagrantfile",
    "build.gradle.kts", "Pipfile.lock" for Pipenv, whose Pipfile it locks); a known name plus a
    qualifier is its child ("Redis cache" /
@@ -315,19 +323,20 @@ def _owned(owner: str, name: str, rest: str, table: Table) -> bool:
 def _published(name: str, table: Table) -> tuple[str, str] | None:
     """(publisher, the name published) for an npm package of a scope ("@langchain/langgraph" ->
     ("langchain", "langgraph")), a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
-    "github.com/spf13/cobra") or an MCP server's tool ("mcp__attio__search-records"); None for a name the table knows whole, for abbreviations
-    ("CI/CD", "TCP/IP", "Pub/Sub"), for type definitions ("@types/...": _by_types) and for a
-    scope's package the table knows as a name of its own ("@sentry/node" is Sentry's, not Node.js)
-    or whose name only says which part it is ("@langchain/core")."""
+    "github.com/spf13/cobra") or an MCP server's tool ("mcp__attio__search-records"); None for a
+    path the table knows whole whose last part is another thing ("net/http"), for abbreviations
+    ("CI/CD", "TCP/IP", "Pub/Sub"), for a Terraform provider (_provider), for type definitions
+    ("@types/...": _by_types) and for a scope's package the table knows as a name of its own
+    ("@sentry/node" is Sentry's, not Node.js) or whose name only says which part it is
+    ("@langchain/core")."""
     k = key(name)
     if k.startswith("mcp__") and k.count("__") >= 2:  # Claude Code's name of an MCP server's tool
         server, _, tool = k.removeprefix("mcp__").partition("__")
         return (_canon(server, table) or server, tool) if server and tool else None
     head, _, rest = k.rpartition("/")
-    if " " in k or not head or len(rest) < 2 or (k in table.canon and _canon(rest, table) not in (None, table.canon[k])):
-        return None  # a path the table knows keeps its last part unless that part is another thing ("net/http")
-    if _provider(name, table):
-        return None  # "hashicorp/aws" is HashiCorp's provider for AWS, not AWS (_by_provider)
+    known_whole = k in table.canon and _canon(rest, table) not in (None, table.canon[k])
+    if " " in k or not head or len(rest) < 2 or known_whole or _provider(name, table):
+        return None  # "hashicorp/aws" is HashiCorp's provider for AWS, not AWS (_by_tool)
     if k.startswith("@"):
         scope = head[1:]
         publisher = _canon(scope, table) or scope
@@ -559,7 +568,7 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if (ka != loose(a) and _same_name(ka, b, table)) or (kb != loose(b) and _same_name(a, kb, table)):
         return "merge", "kind word"
     if not _sdk_prose(b) and any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
-        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"; "@sentry/node" is no part of "Sentry Python SDK"
+        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"; never of "Sentry Python SDK"
     if _glued_on(a, b, table) or _member_of(a, b, table):
         return "child", "qualified"
     cb, ub = _canon(b, table), _unowned(b, table)
@@ -756,8 +765,8 @@ def _action(name: str, table: Table) -> _Tool | None:
     if not (owner == "actions" or owner.endswith("-actions") or setup or {"action", "actions"} & set(parts)):
         return None
     core = [w for w in parts if w not in ("action", "actions", "gh", "github")] or [_org(owner)]
-    name_ = " ".join(core + segments[2:])
-    return _Tool(name_, " ".join(core[1:]) if setup else " ".join(core), owner, True)
+    called = " ".join(core + segments[2:])
+    return _Tool(called, " ".join(core[1:]) if setup else " ".join(core), owner, True)
 
 
 def _provider(name: str, table: Table) -> _Tool | None:
