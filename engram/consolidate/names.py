@@ -810,13 +810,32 @@ def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
     return None, ""
 
 
+# Package registries' pages of a package, by the path before its name ("pypi.org/project/httpx"
+# is httpx); Terraform's keeps its host, which says the name is a provider's (_provider).
+_REGISTRY_PAGES = ("npmjs.com/package/", "pypi.org/project/", "crates.io/crates/", "docs.rs/", "pkg.go.dev/",
+                   "rubygems.org/gems/", "packagist.org/packages/", "nuget.org/packages/", "hex.pm/packages/",
+                   "pub.dev/packages/", "hub.docker.com/_/", "hub.docker.com/r/", "jsr.io/")
+_TERRAFORM_PAGE = ("registry.terraform.io/providers/", "registry.terraform.io/")
+
+
+def _unlinked(raw: str) -> str:
+    """A registry page's address as the package it is: "https://www.npmjs.com/package/@scope/x" ->
+    "@scope/x", "hub.docker.com/_/postgres" -> "postgres"; other names as they are."""
+    k = raw.removeprefix("https://").removeprefix("http://").removeprefix("www.").rstrip("/")
+    for page in _REGISTRY_PAGES:
+        if k.casefold().startswith(page) and len(k) > len(page):
+            return k[len(page):]
+    return _TERRAFORM_PAGE[1] + k[len(_TERRAFORM_PAGE[0]):] if k.casefold().startswith(_TERRAFORM_PAGE[0]) else k
+
+
 def _as_written(name: str) -> str:
     """A manifest's spelling of a name as its docs write it: a Python distribution without the
     extras it is installed with ("uvicorn[standard]" is Uvicorn), a .NET package's dotted
     namespace as words ("Serilog.Sinks.Console": a part of Serilog; "Microsoft.EntityFrameworkCore"
     is Microsoft's Entity Framework Core; never "ASP.NET" or "Socket.IO", whose last part is no
-    word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter)."""
-    raw = name.strip()
+    word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter),
+    a registry's page as its package (_unlinked)."""
+    raw = _unlinked(name.strip())
     if " " in raw:
         return name
     if raw.endswith("]") and "[" in raw[1:-1]:
@@ -827,7 +846,7 @@ def _as_written(name: str) -> str:
     group, colon, artifact = raw.partition(":")
     if colon and "." in group and artifact[:1].isalpha() and "/" not in raw:
         return artifact.partition(":")[0]
-    return name
+    return raw if raw != name.strip() else name
 
 
 # What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
