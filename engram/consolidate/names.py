@@ -569,7 +569,7 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
         return "merge", "kind word"
     if not _sdk_prose(b) and any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
         return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"; never of "Sentry Python SDK"
-    if _glued_on(a, b, table) or _member_of(a, b, table):
+    if _glued_on(a, b, table) or _member_of(a, b, table) or _part_qualified(wa, b, table):
         return "child", "qualified"
     cb, ub = _canon(b, table), _unowned(b, table)
     for form in (table.aliases.get(cb, []) if cb else []) + [loose(b)] + ([loose(ub[1])] if ub else []):
@@ -579,6 +579,13 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if set(wa) & set(wb) and not _subsequence(wa, wb):
         return "new", "sibling"
     return None, ""
+
+
+def _part_qualified(words: list[str], b: str, table: Table) -> bool:
+    """Whether a name is a part of `b` the table knows plus a qualifier: "azurerm_resource_group"
+    (a resource type of AzureRM, Azure's Terraform provider) / "Azure"."""
+    cb = _canon(b, table)
+    return bool(cb) and any(cb in table.parents_of(" ".join(words[:i])) for i in range(1, len(words)))
 
 
 def _kindless_in(name: str, table: Table) -> str:
