@@ -108,10 +108,21 @@ def _tagged(k: str) -> tuple[str, str] | None:
     version stays in it, so "node:20-alpine" and "node:20" are siblings."""
     for sep in (":", "@"):
         head, found, tag = k.rpartition(sep)
-        version = _version(tag.partition("-")[0])
+        version = _version(tag.partition("-")[0]) or _pin(tag.partition("-")[0])
         if found and len(head) > 1 and not head.endswith(sep) and version:
             return head, version + tag[len(tag.partition("-")[0]):]
     return None
+
+
+# The moving tags and branches an image or an action is pinned to instead of a version number.
+_CHANNELS = frozenset("latest lts stable main master edge nightly canary beta alpine slim".split())
+
+
+def _pin(tag: str) -> str:
+    """A tag that pins a release without a version number: a channel ("node:lts", "actions/checkout
+    @main") or a commit ("@b4ffde6...", 7 to 40 hex digits); "" else."""
+    commit = 7 <= len(tag) <= 40 and all(c in "0123456789abcdef" for c in tag) and any(c.isdigit() for c in tag)
+    return tag if tag in _CHANNELS or commit else ""
 
 
 def _spelled(base: str, version: str, table: Table) -> str:
