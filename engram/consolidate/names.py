@@ -19,7 +19,8 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    its docs give it ("actions/checkout" / "checkout action", "hashicorp/aws" / "AWS provider"); a
    package's words in any order ("@auth0/auth0-spa-js" / "Auth0 SPA SDK"); a client library's
    manifest name and its prose name ("anthropic" / "Anthropic Python SDK"). Manifests' spellings
-   are read as their docs write them first: pip extras, .NET namespaces, Maven coordinates;
+   are read as their docs write them first: pip extras, .NET namespaces, Maven coordinates,
+   package registries' pages ("pypi.org/project/httpx");
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
@@ -29,6 +30,7 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
    ("Python 3.12" / "Python 3.11"); the same version merges, also moved inside the name
    ("Claude Haiku 3.5" / "Claude 3.5 Haiku") or as a .NET target moniker ("net9.0" / ".NET 9");
+   an image or action pinned to a channel or a commit is a version too ("node:lts", "@main");
 4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
    "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
    ("@types/lodash" / "Lodash"), an action or a provider of what it is for ("actions/setup-python"
