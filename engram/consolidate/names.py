@@ -430,6 +430,7 @@ def search_prefixes(name: str, table: Table) -> set[str]:
             forms += [a for c in [canon, *table.parents_of(canon)] for a in table.aliases.get(c, [])]
     stems = _stems(stem) if _file_shaped(name) else set()  # "samconfig.toml": "AWS SAM"'s
     forms += [*stems, *(loose(unowned[1]).split() if unowned else [])]  # ".spectral.yaml": Spectral's
+    forms += [f".{w}" for w in words if len(words) > 1]  # "ESLint config": ".eslintrc.json"'s
     out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     short = {k for k in (key(name), key(base), *stems) if _short(k)}
     written = _as_written(name)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
@@ -461,7 +462,28 @@ def _same_name(a: str, b: str, table: Table) -> bool:
         return False  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
     if bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table)):
         return True  # "redis/redis-stack" / "Redis Stack": the publisher's name is in the product's
-    return _same_words(a, b, table) or _same_tool(a, b, table) or _same_sdk(a, b, table) or _same_sdk(b, a, table)
+    return (_same_words(a, b, table) or _same_tool(a, b, table) or _same_sdk(a, b, table) or _same_sdk(b, a, table)
+            or _same_file(a, b, table) or _same_file(b, a, table))
+
+
+# How prose names a tool's file: "ESLint config", "Jest configuration", "Cargo manifest".
+_FILE_WORDS = frozenset("config configuration setting manifest file".split())
+
+
+def _same_file(file: str, prose: str, table: Table) -> bool:
+    """A file and the name its docs give it: its tool's name and a word for a file ("vite.config.ts"
+    / "Vite config", "Cargo.toml" / "Cargo manifest", "go.mod" / "Go module file"), or its name
+    without the extension when that is no tool's ("tsconfig.json" / "tsconfig")."""
+    parts = _file_parts(file)
+    if not parts or _file_shaped(prose):
+        return False
+    words = loose(prose).split()
+    if len(words) == 1:
+        return words[0] == parts[0] and len(parts) == 2 and _canon(prose, table) is None
+    tool = list(words)
+    while tool and tool[-1] in _FILE_WORDS:
+        tool.pop()
+    return 0 < len(tool) < len(words) and relate(file, " ".join(tool), table)[0] == "child"
 
 
 def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
