@@ -18,7 +18,8 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    "github.com/gorilla/mux"); a GitHub Action's or a Terraform provider's reference and the name
    its docs give it ("actions/checkout" / "checkout action", "hashicorp/aws" / "AWS provider"); a
    package's words in any order ("@auth0/auth0-spa-js" / "Auth0 SPA SDK"); a client library's
-   manifest name and its prose name ("anthropic" / "Anthropic Python SDK"). Manifests' spellings
+   manifest name and its prose name ("anthropic" / "Anthropic Python SDK"); a tool's file and its
+   prose name ("vite.config.ts" / "Vite config", "tsconfig.json" / "tsconfig"). Manifests' spellings
    are read as their docs write them first: pip extras, .NET namespaces, Maven coordinates,
    package registries' pages ("pypi.org/project/httpx");
 2. the table knows both names: the proposal a part of the existing one -> child
