@@ -533,11 +533,22 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
-    for rule in (_by_owner, _by_types, _by_binding, _by_file, _by_words):
+    for rule in (_by_paths, _by_owner, _by_types, _by_binding, _by_file, _by_words):
         action, how = rule(a, b, table)
         if action:
             return action, how
     return None, ""
+
+
+def _by_paths(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """Two paths of one publisher are siblings ("grafana/loki" / "grafana/grafana", "@aws-sdk/client-s3"
+    / "@aws-sdk/client-sqs"), unless one names a variant of the other ("grafana/grafana-oss")."""
+    if " " in key(a) + key(b):
+        return None, ""
+    pa, pb = _published(a, table), _published(b, table)
+    if not (pa and pb) or pa[0] != pb[0] or pa[1].startswith(pb[1] + "-") or pb[1].startswith(pa[1] + "-"):
+        return None, ""
+    return "new", "sibling paths"
 
 
 def _by_owner(a: str, b: str, table: Table) -> tuple[str | None, str]:
