@@ -42,7 +42,8 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    qualifier is its child ("Redis cache" /
    "Redis", "ArgoCD Image Updater" / "Argo CD"), a name plus a word that only says what kind
    of thing it is is the name ("Postgres DB" / "PostgreSQL"); names that share words
-   without one containing the other are siblings -> new ("email validation" / "ID validation").
+   without one containing the other are siblings -> new ("email validation" / "ID validation"),
+   and so are two paths of one publisher ("grafana/loki" / "grafana/grafana").
 
 Anything else is undecided (None) and left to the embeddings and, where a model is
 configured, the adjudicator.
