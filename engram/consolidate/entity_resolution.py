@@ -137,7 +137,7 @@ class Resolver:
         for prefix in sorted(names.search_prefixes(name, self.table)):
             for nid, other, status in store.names_starting(self.conn, prefix, type, CANDIDATES_PER_PREFIX):
                 rows.setdefault(nid, (nid, other, status))
-        for node in self._sharing_a_word(names.loose(name).split(), type):
+        for node in self._sharing_a_word(names.search_words(name), type):
             rows.setdefault(node["id"], (node["id"], node["name"], node["status"]))
         return list(rows.values())
 

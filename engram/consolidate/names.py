@@ -14,7 +14,14 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    owner's name before a product's capitalised name (the table's `^` lines: "Amazon RDS" /
    "RDS", "AWS Athena" / "Amazon Athena"), without a parent's name before a part the table
    gives it ("Python pip" / "pip"), or without its publisher: an npm scope or a repository
-   path ("@langchain/langgraph" / "LangGraph", "gin-gonic/gin" / "Gin");
+   path ("@langchain/langgraph" / "LangGraph", "gin-gonic/gin" / "Gin", with or without the host:
+   "github.com/gorilla/mux"); a GitHub Action's or a Terraform provider's reference and the name
+   its docs give it ("actions/checkout" / "checkout action", "hashicorp/aws" / "AWS provider"); a
+   package's words in any order ("@auth0/auth0-spa-js" / "Auth0 SPA SDK"); a client library's
+   manifest name and its prose name ("anthropic" / "Anthropic Python SDK"); a tool's file and its
+   prose name ("vite.config.ts" / "Vite config", "tsconfig.json" / "tsconfig"). Manifests' spellings
+   are read as their docs write them first: pip extras, .NET namespaces, Maven coordinates,
+   package registries' pages ("pypi.org/project/httpx");
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
@@ -22,22 +29,29 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    "python3.12", "ES2022", "UUIDv7", "GPT-5"), in a project's own spelling ("py311" is
    Python 3.11, "ES6" is ES2015): a versioned name is a child of the unversioned one
    ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
-   ("Python 3.12" / "Python 3.11"); the same version merges;
+   ("Python 3.12" / "Python 3.11"); the same version merges, also moved inside the name
+   ("Claude Haiku 3.5" / "Claude 3.5 Haiku") or as a .NET target moniker ("net9.0" / ".NET 9");
+   an image or action pinned to a channel or a commit is a version too ("node:lts", "@main");
 4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
    "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
-   ("@types/lodash" / "Lodash"); a file named for a tool is its child ("pytest.ini",
+   ("@types/lodash" / "Lodash"), an action or a provider of what it is for ("actions/setup-python"
+   / "Python", "hashicorp/aws" / "AWS"; tried before the table's "two names"), a binding of its
+   library ("openssl-sys" / "OpenSSL"); a file named for a tool is its child ("pytest.ini",
    ".stylelintrc", "vite.config.ts", "tsconfig.base.json", "Gruntfile.js", "Vagrantfile",
    "build.gradle.kts", "Pipfile.lock" for Pipenv, whose Pipfile it locks); a known name plus a
    qualifier is its child ("Redis cache" /
    "Redis", "ArgoCD Image Updater" / "Argo CD"), a name plus a word that only says what kind
    of thing it is is the name ("Postgres DB" / "PostgreSQL"); names that share words
-   without one containing the other are siblings -> new ("email validation" / "ID validation").
+   without one containing the other are siblings -> new ("email validation" / "ID validation"),
+   and so are two paths of one publisher ("grafana/loki" / "grafana/grafana").
 
 Anything else is undecided (None) and left to the embeddings and, where a model is
 configured, the adjudicator.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from engram.graph.aliases import Table, key, squashed
 from engram.text import singular
@@ -53,12 +67,12 @@ CONFIG_EXTS = frozenset("json jsonc json5 yml yaml toml ini cfg conf config lock
 LOCK_EXTS = frozenset(["lock", "lockb"])
 SCRIPT_EXTS = frozenset("js cjs mjs ts cts mts py".split())
 _FILE_SUFFIXES = ("config", "file", "rc")  # "gatsby-config.js", "Gruntfile.js", "Vagrantfile"
-_NAME_SUFFIXES = (".js", ".ts")  # "NextAuth.js" is NextAuth
+_NAME_SUFFIXES = (".js", ".ts", ".rs")  # "NextAuth.js" is NextAuth, "Criterion.rs" the crate criterion
 # A kind glued on a one-word name: "SolidJS" is Solid, "TimescaleDB" Timescale, "UnoCSS" Uno.
 _GLUED_KINDS = ("js", "db", "css")
 # Top-level domains a project's site is named with, used as its name ("Fly.io", "pypi.org");
 # not ".sh", ".rs", ".so", ".py": a script's, a Rust source's, a library's, a module's file.
-_TLDS = frozenset("io com org net dev pm ai app cloud tech run build".split())
+_TLDS = frozenset("io com org net dev pm ai app cloud tech run build is works co me site".split())
 # What a package of an npm scope is called when it is a part of the scope's project, not a
 # product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
 _PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
@@ -98,10 +112,21 @@ def _tagged(k: str) -> tuple[str, str] | None:
     version stays in it, so "node:20-alpine" and "node:20" are siblings."""
     for sep in (":", "@"):
         head, found, tag = k.rpartition(sep)
-        version = _version(tag.partition("-")[0])
+        version = _version(tag.partition("-")[0]) or _pin(tag.partition("-")[0])
         if found and len(head) > 1 and not head.endswith(sep) and version:
             return head, version + tag[len(tag.partition("-")[0]):]
     return None
+
+
+# The moving tags and branches an image or an action is pinned to instead of a version number.
+_CHANNELS = frozenset("latest lts stable main master edge nightly canary beta alpine slim".split())
+
+
+def _pin(tag: str) -> str:
+    """A tag that pins a release without a version number: a channel ("node:lts", "actions/checkout
+    @main") or a commit ("@b4ffde6...", 7 to 40 hex digits); "" else."""
+    commit = 7 <= len(tag) <= 40 and all(c in "0123456789abcdef" for c in tag) and any(c.isdigit() for c in tag)
+    return tag if tag in _CHANNELS or commit else ""
 
 
 def _spelled(base: str, version: str, table: Table) -> str:
@@ -114,6 +139,15 @@ def _spelled(base: str, version: str, table: Table) -> str:
         return f"{version[0]}.{version[1:]}"
     if c == "javascript" and 6 <= int(version) < 100:
         return str(_ES_YEAR + int(version))
+    return version
+
+
+def _net_moniker(base: str, version: str, table: Table) -> str:
+    """.NET's target framework monikers write its major version "net9.0" (its csproj files'
+    spelling of .NET 9); other versions are as written."""
+    dotnet = _canon(".net", table) or ".net"
+    if version.endswith(".0") and (base == "net" or _canon(base, table) == dotnet) and version[:-2].isdigit():
+        return version[:-2]
     return version
 
 
@@ -156,9 +190,15 @@ def _one_name(a: str, b: str, table: Table) -> bool:
             _squashed_equal(la, lb) or _squashed_equal(key(a), key(b))  # "ExternalDNS" is no plural
             or (_bare_equal(key(a), key(b)) and None in (ca, cb))):  # "Make.com" is not GNU Make
         return True
-    if ca is not None and ca == cb:
-        return True
+    if ca is not None and ca == cb and (_file_shaped(a) == _file_shaped(b) or _listed(a, b, table)):
+        return True  # ".yamllint" squashes to "yamllint" but is its file, unless the table lists it
     return _expanded(a, table) == _expanded(b, table) or _initialism(a, b, table) or _initialism(b, a, table)
+
+
+def _listed(a: str, b: str, table: Table) -> bool:
+    """Whether the table lists the file-shaped one of two names as written, not only its squashed
+    form (".NET", "dotenv = .env")."""
+    return key(a if _file_shaped(a) else b) in table.canon
 
 
 def _squashed_equal(a: str, b: str) -> bool:
@@ -167,7 +207,7 @@ def _squashed_equal(a: str, b: str) -> bool:
 
 def _bare_equal(a: str, b: str) -> bool:
     """Whether two name keys are one name once bare (_bare): "d3.js" / "d3" too, short as it is."""
-    ba, bb = _bare(a), _bare(b)
+    ba, bb = _bare(_bare(a)), _bare(_bare(b))  # "handlebarsjs.com": a domain, then a glued kind
     return (ba != a or bb != b) and (ba == bb or _squashed_equal(ba, bb))
 
 
@@ -297,15 +337,21 @@ def _owned(owner: str, name: str, rest: str, table: Table) -> bool:
 
 def _published(name: str, table: Table) -> tuple[str, str] | None:
     """(publisher, the name published) for an npm package of a scope ("@langchain/langgraph" ->
-    ("langchain", "langgraph")) or a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
-    "github.com/spf13/cobra"); None for a name the table knows whole, for abbreviations
-    ("CI/CD", "TCP/IP", "Pub/Sub"), for type definitions ("@types/...": _by_types) and for a
-    scope's package the table knows as a name of its own ("@sentry/node" is Sentry's, not Node.js)
-    or whose name only says which part it is ("@langchain/core")."""
+    ("langchain", "langgraph")), a repository or module path ("gin-gonic/gin", "gorm.io/gorm",
+    "github.com/spf13/cobra") or an MCP server's tool ("mcp__attio__search-records"); None for a
+    path the table knows whole whose last part is another thing ("net/http"), for abbreviations
+    ("CI/CD", "TCP/IP", "Pub/Sub"), for a Terraform provider (_provider), for type definitions
+    ("@types/...": _by_types) and for a scope's package the table knows as a name of its own
+    ("@sentry/node" is Sentry's, not Node.js) or whose name only says which part it is
+    ("@langchain/core")."""
     k = key(name)
+    if k.startswith("mcp__") and k.count("__") >= 2:  # Claude Code's name of an MCP server's tool
+        server, _, tool = k.removeprefix("mcp__").partition("__")
+        return (_canon(server, table) or server, tool) if server and tool else None
     head, _, rest = k.rpartition("/")
-    if " " in k or not head or len(rest) < 2 or k in table.canon:
-        return None
+    known_whole = k in table.canon and _canon(rest, table) not in (None, table.canon[k])
+    if " " in k or not head or len(rest) < 2 or known_whole or _provider(name, table):
+        return None  # "hashicorp/aws" is HashiCorp's provider for AWS, not AWS (_by_tool)
     if k.startswith("@"):
         scope = head[1:]
         publisher = _canon(scope, table) or scope
@@ -317,7 +363,19 @@ def _published(name: str, table: Table) -> tuple[str, str] | None:
     segments = name.strip().split("/")
     if not any(seg.islower() for seg in segments) or all(len(seg) <= 3 for seg in segments):
         return None
+    head = _hostless(head)
     return _canon(head.lstrip("."), table) or head, rest  # ".husky/pre-commit": Husky's
+
+
+def _hostless(path: str) -> str:
+    """A path without the registry or forge that hosts it, and without Docker's namespace of
+    official images: "github.com/gorilla" -> "gorilla", "registry.terraform.io/hashicorp" ->
+    "hashicorp", "docker.io/library" -> "" (the image "postgres" itself); "gorm.io" stays (a
+    module path whose host is the project's own)."""
+    segments = path.split("/")
+    if len(segments) > 1 and "." in segments[0].strip("."):
+        segments = segments[1:]
+    return "/".join(segments[:-1] if segments[-1] == "library" else segments)
 
 
 def _scoped(name: str) -> str:
@@ -328,6 +386,20 @@ def _scoped(name: str) -> str:
     if not k.startswith("@") or not slash or not package or "/" in package or scope == "types":
         return ""
     return f"{_bare(scope.removesuffix('-js'))} {package}"
+
+
+# How a package that binds a library for another language says so: Rust's "-sys" crates
+# ("openssl-sys"), "-ffi" and "-bindings" packages.
+_BINDING_SUFFIXES = ("-sys", "-ffi", "-bindings", "-binding")
+
+
+def _by_binding(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """A binding to a library is a child of it: "openssl-sys" / "OpenSSL", "libgit2-sys" / "libgit2"."""
+    k = key(a)
+    for suffix in _BINDING_SUFFIXES:
+        if k.endswith(suffix) and len(k) > len(suffix) + 1 and _same_name(k[: -len(suffix)], b, table):
+            return "child", "binding"
+    return None, ""
 
 
 def _by_types(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -358,10 +430,25 @@ def search_prefixes(name: str, table: Table) -> set[str]:
         canon = table.canonical(known) if known else None
         if canon:
             forms += [a for c in [canon, *table.parents_of(canon)] for a in table.aliases.get(c, [])]
-    out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     stems = _stems(stem) if _file_shaped(name) else set()  # "samconfig.toml": "AWS SAM"'s
+    forms += [*stems, *(loose(unowned[1]).split() if unowned else [])]  # ".spectral.yaml": Spectral's
+    forms += [f".{w}" for w in words if len(words) > 1]  # "ESLint config": ".eslintrc.json"'s
+    out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     short = {k for k in (key(name), key(base), *stems) if _short(k)}
-    return out | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
+    written = _as_written(name)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
+    more = search_prefixes(written, table) if written != name else set()
+    return out | more | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
+
+
+def search_words(name: str) -> list[str]:
+    """The words an existing node related to `name` may hold (entity_resolution looks them up in
+    the keyword index): the name's words, the words of a path or coordinate ("junit:junit":
+    "org.junit.jupiter:junit-jupiter"'s), and what a file of it is named for ("cliff.toml":
+    git-cliff's, "deny.toml": cargo-deny's)."""
+    parts = _file_parts(name) or []
+    pieces = "".join(c if c.isalnum() else " " for c in key(name)).split()
+    return loose(name).split() + [w for w in pieces if len(w) >= 3] \
+        + sorted(_stems(parts[0]) - {key(name)} if parts else set())
 
 
 def _same_name(a: str, b: str, table: Table) -> bool:
@@ -371,16 +458,42 @@ def _same_name(a: str, b: str, table: Table) -> bool:
     if (sa and _one_name(sa, b, table)) or (sb and _one_name(a, sb, table)):
         return True
     ua, ub = _unowned(a, table), _unowned(b, table)
-    if ua and ub:
-        return ua[0] == ub[0] and _one_name(ua[1], ub[1], table)
-    return bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table))
+    if ua and ub and ua[0] == ub[0] and _one_name(ua[1], ub[1], table):
+        return True
+    if ua and ub and ua[0] != ub[0] and " " not in key(a) + key(b):
+        return False  # "mitsuhiko/rye" / "astral-sh/rye": two publishers' names
+    if bool(ua and _one_name(ua[1], b, table)) or bool(ub and _one_name(a, ub[1], table)):
+        return True  # "redis/redis-stack" / "Redis Stack": the publisher's name is in the product's
+    return (_same_words(a, b, table) or _same_tool(a, b, table) or _same_sdk(a, b, table) or _same_sdk(b, a, table)
+            or _same_file(a, b, table) or _same_file(b, a, table))
+
+
+# How prose names a tool's file: "ESLint config", "Jest configuration", "Cargo manifest".
+_FILE_WORDS = frozenset("config configuration setting manifest file".split())
+
+
+def _same_file(file: str, prose: str, table: Table) -> bool:
+    """A file and the name its docs give it: its tool's name and a word for a file ("vite.config.ts"
+    / "Vite config", "Cargo.toml" / "Cargo manifest", "go.mod" / "Go module file"), or its name
+    without the extension when that is no tool's ("tsconfig.json" / "tsconfig")."""
+    parts = _file_parts(file)
+    if not parts or _file_shaped(prose):
+        return False
+    words = loose(prose).split()
+    if len(words) == 1:
+        return words[0] == parts[0] and len(parts) == 2 and _canon(prose, table) is None
+    tool = list(words)
+    while tool and tool[-1] in _FILE_WORDS:
+        tool.pop()
+    return 0 < len(tool) < len(words) and relate(file, " ".join(tool), table)[0] == "child"
 
 
 def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
     """(merge | child | new | None, the rule that decided) for a proposed name against an existing one."""
+    proposed, existing = _as_written(proposed), _as_written(existing)
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
-    for rule in (_by_table, _by_version, _by_structure):
+    for rule in (_by_tool, _by_table, _by_version, _by_structure):
         action, how = rule(proposed, existing, table)
         if action:
             return action, how
@@ -398,14 +511,21 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
     owned = _unowned(a, table)
     if owned and owned[0] == cb:
         return "child", "owner"  # "Google BigQuery" / "Google": the table knows both, not the link
+    if _file_shaped(a) != _file_shaped(b) and _by_file(a, b, table)[0]:
+        return _by_file(a, b, table)  # "angular.json" / "Angular CLI": the table knows both, not the link
     return "new", "distinct names"
 
 
 def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
     (ba, va), (bb, vb) = split_version(a, table), split_version(b, table)
+    wa, wb = loose(a).split(), loose(b).split()
+    if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
+        return "merge", "same version"  # "Claude Haiku 3.5" / "Claude 3.5 Haiku": the version moved
+    if va and not vb and _canon(b, table) and _canon(b, table) in table.parents_of(ba):
+        return "child", "part"  # "mcr.microsoft.com/dotnet/aspnet:8.0": a version of ASP.NET Core's image
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
-    va, vb = _spelled(ba, va, table), _spelled(bb, vb, table)
+    va, vb = (_net_moniker(ba, _spelled(ba, va, table), table), _net_moniker(bb, _spelled(bb, vb, table), table))
     if va == vb:
         return "merge", "same version"
     if va:
@@ -414,11 +534,22 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
-    for rule in (_by_owner, _by_types, _by_file, _by_words):
+    for rule in (_by_paths, _by_owner, _by_types, _by_binding, _by_file, _by_words):
         action, how = rule(a, b, table)
         if action:
             return action, how
     return None, ""
+
+
+def _by_paths(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """Two paths of one publisher are siblings ("grafana/loki" / "grafana/grafana", "@aws-sdk/client-s3"
+    / "@aws-sdk/client-sqs"), unless one names a variant of the other ("grafana/grafana-oss")."""
+    if " " in key(a) + key(b):
+        return None, ""
+    pa, pb = _published(a, table), _published(b, table)
+    if not (pa and pb) or pa[0] != pb[0] or pa[1].startswith(pb[1] + "-") or pb[1].startswith(pa[1] + "-"):
+        return None, ""
+    return "new", "sibling paths"
 
 
 def _by_owner(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -443,7 +574,7 @@ def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
     # the tool a name like "coverage.py" or "Chart.js" is ("coverage"); a file's stem is no tool's
     tool, cb = key(b) if _file_shaped(b) else key(b).split(".")[0], _canon(b, table)
     for stem in _stems(parts[0]) if parts else ():
-        if any(_same_name(stem, other, table) for other in (b, tool, _kindless(b))):
+        if any(_same_name(stem, other, table) for other in (b, tool, _kindless(b), *_tool_words(b))):
             return "child", "file"
         if cb and cb in table.parents_of(stem):
             return "child", "file"
@@ -451,6 +582,20 @@ def _by_file(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if any(_same_name(ext, b, table) for ext in exts if ext not in CONFIG_EXTS | SCRIPT_EXTS):
         return "child", "file"
     return None, ""
+
+
+# What a tool's name adds to the name its files are named with ("Drizzle Kit": drizzle.config.ts).
+_TOOL_TAILS = frozenset(["cli", "kit"])
+
+
+def _tool_words(name: str) -> list[str]:
+    """The names a tool's files may be named with besides its own: without "CLI" / "Kit" after it
+    ("Angular CLI": angular.json), or the command after a host tool's name ("git-cliff":
+    cliff.toml, "cargo-deny": deny.toml, "semantic-release": .releaserc)."""
+    words, k = loose(name).split(), key(name)
+    out = [" ".join(words[:-1])] if len(words) > 1 and words[-1] in _TOOL_TAILS else []
+    head, dash, last = k.rpartition("-")
+    return out + ([last] if dash and " " not in k and len(last) >= 4 and len(head) >= 3 else [])
 
 
 def _stems(first: str) -> set[str]:
@@ -470,9 +615,9 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     ka, kb = _kindless_in(a, table), _kindless_in(b, table)
     if (ka != loose(a) and _same_name(ka, b, table)) or (kb != loose(b) and _same_name(a, kb, table)):
         return "merge", "kind word"
-    if any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
-        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"
-    if _glued_on(a, b, table) or _member_of(a, b, table):
+    if not _sdk_prose(b) and any(_same_name(" ".join(wa[:i]), b, table) for i in range(1, len(wa))):
+        return "child", "qualified"  # "ArgoCD Image Updater" / "Argo CD"; never of "Sentry Python SDK"
+    if _glued_on(a, b, table) or _member_of(a, b, table) or _part_qualified(wa, b, table):
         return "child", "qualified"
     cb, ub = _canon(b, table), _unowned(b, table)
     for form in (table.aliases.get(cb, []) if cb else []) + [loose(b)] + ([loose(ub[1])] if ub else []):
@@ -482,6 +627,13 @@ def _by_words(a: str, b: str, table: Table) -> tuple[str | None, str]:
     if set(wa) & set(wb) and not _subsequence(wa, wb):
         return "new", "sibling"
     return None, ""
+
+
+def _part_qualified(words: list[str], b: str, table: Table) -> bool:
+    """Whether a name is a part of `b` the table knows plus a qualifier: "azurerm_resource_group"
+    (a resource type of AzureRM, Azure's Terraform provider) / "Azure"."""
+    cb = _canon(b, table)
+    return bool(cb) and any(cb in table.parents_of(" ".join(words[:i])) for i in range(1, len(words)))
 
 
 def _kindless_in(name: str, table: Table) -> str:
@@ -555,3 +707,242 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
     """Whether `short`'s words occur in `long` in order (not necessarily adjacent)."""
     it = iter(long)
     return all(any(w == x for x in it) for w in short)
+
+
+# Words a package's or a repository's name spells besides what it is: "sdk" ("@sentry/nextjs" is
+# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"); and the frameworks a UI
+# package of a scope says it is for ("@radix-ui/react-slot" is "Radix Slot").
+_PACKAGE_NOISE = frozenset(["sdk", "js", "official"])
+_FOR_FRAMEWORK = frozenset(["react", "vue", "svelte", "solid", "angular"])
+# What an organisation's account adds to its project's name ("cypress-io", "astral-sh", "gohugoio").
+_ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org", "database")
+
+
+def _same_words(a: str, b: str, table: Table) -> bool:
+    """A package or repository path and the prose name its docs give it, the same words in any
+    order: "@auth0/auth0-spa-js" / "Auth0 SPA SDK", "@modelcontextprotocol/server-filesystem" /
+    "Filesystem MCP Server", "modelcontextprotocol/python-sdk" / "MCP Python SDK"; the prose
+    name may leave out the framework a scope's UI package is for ("@radix-ui/react-slot")."""
+    for pkg, prose in ((a, b), (b, a)):
+        pw, sw = _package_words(pkg, table), _prose_words(prose, table)
+        if pw and sw and len(sw) >= 2 and sw <= pw and pw - sw <= _FOR_FRAMEWORK and len(pw & sw) >= 2:
+            return True
+    return False
+
+
+def _package_words(name: str, table: Table) -> frozenset[str]:
+    """The words of a scoped package or an "owner/repo" path, each as the table's canonical:
+    "@auth0/auth0-spa-js" -> {"auth0", "spa"}; empty for other names."""
+    k = key(name)
+    if " " in k or k.count("/") != 1 or k.startswith(".") or k.startswith("@types/"):
+        return frozenset()
+    scope, _, package = k.lstrip("@").partition("/")
+    owner = _canon(scope, table) or _canon(_org(scope), table) or _org(scope)
+    words = [w for w in package.replace(".", "-").translate(_SEPARATORS).split() if w not in _PACKAGE_NOISE]
+    words = [w for w in words if w not in (scope, owner, _org(scope))]
+    return frozenset([owner] + [_canon(w, table) or singular(w) for w in words]) if words else frozenset()
+
+
+def _prose_words(name: str, table: Table) -> frozenset[str]:
+    """The words of a name written as prose, each as the table's canonical ("Sentry Next.js SDK" ->
+    {"sentry", "next.js"}); empty for a one-word name or a path."""
+    k = key(name)
+    if " " not in k or "/" in k:
+        return frozenset()
+    return frozenset(_canon(w, table) or singular(w) for w in k.split() if w not in _PACKAGE_NOISE)
+
+
+def _org(account: str) -> str:
+    """An organisation's account name without what the account adds: "cypress-io" -> "cypress"."""
+    for suffix in _ORG_SUFFIXES:
+        if account.endswith(suffix) and len(account) - len(suffix) >= 3:
+            return account[: -len(suffix)]
+    return account
+
+
+class _Tool(NamedTuple):
+    """What a GitHub Action or a Terraform provider is called and what it is for."""
+
+    name: str  # "checkout" for "actions/checkout", "aws" for "hashicorp/aws" and "AWS provider"
+    target: str  # what it sets up, reports to or manages: "python" for "actions/setup-python"
+    owner: str  # the account that publishes it ("" for a prose name)
+    ref: bool  # written as a reference ("owner/repo"), not as prose
+
+
+def _same_tool(a: str, b: str, table: Table) -> bool:
+    """An action's or a provider's reference and the name its docs give it: "actions/checkout" /
+    "checkout action", "codecov/codecov-action" / "Codecov GitHub Action", "hashicorp/aws" /
+    "Terraform AWS Provider", "integrations/github" / "GitHub provider"."""
+    for tool in (_action, _provider):
+        ta, tb = tool(a, table), tool(b, table)
+        if ta and tb and ta.ref and tb.ref:  # "registry.terraform.io/hashicorp/aws" / "hashicorp/aws"
+            return ta.owner == tb.owner and _one_name(ta.name, tb.name, table)
+        ta = ta or (_as_ref(a) if tb and not tb.ref else None)
+        tb = tb or (_as_ref(b) if ta and not ta.ref else None)
+        if ta and tb and any(_same_name(x, y, table) for x, y in _tool_names(ta, tb)):
+            return True
+    return False
+
+
+def _tool_names(ta: _Tool, tb: _Tool) -> list[tuple[str, str]]:
+    """The spellings two tools' names are compared in: the name, and the name after its owner's
+    ("docker/login-action" is the "Docker Login Action")."""
+    return [(ta.name, tb.name), (f"{_org(ta.owner)} {ta.name}", tb.name), (ta.name, f"{_org(tb.owner)} {tb.name}")]
+
+
+def _as_ref(name: str) -> _Tool | None:
+    """A plain "owner/repo" path read as an action's or a provider's reference, when the other
+    name says it is one ("peter-evans/create-pull-request" / "Create Pull Request action")."""
+    k = key(name)
+    owner, slash, repo = k.partition("/")
+    if " " in k or not slash or "/" in repo or k.startswith(("@", ".")) or len(repo) < 2:
+        return None
+    return _Tool(" ".join(repo.translate(_SEPARATORS).split()), repo, owner, True)
+
+
+def _action(name: str, table: Table) -> _Tool | None:
+    """A GitHub Action: a reference ("actions/checkout", "aws-actions/configure-aws-credentials",
+    "codecov/codecov-action", "pnpm/action-setup", "astral-sh/setup-uv", "github/codeql-action/init":
+    a part of the CodeQL action) or a prose name ending "action" ("Codecov GitHub Action")."""
+    k = key(name)
+    words = loose(name).split()
+    if " " in k:
+        if len(words) < 2 or words[-1] != "action":
+            return None
+        core = words[:-2] if words[-2] == "github" else words[:-1]
+        return _Tool(" ".join(core), " ".join(core), "", False) if core else None
+    segments = k.split("/")
+    if len(segments) < 2 or k.startswith(("@", ".")) or "." in segments[0]:
+        return None
+    owner, repo = segments[0], segments[1]
+    parts = repo.translate(_SEPARATORS).split()
+    setup = parts[:1] == ["setup"] and len(parts) > 1
+    if not (owner == "actions" or owner.endswith("-actions") or setup or {"action", "actions"} & set(parts)):
+        return None
+    core = [w for w in parts if w not in ("action", "actions", "gh", "github")] or [_org(owner)]
+    called = " ".join(core + segments[2:])
+    return _Tool(called, " ".join(core[1:]) if setup else " ".join(core), owner, True)
+
+
+def _provider(name: str, table: Table) -> _Tool | None:
+    """A Terraform provider: "terraform-provider-aws" (its repository), "hashicorp/aws" (its
+    registry address: HashiCorp's namespace publishes providers for others' products; its own
+    products' images, "hashicorp/vault", are the products), "registry.terraform.io/cloudflare/
+    cloudflare", or prose: "AWS provider", "Terraform AWS Provider"."""
+    k = key(name)
+    if " " in k:
+        words = [w for w in loose(name).split() if w != "terraform"]
+        if len(words) < 2 or words[-1] != "provider":
+            return None
+        return _Tool(" ".join(words[:-1]), " ".join(words[:-1]), "", False)
+    segments = k.split("/")
+    repo = segments[-1]
+    if repo.startswith("terraform-provider-") and len(repo) > len("terraform-provider-"):
+        target = repo.removeprefix("terraform-provider-")
+        return _Tool(target, target, segments[-2] if len(segments) > 1 else "", True)
+    host = segments[0] if len(segments) == 3 else ""
+    namespace = segments[-2] if len(segments) in (2, 3) else ""
+    if host == "registry.terraform.io" or (namespace == "hashicorp" and host in ("", "registry.terraform.io")
+                                           and not _hashicorps(repo, table) and not _action(name, table)):
+        return _Tool(repo, repo, namespace, True)
+    return None
+
+
+def _hashicorps(name: str, table: Table) -> bool:
+    """Whether the table makes a name one of HashiCorp's own products ("vault", "terraform")."""
+    return any("hashicorp" in table.parents_of(n) for n in (name, f"hashicorp {name}"))
+
+
+def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """An action or a provider is a child of what it is for: "actions/setup-python" / "Python",
+    "codecov/codecov-action" / "Codecov", "hashicorp/aws" / "AWS", "github/codeql-action/init" /
+    "CodeQL"."""
+    ta = _action(a, table) or _provider(a, table)
+    if ta is None or not ta.ref or _action(b, table) or _provider(b, table):
+        return None, ""
+    if any(_same_name(x, b, table) for x in (ta.target, ta.name.split()[0]) if x):
+        return "child", "made for it"
+    return None, ""
+
+
+# Package registries' pages of a package, by the path before its name ("pypi.org/project/httpx"
+# is httpx); Terraform's keeps its host, which says the name is a provider's (_provider).
+_REGISTRY_PAGES = ("npmjs.com/package/", "pypi.org/project/", "crates.io/crates/", "docs.rs/", "pkg.go.dev/",
+                   "rubygems.org/gems/", "packagist.org/packages/", "nuget.org/packages/", "hex.pm/packages/",
+                   "pub.dev/packages/", "hub.docker.com/_/", "hub.docker.com/r/", "jsr.io/")
+_TERRAFORM_PAGE = ("registry.terraform.io/providers/", "registry.terraform.io/")
+
+
+def _unlinked(raw: str) -> str:
+    """A registry page's address as the package it is: "https://www.npmjs.com/package/@scope/x" ->
+    "@scope/x", "hub.docker.com/_/postgres" -> "postgres"; other names as they are."""
+    k = raw.removeprefix("https://").removeprefix("http://").removeprefix("www.").rstrip("/")
+    for page in _REGISTRY_PAGES:
+        if k.casefold().startswith(page) and len(k) > len(page):
+            return k[len(page):]
+    return _TERRAFORM_PAGE[1] + k[len(_TERRAFORM_PAGE[0]):] if k.casefold().startswith(_TERRAFORM_PAGE[0]) else k
+
+
+def _as_written(name: str) -> str:
+    """A manifest's spelling of a name as its docs write it: a Python distribution without the
+    extras it is installed with ("uvicorn[standard]" is Uvicorn), a .NET package's dotted
+    namespace as words ("Serilog.Sinks.Console": a part of Serilog; "Microsoft.EntityFrameworkCore"
+    is Microsoft's Entity Framework Core; never "ASP.NET" or "Socket.IO", whose last part is no
+    word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter),
+    a registry's page as its package (_unlinked)."""
+    raw = _unlinked(name.strip())
+    if " " in raw:
+        return name
+    if raw.endswith("]") and "[" in raw[1:-1]:
+        return raw[: raw.index("[")]
+    parts = raw.split(".")
+    if len(parts) > 1 and all(p[:1].isupper() and p.isalnum() and not p.isupper() for p in parts):
+        return " ".join(parts)
+    group, colon, artifact = raw.partition(":")
+    if colon and "." in group and artifact[:1].isalpha() and "/" not in raw:
+        return artifact.partition(":")[0]
+    return raw if raw != name.strip() else name
+
+
+# What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
+# for Go", "Prometheus Go client"), and the languages a name may be for, one spelling each.
+_SDK_WORDS = frozenset("sdk client library lib binding package driver api official for the".split())
+_LANGUAGES = {"python": "python", "py": "python", "go": "go", "golang": "go", "js": "js", "javascript": "js",
+              "node": "node", "nodejs": "node", "node.js": "node", "typescript": "ts", "ts": "ts", "ruby": "ruby",
+              "rb": "ruby", "rust": "rust", "rs": "rust", "java": "java", "kotlin": "kotlin", "php": "php",
+              ".net": ".net", "dotnet": ".net", "c#": ".net", "csharp": ".net", "swift": "swift", "dart": "dart",
+              "elixir": "elixir", "scala": "scala"}
+
+
+def _same_sdk(package: str, prose: str, table: Table) -> bool:
+    """A client library's manifest name and its prose name: "anthropic" / "Anthropic Python SDK",
+    "firebase-admin" / "Firebase Admin SDK", "github.com/aws/aws-sdk-go-v2" / "AWS SDK for Go";
+    the languages, where both say one, agree ("@sentry/node" is not the "Sentry Python SDK")."""
+    raw, words = package.strip(), key(prose).translate(_SEPARATORS).split()  # "Node.js" stays
+    if " " in raw or raw != raw.casefold() or len(words) < 2 or not _SDK_WORDS & set(words):
+        return False
+    owner, _, rest = _hostless(raw.lstrip("@")).rpartition("/")  # "@neondatabase/serverless": Neon's
+    parts = f"{_org(owner)}/{rest}".strip("/").replace(".", "-").translate(_SEPARATORS).split()
+    pkg_core, pkg_lang = _sdk_core(parts, table)
+    prose_core, prose_lang = _sdk_core(words, table)
+    plain = _org(owner.rpartition("/")[2]) != rest  # "prometheus/prometheus" is the project, not its client
+    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts), _sdk_run(words))  # "google-genai": "Gen AI"
+    return plain and bool(pkg_core) and same and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
+
+
+def _sdk_run(words: list[str]) -> str:
+    """A client library's words besides the library words, in order: "google gen ai" for "Google Gen AI SDK"."""
+    return " ".join(w for w in words if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
+
+
+def _sdk_prose(name: str) -> bool:
+    """Whether a name is a client library's prose name ("Sentry Python SDK", "AWS SDK for Go")."""
+    words = loose(name).split()
+    return len(words) > 1 and bool(_SDK_WORDS & set(words) - {"for", "the", "api"})
+
+
+def _sdk_core(words: list[str], table: Table) -> tuple[frozenset[str], frozenset[str]]:
+    """(whose library it is, the languages it says it is for) of a client library's words."""
+    core = frozenset(_canon(w, table) or w for w in words
+                     if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
+    return core, frozenset(_LANGUAGES[w] for w in words if w in _LANGUAGES)
