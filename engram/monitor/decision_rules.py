@@ -27,7 +27,7 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, imports, literals, required_code, settings
+from engram.monitor.readings import data_access, imports, lint_rules, literals, required_code, settings
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -238,6 +238,7 @@ DETECTOR_CUES = {
     "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
                                         r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
                                         re.I),
+    "lint_rules": lint_rules.CUE,
 }
 
 

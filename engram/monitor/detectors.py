@@ -20,6 +20,7 @@ from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
+from engram.monitor.readings import lint_rules
 from engram.text import singular
 
 Hit = tuple[str, Line, str]
@@ -381,6 +382,9 @@ _JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
 # "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
 _WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
                          re.I)
+# "`# type: ignore` must carry an error code" (PGH003 / PGH004): a directive that names the code stands.
+_WANTS_CODE = re.compile(r"\b(?:error|specific|rule|explicit)\s+codes?\b|\bignore-without-code\b|\bblanket\b|\bPGH00[34]\b", re.I)
+_NAMES_CODE = re.compile(r"\[[\w\-, ]+\]|:\s*[A-Z]+\d+")
 _CITES = re.compile(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 
 
@@ -425,6 +429,8 @@ def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> 
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
         if _WANTS_LINK.search(decision) and _CITES.search(ln.text[m.end():] + " " + above):
             continue
+        if _WANTS_CODE.search(decision) and _NAMES_CODE.match(ln.text[m.end():]):
+            continue  # `# type: ignore[attr-defined]`, `# noqa: E501`: the error it silences is named
         if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
                                             or re.search(r"\w+(?:\W+\w+){3,}", above)):
             continue  # the reason is written on the line or on the comment line above it
@@ -634,6 +640,7 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
+    "lint_rules": lint_rules.violations,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"})
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression", "lint_rules"})

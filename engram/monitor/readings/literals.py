@@ -36,6 +36,7 @@ _CONDITION = re.compile(rf"^\W{{0,3}}(?:[\w\-]+\W+){{0,4}}?(?:without|{UNLESS_AS
                         r"in|inside|within|during|on)\b(?!\s+(?:the\s+)?(?:code|codebase|repo|repository|project)\b)", re.I)
 # "without `X`" may ask for X ("deletes without `WHERE`") or rule it out ("fetch without `axios`").
 _AMBIGUOUS_BEFORE = re.compile(r"\bwithout\s*(?:[\w\-]+\s+){0,2}$", re.I)
+_MEANS = re.compile(r"\bby\s+(?:specifying|using|adding|passing|setting|writing|calling)\s*$", re.I)
 _KEYWORDS = frozenset("""if else for while return def function fn func class const let var import from export true
 false null none nil new this self int str string number bool boolean any void async await try catch except
 finally raise throw public private static type interface struct enum match case default break continue""".split())
@@ -62,6 +63,8 @@ def _polarity(before: str, after: str) -> str:
         return "forbid"
     if _AMBIGUOUS_BEFORE.search(before):
         return "conditional"
+    if _MEANS.search(before):
+        return "require"  # "Avoid additional packages by specifying `--no-install-recommends`": the remedy
     cues = list(_CUE.finditer(before))
     if not cues:
         return "none"

@@ -1,0 +1,176 @@
+"""Issue 17, round 5: the catalogue of lint rules stated as decisions (engram.monitor.readings.lint_rules).
+
+Each entry is tested end to end through the offline checker: a decision in a lint rule's usual
+wording, a change that breaks it and one that keeps it. The decisions are written for these
+tests, several per rule in different phrasings."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.monitor import decision_rules
+from engram.monitor.offline_checker import check
+from engram.monitor.readings import lint_rules
+
+from testing.decisions import new_file, node
+
+# (rule, decision, path, violating lines, compliant lines)
+CASES = [
+    ("no-eval", "Disallow the use of `eval()`.", "src/calc.js", ["const v = eval(expr);"], ["const v = JSON.parse(expr);"]),
+    ("no-implied-eval", "Disallow the Function constructor and implied eval.", "src/run.ts",
+     ["const f = new Function('a', body);"], ["const f = (a: number) => a + 1;"]),
+    ("eqeqeq", "Require `===` and `!==`.", "src/cmp.ts", ["if (a == b) { go(); }"], ["if (a === b && c !== d) { go(); }"]),
+    ("eqeqeq", "Always use strict equality.", "src/cmp.js", ["return x != null;"], ["return x !== null;"]),
+    ("no-var", "Require let or const instead of var.", "src/a.js", ["var count = 0;"], ["let count = 0;"]),
+    ("no-var", "Do not use `var` in C#; write explicit types.", "src/Order.cs", ["var total = Sum(items);"],
+     ["decimal total = Sum(items);"]),
+    ("prefer-const", "Prefer const over let for bindings that are never reassigned.", "src/a.ts",
+     ["let limit = 10;", "use(limit);"], ["let total = 0;", "total += 5;"]),
+    ("no-console", "Disallow the use of `console`.", "src/api.ts", ["console.log('fetched', rows);"], ["logger.info('fetched');"]),
+    ("no-debugger", "Disallow the use of `debugger`.", "src/a.js", ["debugger;"], ["step();"]),
+    ("no-debugger", "Never commit breakpoint() or pdb calls.", "app/jobs.py", ["    breakpoint()"], ["    log.debug('here')"]),
+    ("no-alert", "Disallow the use of `alert`, `confirm`, and `prompt`.", "src/ui.js", ["alert('Saved');"], ["toast('Saved');"]),
+    ("no-with", "Disallow `with` statements.", "src/legacy.js", ["with (obj) { run(); }"], ["run(obj);"]),
+    ("no-empty-catch", "Disallow empty catch blocks.", "src/load.ts", ["try { load(); } catch (e) {}"],
+     ["try { load(); } catch (e) { report(e); }"]),
+    ("no-empty-catch", "Never swallow exceptions silently.", "app/io.py", ["try:", "    load()", "except OSError:", "    pass"],
+     ["try:", "    load()", "except OSError:", "    log.warning('load failed')"]),
+    ("no-throw-literal", "Disallow throwing literals as exceptions; only throw Error objects.", "src/a.ts",
+     ["throw 'not found';"], ["throw new Error('not found');"]),
+    ("no-param-reassign", "Disallow reassigning function parameters.", "src/a.js",
+     ["function pad(s, n) {", "  s = s.trim();", "  return s;", "}"],
+     ["function pad(s, n) {", "  const t = s.trim();", "  return t;", "}"]),
+    ("no-nested-ternary", "Disallow nested ternary expressions.", "src/a.ts", ["const c = a ? 1 : b ? 2 : 3;"],
+     ["const c = a ? 1 : 3;"]),
+    ("radix", "Enforce the consistent use of the radix argument when using `parseInt()`.", "src/a.js",
+     ["const n = parseInt(value);"], ["const n = parseInt(value, 10);"]),
+    ("curly", "Enforce consistent brace style for all control statements (curly).", "src/a.js",
+     ["if (!user) return null;"], ["if (!user) {", "  return null;", "}"]),
+    ("no-non-null-assertion", "Disallow non-null assertions using the `!` postfix operator.", "src/a.ts",
+     ["const name = user!.name;"], ["const name = user?.name ?? '';"]),
+    ("no-non-null-assertion", "Avoid `!!` in Kotlin; use safe calls.", "app/src/Main.kt", ["val n = name!!.length"],
+     ["val n = name?.length ?: 0"]),
+    ("no-namespace", "Disallow TypeScript namespaces; use ES modules.", "src/geo.ts", ["export namespace Geo {"],
+     ["export const Geo = {};"]),
+    ("no-floating-promises", "Promises must be awaited or handled (no floating promises).", "src/job.ts",
+     ["async function save(x: Item) { await db.put(x); }", "save(item);"],
+     ["async function save(x: Item) { await db.put(x); }", "await save(item);"]),
+    ("no-danger", "Never use dangerouslySetInnerHTML.", "src/Card.tsx", ["<div dangerouslySetInnerHTML={{ __html: body }} />"],
+     ["<div>{body}</div>"]),
+    ("no-array-index-key", "Disallow the use of the array index as a React key.", "src/List.tsx",
+     ["{items.map((it, index) => <Row key={index} item={it} />)}"], ["{items.map((it) => <Row key={it.id} item={it} />)}"]),
+    ("bare-except", "Do not use bare `except` (E722).", "app/io.py", ["try:", "    run()", "except:", "    log.exception('x')"],
+     ["try:", "    run()", "except ValueError:", "    log.exception('x')"]),
+    ("mutable-default", "Do not use mutable data structures for argument defaults (B006).", "app/r.py",
+     ["def add(item, bucket=[]):", "    bucket.append(item)"], ["def add(item, bucket=None):", "    bucket = bucket or []"]),
+    ("wildcard-import", "No wildcard imports (`from module import *`).", "app/views.py", ["from app.models import *"],
+     ["from app.models import User"]),
+    ("wildcard-import", "Avoid glob imports.", "src/lib.rs", ["use crate::types::*;"], ["use crate::types::{Id, Name};"]),
+    ("wildcard-import", "Do not use star imports.", "src/main/java/a/B.java", ["import java.util.*;"], ["import java.util.List;"]),
+    ("print", "Do not use `print`; use logging (T201).", "app/sync.py", ["    print('synced', n)"], ["    log.info('synced %d', n)"]),
+    ("print", "Library code must not use fmt.Println; return errors or log.", "pkg/store/store.go",
+     ["\tfmt.Println(\"saved\")"], ["\tlogger.Info(\"saved\")"]),
+    ("print", "Never use `println!` in library code.", "src/lib.rs", ["    println!(\"{}\", x);"], ["    log::info!(\"{}\", x);"]),
+    ("print", "Disallow System.out in production code.", "src/main/java/a/B.java", ["System.out.println(order);"],
+     ["LOG.info(\"{}\", order);"]),
+    ("assert", "Do not use `assert` in production code (S101).", "app/pay.py", ["    assert amount > 0"],
+     ["    if amount <= 0:", "        raise ValueError(amount)"]),
+    ("shell-true", "Avoid calling subprocess with a shell (S602).", "tools/run.py", ["subprocess.run(cmd, shell=True)"],
+     ["subprocess.run(['ls', path])"]),
+    ("unsafe-deserialization", "Load YAML with safe_load only (S506).", "app/cfg.py", ["cfg = yaml.load(fh)"],
+     ["cfg = yaml.safe_load(fh)"]),
+    ("unsafe-deserialization", "Do not deserialize untrusted data with pickle.", "app/cache.py", ["obj = pickle.loads(blob)"],
+     ["obj = json.loads(blob)"]),
+    ("todo-issue", "TODO comments must reference an issue.", "app/a.py", ["x = 1  # TODO handle retries"],
+     ["x = 1  # TODO(#412) handle retries"]),
+    ("no-todo", "No TODO comments in committed code.", "src/a.ts", ["// TODO: remove later"], ["// Kept for the v1 clients."]),
+    ("global-statement", "Avoid the `global` statement (W0603).", "app/state.py", ["    global CACHE"], ["    cache.clear()"]),
+    ("none-comparison", "Comparisons to None should use `is` / `is not` (E711), never `== None`.", "app/a.py",
+     ["if user == None:"], ["if user is None:"]),
+    ("ignore-without-code", "`# type: ignore` must carry a specific error code.", "app/a.py",
+     ["x = f()  # type: ignore"], ["x = f()  # type: ignore[attr-defined]"]),
+    ("no-init", "No init() functions (gochecknoinits).", "pkg/reg/reg.go", ["func init() {"], ["func Register() {"]),
+    ("naked-return", "No naked returns in functions with named results.", "pkg/a/a.go",
+     ["func split(n int) (a, b int) {", "\ta = n / 2", "\tb = n - a", "\treturn", "}"],
+     ["func split(n int) (int, int) {", "\ta := n / 2", "\treturn a, n - a", "}"]),
+    ("dot-import", "Dot imports are forbidden.", "pkg/a/a_impl.go", ["import . \"strings\""], ["import \"strings\""]),
+    ("dbg", "No `dbg!` in committed code.", "src/lib.rs", ["    let v = dbg!(compute());"], ["    let v = compute();"]),
+    ("todo-macro", "Never leave `todo!()` or `unimplemented!()` in main.", "src/lib.rs", ["    todo!()"],
+     ["    Err(Error::Unsupported)"]),
+    ("quote-expansions", "Always double-quote variables in shell scripts (SC2086).", "scripts/deploy.sh",
+     ["rm -rf $BUILD_DIR/out"], ["rm -rf \"$BUILD_DIR/out\""]),
+    ("cd-or-exit", "Use `cd dir || exit` so a failed cd stops the script (SC2164).", "scripts/build.sh",
+     ["cd build"], ["cd build || exit 1"]),
+    ("backticks", "Use $(...) instead of backticks for command substitution.", "scripts/a.sh", ["now=`date +%s`"],
+     ["now=$(date +%s)"]),
+    ("posix-sh", "Scripts must be POSIX sh (no bashisms).", "scripts/a.sh", ["if [[ -n \"$x\" ]]; then"],
+     ["if [ -n \"$x\" ]; then"]),
+    ("no-install-recommends", "Avoid additional packages by specifying `--no-install-recommends` (DL3015).", "Dockerfile",
+     ["RUN apt-get update && apt-get install -y curl=7.88.1-10"],
+     ["RUN apt-get update && apt-get install -y --no-install-recommends curl=7.88.1-10"]),
+    ("pin-os-packages", "Pin versions in apt-get install (DL3008).", "Dockerfile",
+     ["RUN apt-get install -y --no-install-recommends curl"], ["RUN apt-get install -y --no-install-recommends curl=7.88.1-10"]),
+    ("no-latest-tag", "Never use the `latest` tag for base images.", "Dockerfile", ["FROM node:latest"], ["FROM node:20.11-alpine"]),
+    ("copy-not-add", "Use COPY instead of ADD for files and folders (DL3020).", "Dockerfile", ["ADD . /app"], ["COPY . /app"]),
+    ("no-sudo", "Do not use sudo in Dockerfiles (DL3004).", "Dockerfile", ["RUN sudo apt-get update"], ["RUN apt-get update"]),
+    ("records-for-dtos", "Use records for DTOs.", "src/main/java/a/UserDto.java", ["public class UserDto {"],
+     ["public record UserDto(long id, String name) {"]),
+    ("catch-exception", "Do not catch `Exception`; catch the specific type.", "src/main/java/a/B.java",
+     ["} catch (Exception e) {"], ["} catch (IOException e) {"]),
+]
+
+
+def _warns(decision: str, path: str, lines: list[str]) -> bool:
+    return check([node(decision)], path, new_file(path, *lines)).verdict != "NO_CONTRADICTION"
+
+
+@pytest.mark.parametrize("rule,decision,path,bad,good", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_entry_warns_on_the_violation_only(rule, decision, path, bad, good):
+    assert rule in [e.rule for e in lint_rules.entries_for(decision)]
+    assert _warns(decision, path, bad)
+    assert not _warns(decision, path, good)
+
+
+def test_every_entry_is_tested():
+    assert {e.rule for e in lint_rules.ENTRIES} - {c[0] for c in CASES} <= {"nullable-disable"}
+
+
+@pytest.mark.parametrize("decision", [
+    "Use Postgres for all persistent data.",
+    "Never log passwords or tokens.",
+    "Keep functions under 50 lines.",
+    "Do not add new dependencies without review.",
+    "All API responses use camelCase keys.",
+    "No direct pushes to main; open a pull request.",
+    "Prefer composition over inheritance.",
+    "Avoid premature optimisation; measure first.",
+    "Never run containers as root.",
+])
+def test_unrelated_decisions_switch_no_entry_on(decision):
+    assert lint_rules.entries_for(decision) == []
+
+
+def test_a_justified_use_stands_where_the_decision_allows_one():
+    rule = "Avoid null-forgiving (`!`) unless absolutely necessary and justified."
+    bare = ["var token = Environment.GetEnvironmentVariable(\"TOKEN\")!;"]
+    assert _warns(rule, "Program.cs", bare)
+    assert not _warns(rule, "Program.cs", ["// Set by the host before start; checked in Startup.", *bare])
+
+
+def test_shapes_in_comments_and_strings_do_not_count():
+    assert not _warns("Disallow the use of `eval()`.", "src/a.js", ["// never eval(x) here", "const s = 'eval(x)';"])
+    assert not _warns("No wildcard imports.", "app/a.py", ['"""Do not write from x import * here."""'])
+
+
+def test_a_dockerfile_stage_is_not_an_untagged_image():
+    lines = ["FROM node:20.11 AS build", "RUN npm ci", "FROM build"]
+    assert not _warns("Never use the `latest` tag for base images.", "Dockerfile", lines)
+
+
+def test_set_e_covers_a_bare_cd():
+    assert not _warns("Use `cd dir || exit` (SC2164).", "scripts/a.sh", ["set -euo pipefail", "cd build"])
+
+
+def test_the_catalogue_is_a_detector_cued_by_the_decision():
+    assert "lint_rules" in decision_rules.rules_for(node("Require `===` and `!==`.")).detectors
+    assert "lint_rules" not in decision_rules.rules_for(node("Use Postgres for all persistent data.")).detectors
