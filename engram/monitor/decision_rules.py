@@ -325,6 +325,8 @@ def rules_for(node: dict[str, Any]) -> Rules:
     forbid_phrases += _lint_rule_forbids(text)
     require_phrases += stack_names(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
+    modules = {f.split(".")[0] for t in r.forbids for f in t.forms if re.fullmatch(r"\w+\.\w+", f)}
+    r.forbids = [t for t in r.forbids if not set(t.forms) <= modules]  # "never `time.sleep()`" bans no `import time`
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
         if scope and not t.scope and not t.distinct:

@@ -426,6 +426,8 @@ def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> 
         m = ruled_out.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
+        if m.group(0) in ln.code and not m.group(0).startswith(("#", "@")):
+            continue  # `/eslint-disable/` in a regular expression: code that looks for the comment, not the comment
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
         if _WANTS_LINK.search(decision) and _CITES.search(ln.text[m.end():] + " " + above):
             continue

@@ -174,3 +174,56 @@ def test_set_e_covers_a_bare_cd():
 def test_the_catalogue_is_a_detector_cued_by_the_decision():
     assert "lint_rules" in decision_rules.rules_for(node("Require `===` and `!==`.")).detectors
     assert "lint_rules" not in decision_rules.rules_for(node("Use Postgres for all persistent data.")).detectors
+
+
+# -- where in the code a prohibition holds (engram.monitor.readings.code_scope) and term fixes ----------
+
+ASYNC_SLEEP = "Never use `time.sleep()` in async functions; use `asyncio.sleep()`."
+
+
+def test_a_call_banned_in_async_functions_stands_in_a_plain_one():
+    plain = ["import time", "", "def wait(n):", "    time.sleep(n)"]
+    assert not _warns(ASYNC_SLEEP, "app/cli.py", plain)
+    assert _warns(ASYNC_SLEEP, "app/poll.py", ["import time", "", "async def poll():", "    time.sleep(1)"])
+
+
+def test_a_plain_helper_called_from_async_code_still_blocks_the_loop():
+    lines = ["def _pause():", "    time.sleep(1)", "", "async def poll():", "    _pause()"]
+    assert _warns(ASYNC_SLEEP, "app/poll.py", lines)
+
+
+def test_banning_a_module_function_does_not_ban_the_module():
+    rules = decision_rules.rules_for(node(ASYNC_SLEEP))
+    assert [t.phrase for t in rules.forbids] == ["time.sleep()"]
+
+
+NAMES = 'Never include "Async" in method names.'
+
+
+def test_a_naming_rule_is_about_declared_names_not_calls():
+    assert not _warns(NAMES, "src/Reader.cs", ["        var json = await content.ReadAsStringAsync(ct);"])
+    assert _warns(NAMES, "src/Reader.cs", ["    public async Task<string> ReadAsync(CancellationToken ct)"])
+
+
+def test_a_rename_that_adds_the_word_to_a_method_name_breaks_a_naming_rule():
+    change = ("--- a/src/R.cs\n+++ b/src/R.cs\n@@ -1,1 +1,1 @@\n"
+              "-    public async Task<object> Deserialize(HttpContent c)\n"
+              "+    public async Task<object> DeserializeAsync(HttpContent c)\n")
+    assert check([node(NAMES)], "src/R.cs", change).verdict != "NO_CONTRADICTION"
+
+
+def test_a_property_named_like_a_banned_keyword_is_not_the_keyword():
+    rule = "Avoid `enum`; use string literal unions instead."
+    assert not _warns(rule, "src/tasks.ts", ['export const Priority = z.enum(["low", "high"]);'])
+    assert _warns(rule, "src/tasks.ts", ["export enum Priority { Low, High }"])
+
+
+def test_code_that_looks_for_a_suppression_comment_is_no_suppression():
+    rule = "Never add eslint-disable comments."
+    assert not _warns(rule, "scripts/check.ts", ["const banned = /eslint-disable/;"])
+    assert _warns(rule, "src/a.ts", ["// eslint-disable-next-line no-console"])
+
+
+def test_a_remedy_quoted_after_by_specifying_is_required_not_forbidden():
+    rule = "Avoid additional packages by specifying `--no-install-recommends`."
+    assert "--no-install-recommends" not in decision_rules.rules_for(node(rule)).literals

@@ -211,7 +211,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("no-eval", _cue(r"\bno-eval\b|" + banned(r"`?\beval\b(?:\(\))?`?")),
           _shapes(js=(JS, r"(?<![\w.$])eval\s*\("), py=r"(?<![\w.])eval\s*\(", php=r"(?<![\w>$])eval\s*\("),
           "evaluates a string as code (eval)"),
-    Entry("no-implied-eval", _cue(r"\bno-(?:implied-eval|new-func)\b|\bnew Function\b|\bFunction constructor\b|"
+    Entry("no-implied-eval", _cue(r"\bno-(?:implied-eval|new-func)\b|(?-i:\bnew Function\b|\bFunction constructor\b)|"
                                   r"\bimplied eval\b|" + banned(r"`?\beval\b(?:\(\))?`?")),
           _shapes(js=(JS, r"\bnew\s+Function\s*\(|(?<![\w.])Function\s*\(\s*[\"'`]|\bset(?:Timeout|Interval)\(\s*[\"'`]")),
           "builds code from a string (new Function, setTimeout with a string), eval by another name", kind="indirect"),
