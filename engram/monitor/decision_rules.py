@@ -183,11 +183,11 @@ DETECTOR_CUES = {
                            r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
                            r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
                            r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
-    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
+    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid|disallow\w*|forbid\w*|ban\w*)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
     "suppression": re.compile(r"\bkeep\s+(?:the\s+)?(?:shellcheck|eslint|clippy|ruff|mypy|pylint|golangci-lint|rubocop|"
                               r"flake8|pyright|tsc|biome|oxlint|lint|linters?|type[- ]?check\w*)\s+(?:clean|happy|green|"
-                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
+                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|ts-<directive>|ban-ts-comment|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
                               r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
                               r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
@@ -213,7 +213,7 @@ DETECTOR_CUES = {
                                 r"explaining|describing|about))|\bcomment-free\b", re.I),
     "unbounded_writes": re.compile(r"\bwithout\s+(?:a\s+)?[`'\"]?where\b", re.I),
     "discarded_errors": re.compile(r"\b(?:discard|swallow|ignor|drop)\w*\s+(?:\w+\s+){0,3}?(?:errors?|results?|return values?)\b|"
-                                   r"`let _ =`|`_ =`|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
+                                   r"`let _ =`|`_ =`|\bunchecked errors?\b|\berrcheck\b|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
                                    r"\bhandle all errors\b|\berrors?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:handled|checked)",
                                    re.I),
     "hardcoded_urls": re.compile(r"\bhard-?cod\w*\s+(?:[\w\-]+\s+){0,3}?(?:urls?|endpoints?|hosts?|hostnames?|domains?|"
@@ -231,7 +231,8 @@ DETECTOR_CUES = {
                                     r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
     "text_length": constructs.TEXT_LENGTH,
     "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
-                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?", re.I),
+                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?|"
+                                r"\bexceptions?\b[^.;]{0,20}\btoo generic\b|\bprefer catching specific exceptions?\b", re.I),
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
                                    r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b",
                                    re.I),

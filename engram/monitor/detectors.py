@@ -378,7 +378,7 @@ _DIRECTIVES = {
 _SUPPRESS = re.compile("|".join(rx for rx, _ in _DIRECTIVES.values()))
 _TYPE_WORDS = re.compile(r"\btype[- ]?check\w*|\btypes?\b|\bmypy\b|\bpyright\b|\btsc\b|\btyping\b", re.I)
 _LINT_WORDS = re.compile(r"\blint\w*|\bwarnings?\b|\bclippy\b|\bstatic analysis\b", re.I)
-_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
+_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document|descriptions?\s+after", re.I)
 # "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
 _WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
                          re.I)
@@ -392,7 +392,8 @@ def _ruled_out(decision: str) -> re.Pattern[str]:
     """The directives a decision is about: those it names and those of the families it names
     ("type and lint errors"); with neither, all of them."""
     low = decision.lower()
-    named = [rx for name, (rx, _) in _DIRECTIVES.items() if name in low or re.search(rx, decision)]
+    named = [rx for name, (rx, _) in _DIRECTIVES.items()
+             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", low) or re.search(rx, decision)]  # "disallow" is no `allow`
     families = {f for f, words in (("type", _TYPE_WORDS), ("lint", _LINT_WORDS)) if words.search(decision)}
     chosen = named + [rx for rx, f in _DIRECTIVES.values() if f in families and rx not in named]
     return re.compile("|".join(chosen)) if chosen else _SUPPRESS
@@ -612,7 +613,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _KEYWORD = re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\s+(?:use\s+|using\s+)?(?:the\s+)?[\"'`]?(\w+)[\"'`]?"
                       r"\s+keyword", re.I)
-_DEFAULT_EXPORT = re.compile(r"named exports? only|avoid default exports?|no default exports?|never use default exports?",
+_DEFAULT_EXPORT = re.compile(r"named exports? only|(?:avoid|no|disallow|forbid|ban|prohibit)\w*\s+(?:the\s+use\s+of\s+)?default "
+                             r"exports?|never use default exports?",
                              re.I)
 
 
@@ -621,7 +623,7 @@ def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     rules = [(rf"\b{re.escape(k)}\b", f"uses the {k} keyword") for k in _KEYWORD.findall(decision)]
     if _DEFAULT_EXPORT.search(decision):
         rules.append((r"\bexport\s+default\b", "adds a default export"))
-    if re.search(r"\b(?:avoid|never|no|without)\b[^.;]{0,30}\bany\b", decision, re.I) and lang == "js":
+    if re.search(r"\b(?:avoid|never|no|without|disallow\w*|forbid\w*|ban\w*)\b[^.;]{0,30}\bany\b", decision, re.I) and lang == "js":
         rules.append((r":\s*any\b|<any>|\bas\s+any\b|\bany\[\]", "types a value as any"))
     out = []
     for ln in _added(lines):

@@ -240,7 +240,9 @@ def _recommend(m: dict[str, Any]) -> str:
 def _term_hits(rules: Rules, term: Term, lines: list[Line], all_lines: list[Line], path: str,
                assigned: set[str]) -> list[Line]:
     """Lines introducing a forbidden term, narrowed to where in the code the decision holds: names of
-    a kind ("in method names"), async functions ("in async functions"); engram.monitor.readings.code_scope."""
+    a kind ("in method names"), async functions ("in async functions"), library code; engram.monitor.readings.code_scope."""
+    if code_scope.library_only(rules.text) and code_scope.entry_point(path, all_lines):
+        return []
     kind = code_scope.named_kind(rules.text)
     hits = code_scope.declared(term.phrase.strip("`'\""), kind, lines) if kind else _introduced(term, lines, path, assigned)
     return [ln for ln in hits if code_scope.in_async(ln, all_lines)] if code_scope.async_only(rules.text) else hits

@@ -117,6 +117,18 @@ CASES = [
      ["public record UserDto(long id, String name) {"]),
     ("catch-exception", "Do not catch `Exception`; catch the specific type.", "src/main/java/a/B.java",
      ["} catch (Exception e) {"], ["} catch (IOException e) {"]),
+    ("unwrap", "Checks for `.unwrap()` calls on Results and Options (unwrap_used).", "src/parse.rs",
+     ["    let n = s.parse::<u32>().unwrap();"], ["    let n = s.parse::<u32>()?;"]),
+    ("expect", "Disallow `.expect()` outside tests.", "src/parse.rs", ["    let n = s.parse::<u32>().expect(\"n\");"],
+     ["    let n = s.parse::<u32>()?;"]),
+    ("panic", "Do NOT: ignore context cancellation; swallow errors; panic in normal flow.", "internal/svc/svc.go",
+     ["\t\tpanic(err)"], ["\t\treturn fmt.Errorf(\"validate: %w\", err)"]),
+    ("no-require-imports", "Disallow `require` statements; use ES module imports.", "src/a.ts", ["const fs = require('fs');"],
+     ["import fs from 'fs';"]),
+    ("printf-format", "Prefer f-strings over `%` formatting and `.format()` (UP031).", "app/a.py", ["msg = 'hi %s' % name"],
+     ["msg = f'hi {name}'"]),
+    ("no-debugger", "Checks for debug calls (binding.pry, byebug).", "app/models/user.rb", ["    binding.pry"], ["    save!"]),
+    ("print", "Checks for printing to stdout (print_stdout).", "src/lib.rs", ["    println!(\"{}\", x);"], ["    tracing::info!(x);"]),
 ]
 
 
@@ -165,6 +177,18 @@ def test_shapes_in_comments_and_strings_do_not_count():
 def test_a_dockerfile_stage_is_not_an_untagged_image():
     lines = ["FROM node:20.11 AS build", "RUN npm ci", "FROM build"]
     assert not _warns("Never use the `latest` tag for base images.", "Dockerfile", lines)
+
+
+def test_a_rule_for_library_code_leaves_entry_points_alone():
+    rule = "Never use `fmt.Println` in library code."
+    assert _warns(rule, "internal/store/store.go", ["\tfmt.Println(\"saved\")"])
+    assert not _warns(rule, "cmd/tool/main.go", ["\tfmt.Println(\"saved\")"])
+
+
+def test_each_item_of_a_list_of_prohibitions_is_prohibited():
+    text = lint_rules.distributed("Do NOT: Ignore context cancellation; Swallow errors; Panic in normal flow")
+    assert "Do not Panic in normal flow" in text
+    assert [e.rule for e in lint_rules.entries_for("Do NOT: Ignore context cancellation; Panic in normal flow")] == ["panic"]
 
 
 def test_set_e_covers_a_bare_cd():
@@ -222,6 +246,13 @@ def test_code_that_looks_for_a_suppression_comment_is_no_suppression():
     rule = "Never add eslint-disable comments."
     assert not _warns(rule, "scripts/check.ts", ["const banned = /eslint-disable/;"])
     assert _warns(rule, "src/a.ts", ["// eslint-disable-next-line no-console"])
+
+
+def test_an_error_logged_and_dropped_for_nil_is_swallowed():
+    rule = "Never swallow errors."
+    change = ("--- a/internal/svc/svc.go\n+++ b/internal/svc/svc.go\n@@ -10,2 +10,3 @@\n"
+              "-\t\treturn fmt.Errorf(\"save: %w\", err)\n+\t\tlog.Printf(\"save failed: %v\", err)\n+\t\treturn nil\n")
+    assert check([node(rule)], "internal/svc/svc.go", change).verdict != "NO_CONTRADICTION"
 
 
 def test_a_remedy_quoted_after_by_specifying_is_required_not_forbidden():

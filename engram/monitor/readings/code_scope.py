@@ -1,4 +1,4 @@
-"""Where inside the code a decision's prohibition holds: in async functions only, or in names.
+"""Where inside the code a decision's prohibition holds: in async functions, in names, in library code.
 
 "Never use `time.sleep()` in async functions" is kept by `time.sleep(1)` in a plain function;
 "Never include "Async" in method names" is kept by calling a framework's `ReadAsStringAsync()`.
@@ -8,7 +8,9 @@ Term matching sees the word on the line either way, so these two readings narrow
   one that no async code of the diff calls (a synchronous helper called from async code blocks
   the event loop all the same);
 * `named_kind`: "in method names", "in class names": the term counts in a name the diff
-  DECLARES of that kind, not where it is used, and only when more names hold it than before.
+  DECLARES of that kind, not where it is used, and only when more names hold it than before;
+* `library_only`: "in library code": a program's entry point (`cmd/`, `main.go`, `package main`,
+  `src/bin/`) is not library code.
 """
 
 from __future__ import annotations
@@ -34,6 +36,23 @@ _DECLARED = {
 }
 _KIND = {"method": "function", "function": "function", "test": "function", "class": "class", "type": "class",
          "interface": "class", "component": "class", "variable": "variable", "field": "variable", "property": "variable"}
+
+
+_LIBRARY = re.compile(r"\b(?:in|for|from)\s+(?:the\s+)?(?:librar(?:y|ies)|lib)\b|\blibrar(?:y|ies)\s+(?:code|crates?|packages?|modules?)\b",
+                      re.I)
+_ENTRY_POINT = re.compile(r"(?:^|/)(?:cmd|bin|scripts?|tools|examples?|cli)/|(?:^|/)(?:main\.(?:go|rs|py|kt|java)|__main__\.py|"
+                          r"manage\.py|cli\.\w+)$")
+
+
+def entry_point(path: str, lines: list[Line]) -> bool:
+    """A program's entry point, not library code: `cmd/`, `main.go`, `src/bin/`, `package main`."""
+    return _ENTRY_POINT.search(path.replace("\\", "/")) is not None or any(
+        re.match(r"^\s*package\s+main\b", x.code) for x in lines if x.side != "-")
+
+
+def library_only(text: str) -> bool:
+    """Whether the decision holds for library code only ("never print in library code")."""
+    return _LIBRARY.search(text) is not None
 
 
 def async_only(text: str) -> bool:

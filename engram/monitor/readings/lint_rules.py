@@ -28,19 +28,21 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engram.monitor.code_lines import Line
+from engram.monitor.readings import code_scope
 
 Hit = tuple[str, Line, str]
 
 # Words that rule a thing out, as lint summaries and style guides write them.
 _BAN = (r"(?:no|never|avoid\w*|disallow\w*|forbid\w*|bans?|banned|prohibit\w*|don'?t|do\s+not|must\s+not|mustn'?t|"
-        r"should\s+not|shouldn'?t|stop)")
+        r"should\s+not|shouldn'?t|stop|checks?\s+for(?:\s+(?:the\s+)?(?:use|usage|presence)\s+of)?)")
 _RULED_OUT = r"(?:forbidden|banned|disallowed|prohibited|not\s+allowed|not\s+permitted|discouraged)"
 
 
 def banned(noun: str, gap: int = 25) -> str:
     """The ways a decision rules `noun` out: "no X", "disallow the use of X", "avoid using X", "X is
-    banned", "prefer Y over X", "use Y instead of X"."""
+    banned", "`X` found", "checks for usage of X", "prefer Y over X", "use Y instead of X"."""
     return (rf"\b{_BAN}\b[^.;:!?\n]{{0,{gap}}}?(?:{noun})|(?:{noun})[^.;\n]{{0,30}}?\b(?:is|are)\s+(?:\w+\s+)?{_RULED_OUT}|"
+            rf"(?:{noun})[^.;\n]{{0,12}}?\b(?:found|detected|identified)\b|"
             rf"\b(?:over|instead\s+of|rather\s+than)\s+(?:using\s+|the\s+|an?\s+)?(?:{noun})")
 
 
@@ -212,7 +214,7 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(js=(JS, r"(?<![\w.$])eval\s*\("), py=r"(?<![\w.])eval\s*\(", php=r"(?<![\w>$])eval\s*\("),
           "evaluates a string as code (eval)"),
     Entry("no-implied-eval", _cue(r"\bno-(?:implied-eval|new-func)\b|(?-i:\bnew Function\b|\bFunction constructor\b)|"
-                                  r"\bimplied eval\b|" + banned(r"`?\beval\b(?:\(\))?`?")),
+                                  r"\bimplied eval\b|`?new`?\s+operators?\s+with\s+the\s+`?Function`?|" + banned(r"`?\beval\b(?:\(\))?`?")),
           _shapes(js=(JS, r"\bnew\s+Function\s*\(|(?<![\w.])Function\s*\(\s*[\"'`]|\bset(?:Timeout|Interval)\(\s*[\"'`]")),
           "builds code from a string (new Function, setTimeout with a string), eval by another name", kind="indirect"),
     Entry("eqeqeq", _cue(r"\beqeqeq\b|`?===`?\s+and\s+`?!==`?|\bstrict (?:in)?equality\b|\btriple[- ]equals?\b|"
@@ -223,7 +225,7 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(js=(JS, r"^\s*(?:export\s+)?var\s+[\w${\[]"), csharp=r"^\s*(?:(?:using|await|ref|readonly)\s+)*var\s+\w+\s*="),
           "declares a variable with var"),
     Entry("prefer-const", _cue(r"\bprefer-const\b|\bprefer\s+`?const`?\b|\b`?const`?\b[^.;]{0,25}\b(?:over|instead of|rather than)\s+`?let\b|"
-                               r"\b`?const`?\s+(?:for|when)\b[^.;]{0,40}\b(?:never|not)\s+(?:re)?assigned"),
+                               r"\b`?const`?[^.;]{0,40}\b(?:never|not)\s+(?:re-?)?assigned\b"),
           _shapes(js=(JS, _LET.pattern)), "declares with let a binding that is never reassigned (prefer const)",
           confirm=_never_reassigned),
     Entry("no-console", _cue(r"\bno-console\b|" + banned(r"`?console\.\w+(?:\(\))?`?|`console`|\bconsole\s+(?:statements?|calls?|logs?|logging|"
@@ -231,15 +233,16 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(js=(JS, r"\bconsole\.(?:log|debug|info|warn|error|trace|dir|table|time|timeEnd|group)\s*\(")),
           "writes to the console"),
     Entry("no-debugger", _cue(r"\bno-debugger\b|" + banned(r"`?debugger`?\s*(?:statements?|keyword)?|`?breakpoint\(\)`?|\bpdb\b|"
-                                                           r"\bset_trace\b")),
-          _shapes(js=(JS, r"^\s*debugger\s*;?\s*$"), py=r"\bbreakpoint\(\s*\)|\b(?:i?pdb)\.set_trace\(|^\s*import\s+i?pdb\b"),
+                                                           r"\bset_trace\b|\bdebug\s+calls?\b|`?binding\.pry`?|`?byebug`?")),
+          _shapes(js=(JS, r"^\s*debugger\s*;?\s*$"), py=r"\bbreakpoint\(\s*\)|\b(?:i?pdb)\.set_trace\(|^\s*import\s+i?pdb\b",
+                  ruby=r"\bbinding\.(?:pry|irb)\b|^\s*(?:byebug|debugger)\s*$"),
           "leaves a debugger breakpoint in the code"),
     Entry("no-alert", _cue(r"\bno-alert\b|" + banned(r"`?(?:window\.)?alert\(\)`?|`alert`|\balert\s*,\s*confirm\b|"
                                                      r"\bbrowser (?:alerts?|dialogs?)\b")),
           _shapes(js=(JS, r"(?<![\w.$])(?:window\.)?(?:alert|confirm|prompt)\s*\(")), "opens a browser alert / confirm / prompt"),
     Entry("no-with", _cue(r"\bno-with\b|" + banned(r"`with`\s*(?:statements?)?|\bwith\s+statements?\b")),
           _shapes(js=(JS, r"^\s*with\s*\(")), "uses a with statement"),
-    Entry("no-empty-catch", _cue(r"\bno-empty\b|\bempty\s+(?:`?catch`?|`?except`?)(?:\s+(?:blocks?|clauses?|handlers?))?\b|"
+    Entry("no-empty-catch", _cue(r"\bno-empty\b|" + banned(r"\bempty\s+(?:block\s+)?(?:statements?|blocks?)\b") + r"|\bempty\s+(?:`?catch`?|`?except`?)(?:\s+(?:blocks?|clauses?|handlers?))?\b|"
                                  r"\b(?:catch|except)\s+(?:blocks?|clauses?)\s+(?:must|should|may)\s+not\s+be\s+empty|"
                                  r"\bswallow\w*\s+(?:\w+\s+){0,2}?(?:errors?|exceptions?)\b|\bsilently\s+(?:ignor|swallow|discard)\w*"),
           _shapes(braces=(CATCHING, r"\bcatch\b\s*(?:\([^)]*\))?\s*\{\s*(?:\}\s*)?$"), py=r"^\s*except\b[^:]*:\s*(?:pass\s*)?$",
@@ -249,7 +252,7 @@ ENTRIES: tuple[Entry, ...] = (
                                    r"plain|raw)\w*") + r"|\bthrow\s+(?:only\s+)?`?Error`?\s+(?:objects|instances)\b|"
                                    r"\bonly\s+throw\s+`?Error`?"),
           _shapes(js=(JS, r"\bthrow\s+(?:[\"'`]|\d|\{|\[)")), "throws a literal instead of an Error"),
-    Entry("no-param-reassign", _cue(r"\bno-param-reassign\b|" + banned(r"\b(?:re-?assign\w*|mutat\w*|modify\w*)\s+(?:function\s+)?"
+    Entry("no-param-reassign", _cue(r"\bno-param-reassign\b|" + banned(r"\b(?:re-?assign\w*|mutat\w*|modify\w*)\s+(?:`?function`?\s+)?"
                                     r"(?:param\w*|arguments?)\b") + r"|\b(?:param\w*|arguments?)\s+(?:must|should)\s+not\s+be\s+"
                                     r"(?:re-?assigned|mutated|modified)"),
           _shapes(js=(JS, r"^\s*[A-Za-z_$][\w$]*\s*(?:[-+*/%]|\?\?|\|\||&&)?=(?!=)")),
@@ -265,14 +268,14 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(js=(JS, r"\bparseInt\(\s*(?:[^,()]|\([^()]*\))+\)")), "calls parseInt without a radix"),
     Entry("curly", _cue(r"\bcurly\b(?![- ]brace)|\b(?:always|must|require\w*)\b[^.;]{0,30}\b(?:curly\s+)?braces\b[^.;]{0,30}\b"
                         r"(?:if|else|for|while|control|blocks?|statements?|bodies)\b|\bbraces\s+(?:for|around|on)\s+(?:all\s+|every\s+)?"
-                        r"(?:if|control|blocks?|statements?|bodies)\b|\bbrace-?less\b|"
+                        r"(?:if|control|blocks?|statements?|bodies)\b|\bbrace-?less\b|\bbrace\s+style\b[^.;]{0,30}\bcontrol\s+statements?\b|"
                         + banned(r"\b(?:single-line|one-line|brace-?less)\s+(?:if|ifs|blocks?|statements?|bodies)\b")),
           _shapes(braces=(JS + ("java", "csharp", "c", "php", "kotlin", "swift"),
                           r"^\s*(?:\}\s*)?(?:if|else\s+if|for|while)\s*\(.*\)\s*(?!\s*\{)[^\s{].*;\s*$|^\s*(?:\}\s*)?else\s+(?!if\b)[^\s{].*;\s*$")),
           "writes a control statement without braces"),
     # typescript-eslint
     Entry("no-non-null-assertion", _cue(r"\bno-non-null-assertion\b|\bnon-null\s+assertions?\b|\bnull-forgiving\b|"
-                                        r"\bdouble[- ]bang\b|\bUnsafeCallOnNullableType\b|" + banned(r"`!!`|!!\s+operator")),
+                                        r"\bdouble[- ]bang\b|\bUnsafeCallOnNullableType\b|\bunsafe\s+calls?\s+on\s+nullable\s+types?\b|" + banned(r"`!!`|!!\s+operator")),
           _shapes(ts=(TS + ("csharp",), r"(?<=[\w\])])!(?=[.;,)\]\s]|$)(?!=)"), kotlin=r"!!"),
           "asserts a value is not null instead of handling null"),
     Entry("nullable-disable", _cue(r"\bnull-forgiving\b|\bnullable\s+reference\s+types\b"),
@@ -282,36 +285,45 @@ ENTRIES: tuple[Entry, ...] = (
           "declares a TypeScript namespace instead of a module"),
     Entry("no-floating-promises", _cue(r"\bno-floating-promises\b|\bfloating\s+promises?\b|\bunhandled\s+promises?\b|"
                                        r"\bpromises?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:awaited|handled)\b|"
-                                       r"\b(?:always\s+)?await\s+(?:all|every)\s+(?:promises?|async\s+calls?)\b"),
+                                       r"\b(?:always\s+)?await\s+(?:all|every)\s+(?:promises?|async\s+calls?)\b|"
+                                       r"\bpromise(?:-like)?\s+(?:statements?|values?|calls?)\b[^.;]{0,30}\bhandled\b"),
           _shapes(js=(JS, r"^\s*(?:this\.)?\w+\s*\(.*\)\s*;?\s*$")), "calls an async function without awaiting or handling its promise",
           confirm=_floating),
+    Entry("no-require-imports", _cue(r"\bno-(?:require-imports|var-requires)\b|" + banned(r"`require`(?:\s+(?:statements?|calls?))?|"
+                                     r"`?require\(\)`?|\brequire\s+(?:statements?|calls?)\b|\bCommonJS\b")),
+          _shapes(ts=(JS, r"(?<![\w.$])require\s*\(")), "loads a module with require() instead of import"),
     # React / JSX
-    Entry("no-danger", _cue(r"\bno-danger\b|" + banned(r"`?dangerouslySetInnerHTML`?|`?innerHTML`?|\braw\s+HTML\b")),
+    Entry("no-danger", _cue(r"\bno-danger\b|\bdangerous\s+(?:JSX\s+)?(?:properties|props)\b|" + banned(r"`?dangerouslySetInnerHTML`?|`?innerHTML`?|\braw\s+HTML\b")),
           _shapes(jsx=(JS, r"\bdangerouslySetInnerHTML\b|\.(?:innerHTML|outerHTML)\s*=(?!=)|\binsertAdjacentHTML\(")),
           "injects raw HTML"),
     Entry("no-array-index-key", _cue(r"\bno-array-index-key\b|\b(?:array\s+)?index(?:es)?\s+as\s+(?:a\s+|the\s+)?(?:React\s+)?keys?\b|"
-                                     r"\bkeys?\b[^.;]{0,25}\b(?:array|map|loop)\s+index\b|" + banned(r"\bindex(?:es)?\s+keys?\b")),
+                                     r"\bkeys?\b[^.;]{0,25}\b(?:array|map|loop)\s+index\b|" + banned(r"\bindex(?:es)?\s+keys?\b|\b(?:array\s+)?index\w*\s+(?:in|for)\s+keys?\b")),
           _shapes(jsx=(JSX, r"\bkey=\{\s*(?:i|idx|index|\w+Index|\w+Idx)\s*\}|\bkey=\{\s*`[^`]*\$\{\s*(?:i|idx|index)\s*\}")),
           "uses the array index as a React key"),
     # Python: Ruff / flake8 / pylint / bugbear / bandit
     Entry("bare-except", _cue(r"\bE722\b|\bbare-except\b|\bbare\s+`?except`?(?!\s+Exception)|" + banned(r"`except:`")),
           _shapes(py=r"^\s*except\s*:"), "catches everything with a bare except"),
     Entry("mutable-default", _cue(r"\bB006\b|\bmutable[- ]default|\bmutable\s+(?:\w+\s+)?(?:default|defaults)\b|\bdefault\s+(?:arguments?|"
-                                  r"parameters?|values?|args?)\b[^.;]{0,30}\bmutable\b|\bdef\s+\w+\(\w+=\[\]\)|\bdangerous-default-value\b"),
+                                  r"parameters?|values?|args?)\b[^.;]{0,30}\bmutable\b|\bmutable\s+(?:data\s+structures?|values?|objects?|types?)\s+(?:for|as)\s+"
+                                  r"(?:argument|parameter)\s+defaults?\b|\bdef\s+\w+\(\w+=\[\]\)|\bdangerous-default-value\b"),
           _shapes(py=r"="), "gives a parameter a mutable default, shared between calls", confirm=_mutable_default),
     Entry("wildcard-import", _cue(r"\bF40[35]\b|\bwildcard[_ -]imports?\b|\bglob\s+imports?\b|\bstar\s+imports?\b|\bimport\s+\*|"
-                                  r"::\*|\.\*\s+imports?\b|\bAvoidStarImport\b|\bno-wildcard-imports?\b|\bexplicit\s+(?:imports?|use)\b"),
+                                  r"::\*|\.\*\s+imports?\b|\*\s+notation\b|\bAvoidStarImport\b|\bno-wildcard-imports?\b|\bexplicit\s+(?:imports?|use)\b"),
           _shapes(py=r"^\s*from\s+\S+\s+import\s+\*", rust=r"^\s*(?:pub\s+)?use\s+(?!super::\*)(?![\w:]*prelude::\*)[\w:{}]*::\*\s*;",
                   java=r"^\s*import\s+(?:static\s+)?[\w.]+\.\*\s*;", kotlin=r"^\s*import\s+[\w.]+\.\*\s*$",
                   scala=r"^\s*import\s+[\w.]+\._\s*$"),
           "imports every name of a module (a wildcard import)"),
     Entry("print", _cue(r"\bT20[13]?\b|\bforbidigo\b|\bprint_std(?:out|err)\b|\bSystemPrintln\b|\bRails/Output\b|"
                         + banned(r"`?print\(\)`?|`print`|\bprint\s+(?:statements?|calls?|debugging)\b|`?e?println!?`?|`?fmt\.Print\w*`?|"
-                                 r"`?System\.(?:out|err)`?|\bprint(?:ing)?\s+to\s+(?:stdout|the console|standard output)|`puts`")),
+                                 r"`?System\.(?:out|err)`?|\bprint(?:ing)?\s+to\s+(?:stdout|the console|standard output)|`puts`|"
+                                 r"\boutput\s+calls?\b") + r"|\bSystem\.\(?(?:out|err)\b"),
           _shapes(py=r"(?<![\w.])print\s*\(", go=r"\bfmt\.Print(?:f|ln)?\s*\(|(?<![\w.])print(?:ln)?\s*\(",
                   rust=r"\be?print(?:ln)?!\s*\(", java=r"\bSystem\.(?:out|err)\.print", kotlin=r"(?<![\w.])print(?:ln)?\s*\(",
                   csharp=r"\bConsole\.Write(?:Line)?\s*\(", ruby=r"^\s*(?:puts|print|pp|p)\b(?!\s*[=:.])"),
           "prints to the console instead of logging"),
+    Entry("printf-format", _cue(r"\bUP03[12]\b|\bf-?strings?\b[^.;]{0,30}\b(?:over|instead\s+of|rather\s+than)\b|"
+                                r"\b(?:prefer|use)\s+f-?strings\b|" + banned(r"`%`\s+formatting|\bprintf-style\b|%-formatting|`?\.format\(\)`?")),
+          _shapes(py=r"\"\"\s*%\s*[\w(\[{]|\"\"\.format\("), "formats a string with % or .format() instead of an f-string"),
     Entry("assert", _cue(r"\bS101\b|\bassert\w*\s+(?:statements?\s+)?(?:in|outside)\s+(?:production|non-test|library|application|"
                          r"runtime)\b|" + banned(r"`assert`|\bassert\s+statements?\b|\bassert\s+for\b", gap=12)),
           _shapes(py=r"^\s*assert\b"), "relies on assert, which python -O strips"),
@@ -336,28 +348,35 @@ ENTRIES: tuple[Entry, ...] = (
                                   r"`?is\s+(?:not\s+)?None`?\s+(?:for|when|instead|rather|over)\b"),
           _shapes(py=r"[=!]=\s*None\b|\bNone\s*[=!]="), "compares with None by == instead of is"),
     Entry("ignore-without-code", _cue(r"\bPGH003\b|\bignore-without-code\b|\btype:\s*ignore\b`?[^.;]{0,40}\b(?:error\s+)?codes?\b|"
-                                      r"\b(?:specific|explicit)\s+(?:error\s+)?codes?\b[^.;]{0,40}\btype:\s*ignore"),
+                                      r"\b(?:specific|explicit)\s+(?:error\s+)?codes?\b[^.;]{0,40}\btype:\s*ignore|"
+                                      r"\b(?:specific|explicit)\s+(?:rule\s+|error\s+)?codes?\s+when\s+(?:ignoring|suppressing)\s+type\b"),
           _shapes(py=r"#\s*type:\s*ignore(?!\[)"), "silences the type checker without naming the error", on="text"),
     # Go: golangci-lint
     Entry("no-init", _cue(r"\bgochecknoinits\b|" + banned(r"`?init\(\)`?\s*(?:functions?)?|\binit\s+functions?\b|`?func\s+init`?")),
           _shapes(go=r"^\s*func\s+init\s*\(\s*\)"), "adds an init function"),
     Entry("naked-return", _cue(r"\bnakedret\b|\bnaked\s+returns?\b|\bbare\s+returns?\b"),
           _shapes(go=r"^\s*return\s*$"), "returns named results with a naked return", confirm=_in_named_results_func),
-    Entry("dot-import", _cue(r"\bdot[- ]imports?\b|\bST1001\b|`import\s+\.`"),
+    Entry("dot-import", _cue(r"\bdot[- ]imports?\b|\bST1001\b|`import\s+\.`|(?<![\w.])\.\s+imports\b"),
           _shapes(go=r"^\s*(?:import\s+)?\.\s+\""), "dot-imports a package", on="text"),
     # Rust: clippy
     Entry("dbg", _cue(r"\bdbg_macro\b|" + banned(r"`?dbg!`?(?:\(\))?")), _shapes(rust=r"\bdbg!\s*\("), "leaves a dbg! call"),
     Entry("todo-macro", _cue(r"\bclippy::(?:todo|unimplemented)\b|" + banned(r"`?(?:todo|unimplemented)!`?(?:\(\))?")),
           _shapes(rust=r"\b(?:todo|unimplemented)!\s*\("), "leaves a todo!/unimplemented! that panics"),
+    Entry("unwrap", _cue(r"\bunwrap_used\b|" + banned(r"`?\.?unwrap\(\)`?|\bunwrap(?:ping)?\b")),
+          _shapes(rust=r"\.unwrap(?:_err)?\(\)"), "unwraps a Result or Option, which panics on failure"),
+    Entry("expect", _cue(r"\bexpect_used\b|" + banned(r"`?\.?expect\(\)`?|\bunwrap\(\)`?\s*(?:or|and|/|,)\s*`?\.?expect\b")),
+          _shapes(rust=r"\.expect(?:_err)?\("), "calls expect, which panics on failure"),
+    Entry("panic", _cue(r"\bclippy::panic\b|" + banned(r"`?panic!?`?(?:\(\))?(?!\w)")),
+          _shapes(rust=r"\bpanic!\s*\(", go=r"(?<![\w.])panic\s*\("), "panics instead of returning an error"),
     # Shell: shellcheck
     Entry("quote-expansions", _cue(r"\bSC2086\b|\bquote\s+(?:all\s+|your\s+|every\s+)?(?:shell\s+)?(?:variables?|expansions?|vars)\b|"
                                    r"\b(?:variables?|expansions?|vars)\s+(?:must|should)\s+(?:always\s+)?be\s+(?:double[- ])?quoted\b|"
-                                   r"\bdouble[- ]quote\s+(?:all\s+|every\s+)?(?:variables?|expansions?)|"
+                                   r"\bdouble[- ]quote\s+(?:all\s+|every\s+)?(?:variables?|expansions?)|\bdouble[- ]quote\s+to\s+prevent\b|"
                                    + banned(r"\bunquoted\s+(?:variables?|expansions?|vars)\b")),
           _shapes(sh=r"\$", docker=r"^\s*RUN\b.*\$"), "expands a variable without double quotes", confirm=_unquoted_expansion),
     Entry("cd-or-exit", _cue(r"\bSC2164\b|`?cd\b[^.;`]{0,20}\|\|\s*exit`?|\bcd\b[^.;]{0,30}\b(?:fails?|failure)\b"),
           _shapes(sh=r"^\s*cd\s+[^|&;]+$"), "changes directory without handling a failed cd", confirm=_unjoined_cd),
-    Entry("backticks", _cue(r"\bSC2006\b|\bbackticks?\b[^.;]{0,40}\b(?:command\s+substitution|\$\(\S*\))|"
+    Entry("backticks", _cue(r"\bSC2006\b|\bbackticked\b|`?\$\(\.\.\.\)`?\s+(?:notation\s+)?instead\s+of\b|\bbackticks?\b[^.;]{0,40}\b(?:command\s+substitution|\$\(\S*\))|"
                             r"\$\(\S*\)[^.;]{0,40}\bbackticks?\b|" + banned(r"\bbackticks?\b[^.;]{0,20}\b(?:shell|scripts?|commands?)")),
           _shapes(sh=r"`[^`]+`", docker=r"^\s*RUN\b.*`[^`]+`"), "substitutes a command with backticks instead of $(...)"),
     Entry("posix-sh", _cue(r"\bPOSIX\s+(?:`?sh`?|shell)\b|\bbashisms?\b|\bSC3\d{3}\b|\bcheckbashisms\b|\bportable\s+(?:sh|shell)\b"),
@@ -370,11 +389,12 @@ ENTRIES: tuple[Entry, ...] = (
           "installs apt packages without --no-install-recommends", confirm=_without_recommends),
     Entry("pin-os-packages", _cue(r"\bDL30(?:08|18)\b|\bpin\w*\s+(?:\w+\s+){0,3}?(?:apt|apk|apt-get|os|system)\s+packages?\b|"
                                   r"\b(?:apt|apk|apt-get|os|system)(?:-get)?\s+packages?\b[^.;]{0,30}\bpinn?ed\b|"
-                                  r"\b(?:apt-get|apk)\s+(?:install|add)\b[^.;]{0,30}\b(?:pin\w*|versions?)\b"),
+                                  r"\b(?:apt[- ]get|apk)\s+(?:install|add)\b[^.;]{0,30}\b(?:pin\w*|versions?)\b|\bpin\w*\s+versions?\s+in\s+`?(?:apt|apk)\b"),
           _shapes(docker=r"\b(?:apt-get|apk)\s+(?:-\S+\s+)*(?:install|add)\b", sh=r"\b(?:apt-get|apk)\s+(?:-\S+\s+)*(?:install|add)\b"),
           "installs OS packages without pinned versions", confirm=_unpinned_packages),
     Entry("no-latest-tag", _cue(r"\bDL300[67]\b|" + banned(r"`?:?latest`?\s*(?:tags?|images?)?", gap=20)
-                                + r"|\b(?:explicit|specific|pinned)\s+(?:image\s+)?(?:tags?|versions?)\b[^.;]{0,30}\b(?:images?|FROM)\b"),
+                                + r"|\b(?:explicit|specific|pinned)\s+(?:image\s+)?(?:tags?|versions?)\b[^.;]{0,30}\b(?:images?|FROM)\b|"
+                                r"\btag\s+(?:the\s+)?(?:version\s+of\s+)?(?:an?\s+|the\s+)?(?:base\s+)?images?\b[^.;]{0,15}\bexplicitly\b"),
           _shapes(docker=r"^\s*FROM\s+(?:--platform=\S+\s+)?[\w.\-/]+(?::latest)?(?:\s+(?:AS|as)\s+\w+)?\s*$"),
           "builds from an untagged or :latest image", confirm=lambda ln, side, i: _untagged(ln, side)),
     Entry("copy-not-add", _cue(r"\bDL3020\b|(?-i:\bCOPY\b)[^.;]{0,30}\b(?:instead of|over|rather than|not)\s+`?(?-i:ADD)\b|"
@@ -412,19 +432,37 @@ def _untagged(ln: Line, new_side: list[Line]) -> bool:
     return image.lower() not in stages | {"scratch"}
 
 
-CUE = re.compile("|".join(f"(?:{e.cue.pattern})" for e in ENTRIES), re.I)
+# "Do NOT: Ignore context cancellation; Swallow errors; Panic in normal flow": each item is prohibited.
+_LIST_HEAD = re.compile(r"\b(?:do\s+not|don'?t|never|avoid|forbidden|prohibited|not\s+allowed)\s*:\s*([^\n.]+)", re.I)
+
+
+def distributed(text: str) -> str:
+    """The decision with the head of a list of prohibitions put before each item."""
+    items = [x for m in _LIST_HEAD.finditer(text) for x in re.split(r"\s*[;,•]\s*", m.group(1)) if x.strip()]
+    return text + "".join(f". Do not {x.strip()}" for x in items)
 
 
 def entries_for(decision: str) -> list[Entry]:
     """The catalogue entries a decision's own words state."""
-    return [e for e in ENTRIES if e.cue.search(decision)]
+    text = distributed(decision)
+    return [e for e in ENTRIES if e.cue.search(text)]
+
+
+class _Cue:
+    """The catalogue's cue, as decision_rules.DETECTOR_CUES reads one: `search(text)` is true when an entry is."""
+
+    def search(self, text: str) -> bool:
+        return bool(entries_for(text))
+
+
+CUE = _Cue()
 
 
 def violations(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
     """Added lines that break a lint rule the decision states, in the dialect of `path`."""
     name = dialect(path)
     chosen = [e for e in entries_for(decision) if name in e.shapes or "any" in e.shapes]
-    if not chosen:
+    if not chosen or code_scope.library_only(decision) and code_scope.entry_point(path, lines):
         return []
     justifiable = _JUSTIFIABLE.search(decision) is not None
     new_side = [ln for ln in lines if ln.side != "-"]
