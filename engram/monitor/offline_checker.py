@@ -132,6 +132,8 @@ def is_test_path(path: str) -> bool:
 def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_file: bool = False) -> list[dict[str, Any]]:
     out = []
     lines = [ln for ln in all_lines if ln.side != " "]
+    if lang == "rust" and not rules.about_tests:  # an inline `#[cfg(test)]` module is test code
+        lines = [ln for ln in lines if not code_scope.in_test_module(ln, all_lines)]
     assigned = _assigned_names(lines, lang)
     if is_ignore_file(path):  # its added lines keep things out of the repository: the decision's own act
         return out + _check_rest(rules, all_lines, lines, lang, path, assigned)

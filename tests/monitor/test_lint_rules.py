@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.monitor import decision_rules
+from engram.monitor import code_lines, decision_rules
 from engram.monitor.offline_checker import check
 from engram.monitor.readings import lint_rules
 
@@ -258,3 +258,34 @@ def test_an_error_logged_and_dropped_for_nil_is_swallowed():
 def test_a_remedy_quoted_after_by_specifying_is_required_not_forbidden():
     rule = "Avoid additional packages by specifying `--no-install-recommends`."
     assert "--no-install-recommends" not in decision_rules.rules_for(node(rule)).literals
+
+
+# -- look-alikes each entry must stay silent on -----------------------------------------------------------
+
+@pytest.mark.parametrize("decision,path,lines", [
+    ("Disallow non-null assertions using the `!` postfix operator.", "src/Hello.tsx", ["  <p>Welcome back!</p>", "  Hello there!"]),
+    ("Always double-quote variables (SC2086).", "scripts/a.sh", ["cat <<EOF", "home is $HOME", "EOF"]),
+    ("Always double-quote variables (SC2086).", "scripts/a.sh", ["case $mode in", "  fast) run ;;", "esac"]),
+    ("Disallow `.unwrap()` (unwrap_used).", "src/lib.rs", ["#[cfg(test)]", "mod tests {", "    fn t() { f().unwrap(); }", "}"]),
+    ("Use records for DTOs and value objects.", "src/main/java/a/Order.java", ["@Entity", "@Data", "public class Order {"]),
+    ("Disallow `require` statements.", "tools/build.cjs", ["const path = require('path');"]),
+    ("Pin versions in apt-get install (DL3008).", "Dockerfile",
+     ["RUN apt-get install -y --no-install-recommends $(cat /tmp/packages.txt)"]),
+])
+def test_look_alikes_stay_silent(decision, path, lines):
+    assert not _warns(decision, path, lines)
+
+
+@pytest.mark.parametrize("decision,path,lines", [
+    ("No `console.log` in committed code.", "src/api.ts", ["console.error('request failed', err);"]),
+    ("Do not panic in normal flow.", "pkg/re/re.go", ["func MustParse(s string) *T {", "\tpanic(err)", "}"]),
+    ("Do not use sudo in Dockerfiles (DL3004).", "scripts/setup-dev.sh", ["sudo apt-get install -y jq"]),
+])
+def test_the_catalogue_stays_silent_on(decision, path, lines):
+    parsed = code_lines.parse(new_file(path, *lines), path, context=True)
+    assert lint_rules.violations(parsed, code_lines.language(path), decision, path) == []
+
+
+def test_a_let_whose_block_is_out_of_sight_is_not_judged():
+    change = "--- a/src/a.js\n+++ b/src/a.js\n@@ -5,2 +5,3 @@\n function f() {\n+  let n = 0;\n   loop();\n"
+    assert check([node("Prefer const over let.")], "src/a.js", change).verdict == "NO_CONTRADICTION"

@@ -10,7 +10,9 @@ Term matching sees the word on the line either way, so these two readings narrow
 * `named_kind`: "in method names", "in class names": the term counts in a name the diff
   DECLARES of that kind, not where it is used, and only when more names hold it than before;
 * `library_only`: "in library code": a program's entry point (`cmd/`, `main.go`, `package main`,
-  `src/bin/`) is not library code.
+  `src/bin/`) is not library code;
+* `in_test_module`: Rust's tests sit in the file they test, under `#[cfg(test)]`: test code, which
+  a decision not about tests does not govern, as it does not govern a test file.
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ def entry_point(path: str, lines: list[Line]) -> bool:
     """A program's entry point, not library code: `cmd/`, `main.go`, `src/bin/`, `package main`."""
     return _ENTRY_POINT.search(path.replace("\\", "/")) is not None or any(
         re.match(r"^\s*package\s+main\b", x.code) for x in lines if x.side != "-")
+
+
+def in_test_module(ln: Line, lines: list[Line]) -> bool:
+    """Rust tests live in the file they test: a line under `#[cfg(test)]`, `mod tests` or `#[test]`."""
+    before = [x for x in lines if x.side != "-"]
+    before = before[:next((k for k, x in enumerate(before) if x is ln), len(before))]
+    return any(re.search(r"#\[cfg\(test\)\]|^\s*mod\s+tests?\b|#\[(?:\w+::)?test\]", x.code) for x in before)
 
 
 def library_only(text: str) -> bool:

@@ -56,15 +56,16 @@ class Entry:
     why: str
     on: str = "code"  # "code": comments and strings blanked; "text": the line as written
     kind: str = "direct"  # "indirect": the shape does the job of the thing named by another route
-    confirm: Callable[[Line, list[Line], int], bool] | None = None  # the line in its file (new side) breaks it
+    confirm: Callable[[Line, list[Line], int, str], bool] | None = None  # the line in its file (new side) breaks it
 
 
 # -- dialects ---------------------------------------------------------------------------------
-_DIALECTS = {"py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "js", "jsx": "jsx", "ts": "ts", "mts": "ts",
+_DIALECTS = {"py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "cjs", "jsx": "jsx", "ts": "ts", "mts": "ts",
              "cts": "ts", "tsx": "tsx", "go": "go", "rs": "rust", "java": "java", "kt": "kotlin", "kts": "kotlin",
              "cs": "csharp", "rb": "ruby", "sh": "sh", "bash": "sh", "php": "php", "c": "c", "cc": "c", "cpp": "c",
              "swift": "swift", "scala": "scala", "vue": "js", "svelte": "js"}
-JS = ("js", "jsx", "ts", "tsx")
+JS = ("js", "jsx", "ts", "tsx", "cjs")
+ESM = JS[:-1]  # CommonJS files (.cjs) load modules with require() by definition
 TS = ("ts", "tsx")
 JSX = ("jsx", "tsx")
 CATCHING = JS + ("java", "kotlin", "csharp", "c", "php", "swift", "scala")
@@ -95,24 +96,35 @@ def _cue(rx: str) -> re.Pattern[str]:
 _LET = re.compile(r"^\s*let\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=(?!=)")
 
 
-def _never_reassigned(ln: Line, new_side: list[Line], i: int) -> bool:
+def _never_reassigned(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """prefer-const: the `let` binding is not assigned again in the file's new side."""
+    if not _block_visible(ln, new_side, i):
+        return False  # a reassignment may sit in lines the hunk does not show
     name = re.escape(_LET.match(ln.code).group(1))
     again = re.compile(rf"(?<![\w$.]){name}\s*(?:[-+*/%&|^]|\*\*|<<|>>|\?\?|&&|\|\|)?=(?!=)|(?:\+\+|--){name}\b|"
                        rf"\b{name}(?:\+\+|--)|\bfor\s*\(\s*let\s+{name}\b|[\[{{,]\s*{name}\s*[\]}},][^=]*=(?!=)")
     return not any(again.search(x.code) for j, x in enumerate(new_side) if j != i)
 
 
+def _block_visible(ln: Line, new_side: list[Line], i: int) -> bool:
+    """The block a line sits in ends within the shown lines (a less indented line follows), or the
+    file is new: nothing of it is out of sight."""
+    indent = len(ln.text) - len(ln.text.lstrip())
+    if all(x.side == "+" or not x.text.strip() for x in new_side):
+        return True
+    return indent > 0 and any(x.text.strip() and len(x.text) - len(x.text.lstrip()) < indent for x in new_side[i + 1:])
+
+
 _NAMED_RESULTS = re.compile(r"^\s*func\b.*\)\s*\(\s*\w+(?:\s*,\s*\w+)*\s+[\w.*\[\]]")
 
 
-def _in_named_results_func(ln: Line, new_side: list[Line], i: int) -> bool:
+def _in_named_results_func(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """nakedret: a bare `return` in a Go function whose results are named."""
     head = next((x for x in reversed(new_side[:i]) if re.match(r"^\s*func\b", x.code)), None)
     return head is not None and _NAMED_RESULTS.match(head.code) is not None
 
 
-def _empty_block_follows(ln: Line, new_side: list[Line], i: int) -> bool:
+def _empty_block_follows(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """no-empty: a `catch (...) {` / `except ...:` whose block holds nothing (or only `pass`)."""
     if re.search(r"\{\s*\}\s*$|:\s*pass\s*$", ln.code):
         return True
@@ -125,7 +137,7 @@ _MUTABLE_DEFAULT = re.compile(rf"(?:^\s*(?:async\s+)?def\s+\w+\s*\(|[(,])\s*\w+\
                               rf"{_MUTABLE_VALUE}")
 
 
-def _mutable_default(ln: Line, new_side: list[Line], i: int) -> bool:
+def _mutable_default(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """B006: a parameter defaulting to a mutable literal, or to a module-level name the file binds
     to one (`cache=_SEEN` with `_SEEN: list = []`), in a `def` signature."""
     sig = _signature(new_side, i)
@@ -147,21 +159,22 @@ def _signature(new_side: list[Line], i: int) -> str | None:
     return None
 
 
-def _unjoined_cd(ln: Line, new_side: list[Line], i: int) -> bool:
+def _unjoined_cd(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """SC2164: a `cd` whose failure nothing catches, in a script that does not `set -e`."""
     return not any(re.search(r"^\s*set\s+-[a-z]*e|\bset\s+-o\s+errexit", x.code) for x in new_side)
 
 
-def _without_recommends(ln: Line, new_side: list[Line], i: int) -> bool:
+def _without_recommends(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """DL3015: the whole `apt-get install` command (its continued lines too) lacks --no-install-recommends."""
     return "--no-install-recommends" not in _command(new_side, i) and "--no-install-suggests" not in _command(new_side, i)
 
 
-def _unpinned_packages(ln: Line, new_side: list[Line], i: int) -> bool:
+def _unpinned_packages(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """DL3008 / DL3018: a package of the install command carries no version (`curl=7.88.1-10`)."""
     cmd = _command(new_side, i)
     m = re.search(r"\b(?:apt-get|apt|apk)\s+(?:-\S+\s+)*(?:install|add)\b(.*?)(?:&&|;|\|\||$)", cmd)
-    words = [w for w in (m.group(1).split() if m else []) if not w.startswith(("-", "$")) and w != "\\"]
+    args = re.sub(r"--virtual\s+\S+|\$\([^)]*\)|\$\{?\w+\}?", " ", m.group(1)) if m else ""
+    words = [w for w in args.split() if not w.startswith("-") and w != "\\"]
     return any("=" not in w for w in words)
 
 
@@ -175,16 +188,30 @@ def _command(new_side: list[Line], i: int) -> str:
     return " ".join(s.rstrip().rstrip("\\") for s in out)
 
 
-def _unquoted_expansion(ln: Line, new_side: list[Line], i: int) -> bool:
+def _unquoted_expansion(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """SC2086: `$var` outside double quotes in a command's words (not an assignment, a [[ ]] test or
     an arithmetic expansion, where the shell does not split)."""
+    if _in_heredoc(new_side, i) or re.match(r"^\s*case\s", ln.code):
+        return False
     text = re.sub(r"\"(?:\\.|[^\"\\])*\"|'[^']*'", "", ln.code)
     text = re.sub(r"\[\[.*?\]\]|\$\(\(.*?\)\)", "", text)
     text = re.sub(r"^\s*(?:export\s+|local\s+|readonly\s+)?\w+=\S*", "", text)
     return re.search(r"(?<![\w\\])\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*|@|\*)", text) is not None
 
 
-def _no_issue_reference(ln: Line, new_side: list[Line], i: int) -> bool:
+def _in_heredoc(new_side: list[Line], i: int) -> bool:
+    """Line `i` is the body of a here-document (`cat <<EOF ... EOF`) the shown lines open."""
+    end = None
+    for x in new_side[:i]:
+        if end is not None:
+            end = None if x.text.strip() == end else end
+            continue
+        m = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", x.code)
+        end = m.group(1) if m else None
+    return end is not None
+
+
+def _no_issue_reference(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """TD003: a TODO that cites no issue (a URL, #123, ABC-123, an (owner))."""
     after = re.split(r"\b(?:TODO|FIXME|XXX|HACK)\b", ln.text, maxsplit=1)[-1]
     return re.search(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b|^\s*\(", after) is None
@@ -194,12 +221,49 @@ _ASYNC_DEF = re.compile(r"\basync\s+function\s*\*?\s*(\w+)|\b(?:const|let|var)\s
                         r"^\s*(?:(?:public|private|protected|static)\s+)*async\s+(\w+)\s*\(")
 
 
-def _floating(ln: Line, new_side: list[Line], i: int) -> bool:
+def _console_named(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """A decision naming console methods (`console.log`) and not the console as a whole rules out those."""
+    named = set(re.findall(r"\bconsole\.(\w+)", decision))
+    if not named or re.search(r"`console`|\bconsole\s+(?:statements?|calls?|output|methods?)\b|\bno-console\b", decision, re.I):
+        return True
+    return re.search(r"\bconsole\.(\w+)", ln.code).group(1) in named
+
+
+def _floating(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     """no-floating-promises: a statement that calls an async function the file declares, its promise
     neither awaited, returned, chained nor handed on."""
     asyncs = {next(g for g in m.groups() if g) for x in new_side for m in _ASYNC_DEF.finditer(x.code)}
     m = re.match(r"^\s*(?:this\.)?(\w+)\s*\(.*\)\s*;?\s*$", ln.code)
     return bool(m) and m.group(1) in asyncs
+
+
+def _reassigns_param(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """no-param-reassign: the assigned name is a parameter of the nearest function above."""
+    name = re.match(r"^\s*([A-Za-z_$][\w$]*)", ln.code).group(1)
+    for x in reversed(new_side[max(0, i - 30):i]):
+        m = re.search(r"\bfunction\b[^(]*\(([^)]*)\)|\(([^()]*)\)\s*(?::\s*[^=]+)?=>|^\s*(?:async\s+)?\w+\s*\(([^)]*)\)\s*\{", x.code)
+        if m:
+            params = next(g for g in m.groups() if g is not None)
+            return name in re.findall(r"(?:^|,)\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)", params)
+    return False
+
+
+def _untagged(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """DL3006 / DL3007: `FROM image` or `FROM image:latest`, not a stage built earlier in the file or scratch."""
+    image = re.match(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/]+)", ln.code).group(1)
+    stages = {m.group(1).lower() for x in new_side if (m := re.search(r"\bAS\s+(\w[\w.\-]*)\s*$", x.code, re.I))}
+    return image.lower() not in stages | {"scratch"}
+
+
+def _not_an_entity(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """records-for-dtos: a JPA / persistence entity is neither a DTO nor a value object."""
+    return not any(re.match(r"^\s*@(?:Entity|Table|Document|Embeddable|MappedSuperclass)\b", x.code) for x in new_side)
+
+
+def _not_in_must(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """panic: Go's `MustX` helpers and `init` panic by convention; the rule is about normal flow."""
+    head = next((x.code for x in reversed(new_side[:i]) if re.match(r"^\s*func\b", x.code)), "")
+    return re.match(r"^\s*func\s+(?:\([^)]*\)\s*)?(?:[Mm]ust\w*|init)\s*\(", head) is None
 
 
 # -- the catalogue ----------------------------------------------------------------------------
@@ -231,7 +295,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("no-console", _cue(r"\bno-console\b|" + banned(r"`?console\.\w+(?:\(\))?`?|`console`|\bconsole\s+(?:statements?|calls?|logs?|logging|"
                                                          r"output|methods?)\b")),
           _shapes(js=(JS, r"\bconsole\.(?:log|debug|info|warn|error|trace|dir|table|time|timeEnd|group)\s*\(")),
-          "writes to the console"),
+          "writes to the console", confirm=_console_named),
     Entry("no-debugger", _cue(r"\bno-debugger\b|" + banned(r"`?debugger`?\s*(?:statements?|keyword)?|`?breakpoint\(\)`?|\bpdb\b|"
                                                            r"\bset_trace\b|\bdebug\s+calls?\b|`?binding\.pry`?|`?byebug`?")),
           _shapes(js=(JS, r"^\s*debugger\s*;?\s*$"), py=r"\bbreakpoint\(\s*\)|\b(?:i?pdb)\.set_trace\(|^\s*import\s+i?pdb\b",
@@ -256,7 +320,7 @@ ENTRIES: tuple[Entry, ...] = (
                                     r"(?:param\w*|arguments?)\b") + r"|\b(?:param\w*|arguments?)\s+(?:must|should)\s+not\s+be\s+"
                                     r"(?:re-?assigned|mutated|modified)"),
           _shapes(js=(JS, r"^\s*[A-Za-z_$][\w$]*\s*(?:[-+*/%]|\?\?|\|\||&&)?=(?!=)")),
-          "reassigns a function parameter", confirm=lambda ln, side, i: _reassigns_param(ln, side, i)),
+          "reassigns a function parameter", confirm=_reassigns_param),
     Entry("no-nested-ternary", _cue(r"\bno-nested-ternary\b|\bnested\s+ternar\w*|\bnested\s+conditional\s+expressions?|"
                                     r"\bternar\w*\s+(?:\w+\s+){0,2}(?:must|should|may)\s+not\s+be\s+nested"),
           _shapes(braces=(JS + ("java", "csharp", "php", "c", "kotlin"),
@@ -276,7 +340,7 @@ ENTRIES: tuple[Entry, ...] = (
     # typescript-eslint
     Entry("no-non-null-assertion", _cue(r"\bno-non-null-assertion\b|\bnon-null\s+assertions?\b|\bnull-forgiving\b|"
                                         r"\bdouble[- ]bang\b|\bUnsafeCallOnNullableType\b|\bunsafe\s+calls?\s+on\s+nullable\s+types?\b|" + banned(r"`!!`|!!\s+operator")),
-          _shapes(ts=(TS + ("csharp",), r"(?<=[\w\])])!(?=[.;,)\]\s]|$)(?!=)"), kotlin=r"!!"),
+          _shapes(ts=(TS + ("csharp",), r"(?<=[\w\])])!(?=[.;,)\]])|(?<=[)\]])!\s*$"), kotlin=r"!!"),
           "asserts a value is not null instead of handling null"),
     Entry("nullable-disable", _cue(r"\bnull-forgiving\b|\bnullable\s+reference\s+types\b"),
           _shapes(csharp=r"^\s*#\s*nullable\s+disable\b"), "switches nullable reference checks off", on="text"),
@@ -291,7 +355,7 @@ ENTRIES: tuple[Entry, ...] = (
           confirm=_floating),
     Entry("no-require-imports", _cue(r"\bno-(?:require-imports|var-requires)\b|" + banned(r"`require`(?:\s+(?:statements?|calls?))?|"
                                      r"`?require\(\)`?|\brequire\s+(?:statements?|calls?)\b|\bCommonJS\b")),
-          _shapes(ts=(JS, r"(?<![\w.$])require\s*\(")), "loads a module with require() instead of import"),
+          _shapes(ts=(ESM, r"(?<![\w.$])require\s*\(")), "loads a module with require() instead of import"),
     # React / JSX
     Entry("no-danger", _cue(r"\bno-danger\b|\bdangerous\s+(?:JSX\s+)?(?:properties|props)\b|" + banned(r"`?dangerouslySetInnerHTML`?|`?innerHTML`?|\braw\s+HTML\b")),
           _shapes(jsx=(JS, r"\bdangerouslySetInnerHTML\b|\.(?:innerHTML|outerHTML)\s*=(?!=)|\binsertAdjacentHTML\(")),
@@ -367,7 +431,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("expect", _cue(r"\bexpect_used\b|" + banned(r"`?\.?expect\(\)`?|\bunwrap\(\)`?\s*(?:or|and|/|,)\s*`?\.?expect\b")),
           _shapes(rust=r"\.expect(?:_err)?\("), "calls expect, which panics on failure"),
     Entry("panic", _cue(r"\bclippy::panic\b|" + banned(r"`?panic!?`?(?:\(\))?(?!\w)")),
-          _shapes(rust=r"\bpanic!\s*\(", go=r"(?<![\w.])panic\s*\("), "panics instead of returning an error"),
+          _shapes(rust=r"\bpanic!\s*\(", go=r"(?<![\w.])panic\s*\("), "panics instead of returning an error", confirm=_not_in_must),
     # Shell: shellcheck
     Entry("quote-expansions", _cue(r"\bSC2086\b|\bquote\s+(?:all\s+|your\s+|every\s+)?(?:shell\s+)?(?:variables?|expansions?|vars)\b|"
                                    r"\b(?:variables?|expansions?|vars)\s+(?:must|should)\s+(?:always\s+)?be\s+(?:double[- ])?quoted\b|"
@@ -396,7 +460,7 @@ ENTRIES: tuple[Entry, ...] = (
                                 + r"|\b(?:explicit|specific|pinned)\s+(?:image\s+)?(?:tags?|versions?)\b[^.;]{0,30}\b(?:images?|FROM)\b|"
                                 r"\btag\s+(?:the\s+)?(?:version\s+of\s+)?(?:an?\s+|the\s+)?(?:base\s+)?images?\b[^.;]{0,15}\bexplicitly\b"),
           _shapes(docker=r"^\s*FROM\s+(?:--platform=\S+\s+)?[\w.\-/]+(?::latest)?(?:\s+(?:AS|as)\s+\w+)?\s*$"),
-          "builds from an untagged or :latest image", confirm=lambda ln, side, i: _untagged(ln, side)),
+          "builds from an untagged or :latest image", confirm=_untagged),
     Entry("copy-not-add", _cue(r"\bDL3020\b|(?-i:\bCOPY\b)[^.;]{0,30}\b(?:instead of|over|rather than|not)\s+`?(?-i:ADD)\b|"
                                r"(?-i:\bADD\b)`?\s+(?:\w+\s+){0,3}(?-i:COPY)\b|" + banned(r"`?(?-i:ADD)`?\s+(?:instructions?|for)\b")),
           _shapes(docker=r"^\s*ADD\s+(?!https?://)(?!\S+\.(?:tar|tgz|tar\.\w+)\s)"), "uses ADD where COPY does"),
@@ -405,31 +469,13 @@ ENTRIES: tuple[Entry, ...] = (
     # Java / C# / Kotlin
     Entry("records-for-dtos", _cue(r"\brecords?\b[^.;]{0,30}\b(?:DTOs?|value\s+objects?|data\s+carriers?)\b"),
           _shapes(java=r"^\s*(?:public\s+)?(?:final\s+)?class\s+\w*(?:Dto|DTO)\b|^\s*@(?:Data|Value)\s*$"),
-          "writes a DTO or value object as a class instead of a record"),
+          "writes a DTO or value object as a class instead of a record", confirm=_not_an_entity),
     Entry("catch-exception", _cue(banned(r"\bcatch(?:ing)?\s+(?:`|\()?(?-i:Exception|Throwable|RuntimeException)\b")),
           _shapes(braces=(("java", "kotlin", "csharp", "php", "scala"),
                           r"\bcatch\s*\(\s*(?:final\s+)?(?:System\.|\\)?(?:Exception|Throwable|RuntimeException)\b[^)]*\)|"
                           r"\bcatch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)")),
           "catches Exception itself instead of a specific type"),
 )
-
-
-def _reassigns_param(ln: Line, new_side: list[Line], i: int) -> bool:
-    """no-param-reassign: the assigned name is a parameter of the nearest function above."""
-    name = re.match(r"^\s*([A-Za-z_$][\w$]*)", ln.code).group(1)
-    for x in reversed(new_side[max(0, i - 30):i]):
-        m = re.search(r"\bfunction\b[^(]*\(([^)]*)\)|\(([^()]*)\)\s*(?::\s*[^=]+)?=>|^\s*(?:async\s+)?\w+\s*\(([^)]*)\)\s*\{", x.code)
-        if m:
-            params = next(g for g in m.groups() if g is not None)
-            return name in re.findall(r"(?:^|,)\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)", params)
-    return False
-
-
-def _untagged(ln: Line, new_side: list[Line]) -> bool:
-    """DL3006 / DL3007: `FROM image` or `FROM image:latest`, not a stage built earlier in the file or scratch."""
-    image = re.match(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/]+)", ln.code).group(1)
-    stages = {m.group(1).lower() for x in new_side if (m := re.search(r"\bAS\s+(\w[\w.\-]*)\s*$", x.code, re.I))}
-    return image.lower() not in stages | {"scratch"}
 
 
 # "Do NOT: Ignore context cancellation; Swallow errors; Panic in normal flow": each item is prohibited.
@@ -464,27 +510,32 @@ def violations(lines: list[Line], lang: str, decision: str, path: str = "") -> l
     chosen = [e for e in entries_for(decision) if name in e.shapes or "any" in e.shapes]
     if not chosen or code_scope.library_only(decision) and code_scope.entry_point(path, lines):
         return []
+    if _DOCKER_ONLY.search(decision) and name != "docker":
+        return []  # "Do not use sudo in Dockerfiles": an install script is another matter
     justifiable = _JUSTIFIABLE.search(decision) is not None
     new_side = [ln for ln in lines if ln.side != "-"]
     out = []
     for i, ln in enumerate(new_side):
-        if ln.side != "+":
+        if ln.side != "+" or name == "rust" and code_scope.in_test_module(ln, new_side):
             continue
         for e in chosen:
-            if _breaks(e, ln, name, new_side, i) and not (justifiable and _commented(new_side, i)):
+            if _breaks(e, ln, name, new_side, i, decision) and not (justifiable and _commented(new_side, i)):
                 out.append((e.kind, ln, f"{e.why} ({e.rule})"))
                 break
     return out
 
 
-def _breaks(e: Entry, ln: Line, name: str, new_side: list[Line], i: int) -> bool:
+_DOCKER_ONLY = re.compile(r"\bDockerfiles?\b|\bhadolint\b|\bDL\d{4}\b", re.I)
+
+
+def _breaks(e: Entry, ln: Line, name: str, new_side: list[Line], i: int, decision: str) -> bool:
     rx = e.shapes.get(name) or e.shapes["any"]
     if e.on == "comment":
         if not ln.comment or not rx.search(ln.text):
             return False
     elif ln.prose or not rx.search(ln.text if e.on == "text" else ln.code):
         return False
-    return e.confirm is None or e.confirm(ln, new_side, i)
+    return e.confirm is None or e.confirm(ln, new_side, i, decision)
 
 
 def _commented(new_side: list[Line], i: int) -> bool:
