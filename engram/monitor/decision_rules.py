@@ -128,6 +128,9 @@ _SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Z
                    rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
 # Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
 _LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
+_PER_FILE = re.compile(r"\b(\d+)\s*(?:lines|LOC|loc|sloc)\s+(?:per|a|each|for\s+each|in\s+a)\s+(?:source\s+)?(?:file|module)\b|"
+                       r"\b(?:no|never\s+a)\s+(?:source\s+)?(?:file|module)\s+(?:longer|larger|bigger|over)\s+(?:than\s+)?(\d+)\s*"
+                       r"(?:lines|LOC)\b", re.I)
 # "Short-lived JWTs (15 min)", "Default timeouts (10s) and retries (3, exponential backoff)": a value in
 # parentheses after what it sets; a count needs a head the synonyms know (retries, timeouts, workers).
 _PAREN = re.compile(rf"\b([A-Za-z][\w\-]*)\s*\(\s*{_NUM}\s*{_UNIT}\s*(?=[),;])", re.I)
@@ -632,6 +635,8 @@ def limits_in(text: str) -> list[Limit]:
         head = _noun(m.group(1).lower())
         if m.group(3) or any(head in s for s in SYNONYMS.values()):
             out += _limit(m.group(1).lower(), {head}, "<=", m.group(2), m.group(3), m.group(0) + ")")
+    for m in _PER_FILE.finditer(text):  # "aim for ~500 lines per file", "no file longer than 800 lines"
+        out += _limit("file", {"file"}, "<=", m.group(1) or m.group(2), None, m.group(0), "lines")
     for m in _CONSTANT.finditer(text):
         words = [w.lower() for w in m.group(2).split("_")]
         label = " ".join(words)

@@ -162,7 +162,7 @@ def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: st
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")
-                    for kind, ln, why in (sizes.over(limit, all_lines, lang) if sizes.applies(limit) else [])]
+                    for kind, ln, why in (sizes.over(limit, all_lines, lang, path) if sizes.applies(limit) else [])]
             continue
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:

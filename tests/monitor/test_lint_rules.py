@@ -289,3 +289,23 @@ def test_the_catalogue_stays_silent_on(decision, path, lines):
 def test_a_let_whose_block_is_out_of_sight_is_not_judged():
     change = "--- a/src/a.js\n+++ b/src/a.js\n@@ -5,2 +5,3 @@\n function f() {\n+  let n = 0;\n   loop();\n"
     assert check([node("Prefer const over let.")], "src/a.js", change).verdict == "NO_CONTRADICTION"
+
+
+# -- file length (engram.monitor.readings.sizes) --------------------------------------------------------
+
+def _grow(path: str, start: int, count: int, first: str = "") -> str:
+    added = ([f"+{first}"] if first else []) + [f"+func f{k}() {{}}" for k in range(count)]
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{start},1 +{start},{len(added) + 1} @@\n }}\n" + "\n".join(added) + "\n"
+
+
+@pytest.mark.parametrize("rule", ["Aim for ~500 lines per file; split when it exceeds.", "Keep files under 500 lines.",
+                                  "No file longer than 500 lines."])
+def test_a_change_that_grows_a_file_past_its_length_limit(rule):
+    assert check([node(rule)], "internal/a/a.go", _grow("internal/a/a.go", 470, 60)).verdict != "NO_CONTRADICTION"
+    assert check([node(rule)], "internal/a/b.go", _grow("internal/a/b.go", 200, 40)).verdict == "NO_CONTRADICTION"
+
+
+def test_a_generated_file_is_its_generators_business():
+    rule = "Aim for ~500 lines per file."
+    change = _grow("internal/a/tables_gen.go", 470, 60)
+    assert check([node(rule)], "internal/a/tables_gen.go", change).verdict == "NO_CONTRADICTION"

@@ -11,6 +11,8 @@ Term matching sees the word on the line either way, so these two readings narrow
   DECLARES of that kind, not where it is used, and only when more names hold it than before;
 * `library_only`: "in library code": a program's entry point (`cmd/`, `main.go`, `package main`,
   `src/bin/`) is not library code;
+* `generated`: code a generator writes (`*_gen.go`, "Code generated ... DO NOT EDIT") follows no
+  style or size rule of its authors;
 * `in_test_module`: Rust's tests sit in the file they test, under `#[cfg(test)]`: test code, which
   a decision not about tests does not govern, as it does not govern a test file.
 """
@@ -57,6 +59,16 @@ def in_test_module(ln: Line, lines: list[Line]) -> bool:
     before = [x for x in lines if x.side != "-"]
     before = before[:next((k for k, x in enumerate(before) if x is ln), len(before))]
     return any(re.search(r"#\[cfg\(test\)\]|^\s*mod\s+tests?\b|#\[(?:\w+::)?test\]", x.code) for x in before)
+
+
+_GENERATED_PATH = re.compile(r"(?:_gen|\.gen|\.pb|_pb2|_generated|\.generated|\.g)\.\w+$|(?:^|/)(?:generated|__generated__)/")
+_GENERATED_MARK = re.compile(r"\bCode generated\b.*\bDO NOT EDIT\b|@generated\b|\bauto-?generated\b|\bDO NOT EDIT\b", re.I)
+
+
+def generated(path: str, lines: list[Line]) -> bool:
+    """Generated code (`*_gen.go`, `# Code generated ... DO NOT EDIT`): its generator, not its author, shapes it."""
+    head = [x for x in lines if x.side != "-"][:5]
+    return _GENERATED_PATH.search(path.replace("\\", "/")) is not None or any(_GENERATED_MARK.search(x.text) for x in head)
 
 
 def library_only(text: str) -> bool:

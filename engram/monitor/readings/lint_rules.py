@@ -508,7 +508,7 @@ def violations(lines: list[Line], lang: str, decision: str, path: str = "") -> l
     """Added lines that break a lint rule the decision states, in the dialect of `path`."""
     name = dialect(path)
     chosen = [e for e in entries_for(decision) if name in e.shapes or "any" in e.shapes]
-    if not chosen or code_scope.library_only(decision) and code_scope.entry_point(path, lines):
+    if not chosen or code_scope.generated(path, lines) or code_scope.library_only(decision) and code_scope.entry_point(path, lines):
         return []
     if _DOCKER_ONLY.search(decision) and name != "docker":
         return []  # "Do not use sudo in Dockerfiles": an install script is another matter
