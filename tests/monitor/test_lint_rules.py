@@ -128,6 +128,14 @@ CASES = [
     ("printf-format", "Prefer f-strings over `%` formatting and `.format()` (UP031).", "app/a.py", ["msg = 'hi %s' % name"],
      ["msg = f'hi {name}'"]),
     ("no-debugger", "Checks for debug calls (binding.pry, byebug).", "app/models/user.rb", ["    binding.pry"], ["    save!"]),
+    ("no-foreign-keys", "Never add foreign key constraints (Vitess cannot enforce them).", "db/migrate/20240101_add_orders.rb",
+     ["    add_foreign_key :orders, :users"], ["    add_index :orders, :user_id"]),
+    ("no-transaction-statements", "Goose runs each migration in a transaction; don't add `BEGIN` and `COMMIT`.",
+     "db/migrations/0003_idx.sql", ["START TRANSACTION;", "CREATE INDEX i ON t (c);", "END;"], ["CREATE INDEX i ON t (c);"]),
+    ("no-app-logic-in-migrations", "Never put business logic in migrations.", "db/migrations/0005_backfill.py",
+     ["from app.services.billing import recompute"], ["import sqlalchemy as sa"]),
+    ("no-queries-in-views", "No DB queries in Blade views.", "resources/views/users/show.blade.php",
+     ["<p>{{ \\App\\Models\\Review::where('user_id', $user->id)->count() }}</p>"], ["<p>{{ $user->reviews_count }}</p>"]),
     ("print", "Checks for printing to stdout (print_stdout).", "src/lib.rs", ["    println!(\"{}\", x);"], ["    tracing::info!(x);"]),
 ]
 
@@ -189,6 +197,23 @@ def test_each_item_of_a_list_of_prohibitions_is_prohibited():
     text = lint_rules.distributed("Do NOT: Ignore context cancellation; Swallow errors; Panic in normal flow")
     assert "Do not Panic in normal flow" in text
     assert [e.rule for e in lint_rules.entries_for("Do NOT: Ignore context cancellation; Panic in normal flow")] == ["panic"]
+
+
+def test_a_rule_put_in_a_place_holds_there_only():
+    rule = "NEVER add foreign key constraints in the SQLite migration flavours."
+    line = ["    add_foreign_key :steps, :workflows"]
+    assert _warns(rule, "lib/templates/sqlite/add_fk.rb", line)
+    assert not _warns(rule, "lib/templates/postgresql/add_fk.rb", line)
+    assert not _warns("Never insert application logic into alembic/versions.", "app/jobs/backfill.py",
+                      ["from app.services.billing import recompute"])
+
+
+def test_a_function_body_is_no_hand_written_transaction():
+    rule = "Don't add `BEGIN` and `COMMIT` statements to migrations."
+    body = ["CREATE FUNCTION touch() RETURNS trigger AS $$", "BEGIN", "  NEW.updated_at = now();", "END;", "$$ LANGUAGE plpgsql;"]
+    path = "db/migrations/0004_touch.sql"
+    parsed = code_lines.parse(new_file(path, *body), path, context=True)
+    assert lint_rules.violations(parsed, "sql", rule, path) == []
 
 
 def test_set_e_covers_a_bare_cd():

@@ -56,11 +56,12 @@ class Entry:
     why: str
     on: str = "code"  # "code": comments and strings blanked; "text": the line as written
     kind: str = "direct"  # "indirect": the shape does the job of the thing named by another route
+    paths: re.Pattern[str] | None = None  # the files the rule is about (migrations, views), when not all
     confirm: Callable[[Line, list[Line], int, str], bool] | None = None  # the line in its file (new side) breaks it
 
 
 # -- dialects ---------------------------------------------------------------------------------
-_DIALECTS = {"py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "cjs", "jsx": "jsx", "ts": "ts", "mts": "ts",
+_DIALECTS = {"erb": "ruby", "sql": "sql", "py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "cjs", "jsx": "jsx", "ts": "ts", "mts": "ts",
              "cts": "ts", "tsx": "tsx", "go": "go", "rs": "rust", "java": "java", "kt": "kotlin", "kts": "kotlin",
              "cs": "csharp", "rb": "ruby", "sh": "sh", "bash": "sh", "php": "php", "c": "c", "cc": "c", "cpp": "c",
              "swift": "swift", "scala": "scala", "vue": "js", "svelte": "js"}
@@ -266,6 +267,12 @@ def _not_in_must(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
     return re.match(r"^\s*func\s+(?:\([^)]*\)\s*)?(?:[Mm]ust\w*|init)\s*\(", head) is None
 
 
+def _outside_routines(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """A BEGIN / END that is not the body of a function or DO block (`$$ BEGIN ... END; $$`)."""
+    return not any(re.search(r"\$\$|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|TRIGGER)\b|^\s*DO\b", x.code, re.I)
+                   for x in new_side)
+
+
 # -- the catalogue ----------------------------------------------------------------------------
 # "unless justified", "explain why in a comment", "except in verified paths": a commented use may be the allowed one.
 _JUSTIFIABLE = re.compile(r"\b(?:unless|except)\b[^.;]{0,60}\b(?:justif\w*|necessary|documented|explained|reasons?|verified)\b|"
@@ -466,6 +473,25 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(docker=r"^\s*ADD\s+(?!https?://)(?!\S+\.(?:tar|tgz|tar\.\w+)\s)"), "uses ADD where COPY does"),
     Entry("no-sudo", _cue(r"\bDL3004\b|" + banned(r"`?sudo`?", gap=15)),
           _shapes(docker=r"^\s*RUN\b.*\bsudo\s|^\s*sudo\s", sh=r"(?:^|[;&|]\s*)sudo\s"), "runs a command with sudo"),
+    # Schemas, migrations and views
+    Entry("no-foreign-keys", _cue(banned(r"\bforeign[- ]keys?(?:\s+constraints?)?\b", gap=20)),
+          _shapes(ruby=r"\badd_foreign_key\b|\bforeign_key:\s*(?:true|\{)", sql=r"(?i)\bFOREIGN\s+KEY\b|\bREFERENCES\s+[\w\"`.]+\s*\(",
+                  py=r"\bForeignKey(?:Constraint)?\(", php=r"->(?:foreign|constrained|foreignId)\(",
+                  js=(JS, r"\.references\(|\bforeignKey\s*:")),
+          "adds a foreign key constraint"),
+    Entry("no-transaction-statements", _cue(banned(r"(?-i:`?BEGIN`?)\s*(?:and|or|/|,)\s*(?-i:`?COMMIT`?)|\btransaction\s+statements\b|"
+                                                   r"\bexplicit\s+transactions?\b", gap=15)),
+          _shapes(sql=r"(?i)^\s*(?:BEGIN(?:\s+(?:TRANSACTION|WORK))?|START\s+TRANSACTION|COMMIT(?:\s+WORK)?|END(?:\s+TRANSACTION)?|"
+                      r"ROLLBACK)\s*;"),
+          "opens or ends a transaction by hand", confirm=_outside_routines),
+    Entry("no-app-logic-in-migrations", _cue(banned(r"\b(?:application|business|domain|app)\s+logic\b", gap=15)),
+          _shapes(py=r"^\s*(?:from|import)\s+(?:app|src|core|services|domain|api|backend|server)(?:\.\w+)*\b"),
+          "runs application code from a migration", paths=re.compile(r"(?:^|/)(?:migrations?|alembic|migrate)/")),
+    Entry("no-queries-in-views", _cue(r"\b(?:DB|database|SQL|ORM|model)\s+(?:queries|calls|access|lookups)\b[^.;]{0,20}\b(?:in|from|inside)\s+"
+                                      r"(?:the\s+)?(?:Blade|views?|templates?)\b|" + banned(r"\bqueries\s+in\s+(?:Blade|views?|templates?)\b")),
+          _shapes(php=r"\b[A-Z]\w*::(?:where\w*|find\w*|all|query|first|count|with|latest|get)\(|\bDB::(?:table|select|raw|statement)\(",
+                  ruby=r"\b[A-Z]\w*\.(?:where|find|find_by|all|count|first|last|includes)\b"),
+          "queries the database from a view", paths=re.compile(r"(?:^|/)(?:views?|templates?)/|\.blade\.php$|\.erb$|\.twig$")),
     # Java / C# / Kotlin
     Entry("records-for-dtos", _cue(r"\brecords?\b[^.;]{0,30}\b(?:DTOs?|value\s+objects?|data\s+carriers?)\b"),
           _shapes(java=r"^\s*(?:public\s+)?(?:final\s+)?class\s+\w*(?:Dto|DTO)\b|^\s*@(?:Data|Value)\s*$"),
@@ -507,7 +533,10 @@ CUE = _Cue()
 def violations(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
     """Added lines that break a lint rule the decision states, in the dialect of `path`."""
     name = dialect(path)
-    chosen = [e for e in entries_for(decision) if name in e.shapes or "any" in e.shapes]
+    chosen = [e for e in entries_for(decision) if (name in e.shapes or "any" in e.shapes) and
+              (e.paths is None or e.paths.search(path.replace("\\", "/")))]
+    if not _in_places(decision, path):
+        return []
     if not chosen or code_scope.generated(path, lines) or code_scope.library_only(decision) and code_scope.entry_point(path, lines):
         return []
     if _DOCKER_ONLY.search(decision) and name != "docker":
@@ -523,6 +552,20 @@ def violations(lines: list[Line], lang: str, decision: str, path: str = "") -> l
                 out.append((e.kind, ln, f"{e.why} ({e.rule})"))
                 break
     return out
+
+
+# "into alembic/versions", "in the SQLite migration flavours": where a decision puts its rule.
+_PLACE_PATH = re.compile(r"\b(?:in|into|inside|within|under)\s+(?:the\s+)?`?([\w.\-]+/[\w.\-/]*)`?")
+_PLACE_WORD = re.compile(r"\b(?:in|into|inside|within|under)\s+(?:the\s+|all\s+)?([A-Za-z]\w+)\s+(?:migration\s+|schema\s+)?"
+                         r"(?:flavou?rs?|variants?|dialects?|templates?|folders?|director(?:y|ies)|packages?)\b", re.I)
+
+
+def _in_places(decision: str, path: str) -> bool:
+    """The file is in a place the decision names, or the decision names none."""
+    low = path.replace("\\", "/").lower()
+    places = [m.group(1).strip("/.").lower() for m in _PLACE_PATH.finditer(decision)]
+    places += [m.group(1).lower() for m in _PLACE_WORD.finditer(decision)]
+    return not places or any(p in low for p in places)
 
 
 _DOCKER_ONLY = re.compile(r"\bDockerfiles?\b|\bhadolint\b|\bDL\d{4}\b", re.I)
