@@ -136,6 +136,53 @@ CASES = [
      ["from app.services.billing import recompute"], ["import sqlalchemy as sa"]),
     ("no-queries-in-views", "No DB queries in Blade views.", "resources/views/users/show.blade.php",
      ["<p>{{ \\App\\Models\\Review::where('user_id', $user->id)->count() }}</p>"], ["<p>{{ $user->reviews_count }}</p>"]),
+    ("snake-case-functions", "Use snake_case for function and variable names (N802).", "app/a.py", ["def loadUser(uid):"],
+     ["def load_user(uid):"]),
+    ("pascal-case-classes", "Class names use PascalCase.", "app/a.py", ["class user_store:"], ["class UserStore:"]),
+    ("camel-case-js", "Use camelCase for variables and functions.", "src/a.ts", ["const user_name = get();"],
+     ["const userName = get();"]),
+    ("go-mixed-caps", "Use MixedCaps, never underscores in Go names.", "pkg/a/a.go", ["func parse_header(s string) {"],
+     ["func parseHeader(s string) {"]),
+    ("prefer-template", "Require template literals instead of string concatenation.", "src/a.ts",
+     ["const msg = 'Hello, ' + name;"], ["const msg = `Hello, ${name}`;"]),
+    ("no-plusplus", "Disallow the unary operators `++` and `--`.", "src/a.js", ["count++;"], ["count += 1;"]),
+    ("prefer-arrow-callback", "Prefer arrow functions for callbacks.", "src/a.js", ["items.forEach(function (x) { use(x); });"],
+     ["items.forEach((x) => use(x));"]),
+    ("no-type-assertions", "Avoid type assertions; narrow with type guards.", "src/a.ts", ["const u = data as User;"],
+     ["const u = parseUser(data);"]),
+    ("http-timeout", "Always pass a timeout to requests calls (S113).", "app/client.py", ["r = requests.get(url)"],
+     ["r = requests.get(url, timeout=10)"]),
+    ("open-encoding", "Always specify an encoding when calling open() (PLW1514).", "app/io.py", ["with open(path) as fh:"],
+     ["with open(path, encoding='utf-8') as fh:"]),
+    ("logging-fstring", "Use lazy % formatting in logging calls, not f-strings (G004).", "app/a.py",
+     ["log.info(f'loaded {n} rows')"], ["log.info('loaded %d rows', n)"]),
+    ("raise-from", "Within an except clause, raise exceptions with `raise ... from err` (B904).", "app/a.py",
+     ["try:", "    load()", "except KeyError:", "    raise ConfigError('missing key')"],
+     ["try:", "    load()", "except KeyError as err:", "    raise ConfigError('missing key') from err"]),
+    ("go-error-strings", "Error strings should not be capitalized or end with punctuation (ST1005).", "pkg/a/a.go",
+     ["\treturn errors.New(\"Invalid header\")"], ["\treturn errors.New(\"invalid header\")"]),
+    ("go-wrap-errors", "Wrap errors with %w so callers can unwrap them.", "pkg/a/a.go",
+     ["\treturn fmt.Errorf(\"read config: %v\", err)"], ["\treturn fmt.Errorf(\"read config: %w\", err)"]),
+    ("undocumented-unsafe", "Every unsafe block needs a `// SAFETY:` comment.", "src/buf.rs", ["    let b = unsafe { buf.get_unchecked(i) };"],
+     ["    // SAFETY: i < buf.len() was checked above.", "    let b = unsafe { buf.get_unchecked(i) };"]),
+    ("json-cmd", "Use arguments JSON notation for CMD and ENTRYPOINT arguments (DL3025).", "Dockerfile", ["CMD node server.js"],
+     ["CMD [\"node\", \"server.js\"]"]),
+    ("workdir-not-cd", "Use WORKDIR to switch to a directory (DL3003).", "Dockerfile", ["RUN cd /app && make"],
+     ["WORKDIR /app"]),
+    ("apt-lists", "Delete the apt-get lists after installing something (DL3009).", "Dockerfile",
+     ["RUN apt-get update && apt-get install -y --no-install-recommends curl=7.88.1-10"],
+     ["RUN apt-get update && apt-get install -y --no-install-recommends curl=7.88.1-10 && rm -rf /var/lib/apt/lists/*"]),
+    ("no-important", "Never use `!important` in stylesheets.", "src/styles/app.css", ["  color: red !important;"],
+     ["  color: red;"]),
+    ("prefer-val", "Prefer val over var in Kotlin.", "app/src/A.kt", ["    var count = 0"], ["    val count = 0"]),
+    ("field-injection", "Prefer constructor injection; avoid field injection.", "src/main/java/a/Svc.java",
+     ["    @Autowired", "    private UserRepository users;"], ["    private final UserRepository users;"]),
+    ("print-stack-trace", "Never call `printStackTrace()`; log the exception.", "src/main/java/a/Svc.java",
+     ["        e.printStackTrace();"], ["        log.error(\"failed\", e);"]),
+    ("async-void", "Avoid `async void` methods.", "src/Svc.cs", ["    public async void Refresh()"],
+     ["    public async Task Refresh()"]),
+    ("sync-over-async", "Never block on async code with `.Result` or `.Wait()`.", "src/Svc.cs",
+     ["        var user = GetUserAsync(id).Result;"], ["        var user = await GetUserAsync(id);"]),
     ("print", "Checks for printing to stdout (print_stdout).", "src/lib.rs", ["    println!(\"{}\", x);"], ["    tracing::info!(x);"]),
 ]
 
@@ -214,6 +261,15 @@ def test_a_function_body_is_no_hand_written_transaction():
     path = "db/migrations/0004_touch.sql"
     parsed = code_lines.parse(new_file(path, *body), path, context=True)
     assert lint_rules.violations(parsed, "sql", rule, path) == []
+
+
+def test_an_event_handler_may_be_async_void():
+    parsed = code_lines.parse(new_file("src/Form.cs", "    private async void OnClick(object sender, EventArgs e)"), "src/Form.cs")
+    assert lint_rules.violations(parsed, "clike", "Avoid `async void` methods.", "src/Form.cs") == []
+
+
+def test_a_cap_on_timeouts_does_not_ask_for_one_on_every_call():
+    assert lint_rules.entries_for("HTTP request timeouts are capped at 30 seconds.") == []
 
 
 def test_set_e_covers_a_bare_cd():

@@ -61,7 +61,7 @@ class Entry:
 
 
 # -- dialects ---------------------------------------------------------------------------------
-_DIALECTS = {"erb": "ruby", "sql": "sql", "py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "cjs", "jsx": "jsx", "ts": "ts", "mts": "ts",
+_DIALECTS = {"erb": "ruby", "sql": "sql", "css": "css", "scss": "css", "less": "css", "py": "py", "pyi": "py", "js": "js", "mjs": "js", "cjs": "cjs", "jsx": "jsx", "ts": "ts", "mts": "ts",
              "cts": "ts", "tsx": "tsx", "go": "go", "rs": "rust", "java": "java", "kt": "kotlin", "kts": "kotlin",
              "cs": "csharp", "rb": "ruby", "sh": "sh", "bash": "sh", "php": "php", "c": "c", "cc": "c", "cpp": "c",
              "swift": "swift", "scala": "scala", "vue": "js", "svelte": "js"}
@@ -271,6 +271,62 @@ def _outside_routines(ln: Line, new_side: list[Line], i: int, decision: str) -> 
     """A BEGIN / END that is not the body of a function or DO block (`$$ BEGIN ... END; $$`)."""
     return not any(re.search(r"\$\$|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE|TRIGGER)\b|^\s*DO\b", x.code, re.I)
                    for x in new_side)
+
+
+def _call(new_side: list[Line], i: int) -> str:
+    """The code of the call line `i` opens, through the line its parentheses close on (at most 8 lines)."""
+    text, depth = "", 0
+    for x in new_side[i:i + 8]:
+        text += " " + x.code
+        depth += x.code.count("(") - x.code.count(")")
+        if depth <= 0:
+            break
+    return text
+
+
+def _no_timeout(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """S113: an HTTP call with no timeout argument (a session or client configured elsewhere is not seen)."""
+    return re.search(r"\btimeout\s*=", _call(new_side, i)) is None
+
+
+def _no_encoding(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """PLW1514: a text-mode open() with no encoding (binary modes need none)."""
+    call = _call(new_side, i)
+    mode = next((m for m in re.findall(r"[\"']([rwaxbt+]{1,3})[\"']", ln.text)), "")
+    return "encoding" not in call and "b" not in mode
+
+
+def _unchained_raise(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """B904: a `raise X(...)` directly in an except block, without `from`."""
+    if re.search(r"\bfrom\b", ln.code):
+        return False
+    indent = len(ln.text) - len(ln.text.lstrip())
+    head = next((x for x in reversed(new_side[:i]) if x.text.strip() and len(x.text) - len(x.text.lstrip()) < indent), None)
+    return head is not None and re.match(r"^\s*except\b", head.code) is not None
+
+
+def _undocumented_unsafe(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """undocumented_unsafe_blocks: no `SAFETY:` comment on the line or the three lines above it."""
+    return not any("SAFETY" in x.text for x in new_side[max(0, i - 3):i + 1])
+
+
+def _injected_field(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """Field injection: `@Autowired` / `@Inject` on a field, not on a constructor or setter."""
+    rest = ln.code.split("@", 1)[-1].split(None, 1)[1:] or [""]
+    target = rest[0] if rest[0].strip() else next((x.code for x in new_side[i + 1:i + 4] if x.code.strip() and
+                                                     not x.code.strip().startswith("@")), "")
+    return re.match(r"^\s*(?:(?:private|protected|public|final|static|lateinit)\s+)*(?:var\s+\w+\s*:|[\w<>,\[\]? ]+\s+\w+\s*;)",
+                    target) is not None
+
+
+def _lists_kept(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """DL3009: the install's RUN command does not delete /var/lib/apt/lists."""
+    return "/var/lib/apt/lists" not in _command(new_side, i)
+
+
+def _not_an_event_handler(ln: Line, new_side: list[Line], i: int, decision: str) -> bool:
+    """async void is how C# event handlers are written (`object sender, EventArgs e`)."""
+    return re.search(r"\(\s*object\??\s+\w+\s*,\s*\w*EventArgs\b", ln.code) is None
 
 
 # -- the catalogue ----------------------------------------------------------------------------
@@ -492,10 +548,90 @@ ENTRIES: tuple[Entry, ...] = (
           _shapes(php=r"\b[A-Z]\w*::(?:where\w*|find\w*|all|query|first|count|with|latest|get)\(|\bDB::(?:table|select|raw|statement)\(",
                   ruby=r"\b[A-Z]\w*\.(?:where|find|find_by|all|count|first|last|includes)\b"),
           "queries the database from a view", paths=re.compile(r"(?:^|/)(?:views?|templates?)/|\.blade\.php$|\.erb$|\.twig$")),
+    # naming conventions
+    Entry("snake-case-functions", _cue(r"\bN80[23]\b|\bsnake[_ ]case\b[^.;]{0,40}\b(?:functions?|methods?|variables?|names?)\b|"
+                                       r"\b(?:functions?|methods?|variables?)\b[^.;]{0,30}\bsnake[_ ]case\b"),
+          _shapes(py=r"^\s*(?:async\s+)?def\s+_*[a-z]+[A-Z]\w*\s*\(|^\s*_*[a-z]+[A-Z]\w*\s*=(?!=)"),
+          "names a function or variable in camelCase instead of snake_case"),
+    Entry("pascal-case-classes", _cue(r"\bN801\b|\b(?:Pascal|Upper)(?:Case|\s+case|\s+Camel\s*Case)\b[^.;]{0,30}\b(?:class|type|component)"
+                                      r"(?:es|s)?\b|\b(?:class|type|component)(?:es|s)?\b[^.;]{0,30}\b(?:Pascal|Upper)(?:Case|\s+case)\b"),
+          _shapes(py=r"^\s*class\s+_?[a-z]\w*\s*[(:]", js=(JS, r"^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+_?[a-z]\w*\b"),
+                  java=r"^\s*(?:public\s+)?(?:final\s+)?class\s+[a-z]\w*", csharp=r"^\s*(?:public\s+|internal\s+)?class\s+[a-z]\w*"),
+          "names a class in lower case instead of PascalCase"),
+    Entry("camel-case-js", _cue(r"\bcamel-?case\b(?![^.;]{0,30}\b(?:json|keys?|fields?|properties|columns?|api|responses?)\b)"),
+          _shapes(js=(JS, r"\b(?:const|let|var|function)\s+[a-z][a-z0-9]*_[a-z0-9_]*\b")),
+          "names a variable or function in snake_case instead of camelCase"),
+    Entry("go-mixed-caps", _cue(r"\bMixedCaps\b|\bmixedCaps\b|\b(?:no\s+)?underscores?\s+in\s+(?:Go\s+)?(?:names|identifiers)\b"),
+          _shapes(go=r"^\s*func\s+(?:\([^)]*\)\s*)?(?!Test|Benchmark|Example|Fuzz)[A-Za-z]+_\w*\s*\(|\b(?:var|const)\s+[A-Za-z]+_\w*\b"),
+          "names a Go identifier with underscores instead of MixedCaps"),
+    # more ESLint / TypeScript
+    Entry("prefer-template", _cue(r"\bprefer-template\b|\btemplate\s+(?:literals?|strings?)\b[^.;]{0,30}\b(?:instead of|over|rather than)\s+"
+                                  r"(?:string\s+)?concatenation|" + banned(r"\bstring\s+concatenation\b")),
+          _shapes(js=(JS, r"(?:\"\"|''|``)\s*\+\s*[\w$(]|[\w$)\]]\s*\+\s*(?:\"\"|''|``)")), "builds a string by concatenation"),
+    Entry("no-plusplus", _cue(r"\bno-plusplus\b|" + banned(r"(?:the\s+)?unary\s+operators?\s+`?\+\+`?|`\+\+`")),
+          _shapes(js=(JS, r"\+\+|(?<![-!<>=])--(?![->=])")), "uses ++ / --"),
+    Entry("prefer-arrow-callback", _cue(r"\bprefer-arrow-callback\b|\b(?:prefer|use)\s+arrow\s+functions?\b|\barrow\s+functions?\b[^.;]{0,20}\b"
+                                        r"(?:for|as)\s+callbacks?\b"),
+          _shapes(js=(JS, r"[(,]\s*(?:async\s+)?function\s*\*?\s*\w*\s*\(")), "passes a function expression where an arrow function is preferred"),
+    Entry("no-type-assertions", _cue(r"\bconsistent-type-assertions\b|" + banned(r"\btype\s+assertions?\b|\b`as`\s+(?:casts?|assertions?)\b|"
+                                                                                  r"\btype\s+casts?\b")),
+          _shapes(ts=(TS, r"\bas\s+(?!const\b)[A-Z][\w.<>\[\]]*|\bas\s+(?:any|unknown|string|number)\b")),
+          "asserts a type with `as` instead of narrowing"),
+    # more Python
+    Entry("http-timeout", _cue(r"\bS113\b|^(?=[\s\S]*\b(?:requests|httpx|http|outbound|network)\b)[\s\S]*?(?:\b(?:always|must|should|every|all|explicit\w*|"
+                               r"require\w*|set|include|with|default\s+to)\b[^.;]{0,30}\btimeouts?\b|\bwithout\s+(?:an?\s+)?timeouts?\b)"),
+          _shapes(py=r"\b(?:requests|httpx)\.(?:get|post|put|patch|delete|head|request)\s*\(",
+                  go=r"\bhttp\.(?:Get|Post|Head|PostForm)\(|\bhttp\.DefaultClient\b|&?http\.Client\{\s*\}"),
+          "makes an HTTP call without a timeout", confirm=_no_timeout),
+    Entry("open-encoding", _cue(r"\bPLW1514\b|\bunspecified-encoding\b|\bencoding\b[^.;]{0,30}\bopen\(|\bopen\(\)[^.;]{0,40}\bencoding\b|"
+                                r"\b(?:always\s+)?(?:pass|specify|set|give)\s+(?:an?\s+)?(?:explicit\s+)?encoding\b"),
+          _shapes(py=r"(?<![\w.])open\s*\(|\.open\s*\((?=\s*\)|\s*[\"'])|\.(?:read|write)_text\s*\("),
+          "opens a text file without an explicit encoding", confirm=_no_encoding),
+    Entry("logging-fstring", _cue(r"\bG00[34]\b|\blogging-f-?string\w*|\blazy\s+(?:%\s+)?(?:formatting|interpolation)\b|"
+                                  + banned(r"\bf-?strings?\s+(?:in|for|with)\s+(?:log|logging|logger)\w*")),
+          _shapes(py=r"\b(?:log|logger|logging|LOG|_log|_logger)\.(?:debug|info|warning|warn|error|exception|critical|log)\(\s*f\"\""),
+          "formats a log message eagerly with an f-string"),
+    Entry("raise-from", _cue(r"\bB904\b|\braise\s+\.\.\.\s+from\b|`raise\s+\w*\s*(?:\.\.\.|\w+)?\s*from\s+\w+`|\bexception\s+chaining\b|"
+                             r"\bchain(?:ed)?\s+(?:the\s+)?(?:original\s+)?exceptions?\b"),
+          _shapes(py=r"^\s*raise\s+\w"), "re-raises inside except without `from`, losing the cause", confirm=_unchained_raise),
+    # more Go / Rust
+    Entry("go-error-strings", _cue(r"\bST1005\b|\berror\s+(?:strings?|messages?)\s+(?:should|must)\s+not\s+(?:be\s+capitali[sz]ed|"
+                                   r"start\s+with\s+a\s+capital|end\s+with\s+punctuation)|\blower-?case\s+error\s+(?:strings|messages)\b|"
+                                   r"\berror\s+(?:strings|messages)\b[^.;]{0,20}\blower-?case\b"),
+          _shapes(go=r"\b(?:errors\.New|fmt\.Errorf)\(\s*\"(?:[A-Z][a-z]|[^\"]*[.!?:]\")"),
+          "starts an error string with a capital or ends it with punctuation", on="text"),
+    Entry("go-wrap-errors", _cue(r"\berrorlint\b|\bwrap\w*\s+(?:the\s+)?(?:underlying\s+|returned\s+)?errors?\b[^.;]{0,40}%w|%w\b[^.;]{0,40}\bwrap"
+                                 r"|\bwrap\w*\s+errors?\s+with\s+(?:context\s+)?(?:using\s+|via\s+)?`?fmt\.Errorf"),
+          _shapes(go=r"\bfmt\.Errorf\(\s*\"[^\"]*%[vs][^\"]*\"\s*,[^)]*\berr\b"), "formats an error with %v instead of wrapping it with %w",
+          on="text"),
+    Entry("undocumented-unsafe", _cue(r"\bundocumented_unsafe_blocks\b|\bunsafe\b[^.;]{0,50}(?-i:\bSAFETY\b)|(?-i:\bSAFETY\b)[^.;]{0,50}\bunsafe\b"),
+          _shapes(rust=r"\bunsafe\s*\{|\bunsafe\s+impl\b"), "writes unsafe code without a SAFETY comment", confirm=_undocumented_unsafe),
+    # more Dockerfile
+    Entry("json-cmd", _cue(r"\bDL3025\b|\bJSON\s+(?:notation|form|array|syntax)\b[^.;]{0,40}\b(?:CMD|ENTRYPOINT)\b|\bexec\s+form\b"),
+          _shapes(docker=r"^\s*(?:CMD|ENTRYPOINT)\s+(?!\[)\S"), "writes CMD / ENTRYPOINT in shell form"),
+    Entry("workdir-not-cd", _cue(r"\bDL3003\b|\bWORKDIR\b[^.;]{0,30}\b(?:instead of|rather than|not)\s+`?cd\b|\bWORKDIR\s+to\s+switch\b"),
+          _shapes(docker=r"^\s*RUN\b.*(?:^|\s|&&|;)cd\s+\S"), "changes directory with cd in RUN instead of WORKDIR"),
+    Entry("apt-lists", _cue(r"\bDL3009\b|/var/lib/apt/lists\b|\bapt(?:-get)?\s+(?:package\s+)?lists\b|\bapt\s+caches?\b"),
+          _shapes(docker=r"\bapt-get\s+(?:-\S+\s+)*install\b"), "installs apt packages without deleting the apt lists", confirm=_lists_kept),
+    # CSS
+    Entry("no-important", _cue(r"\bdeclaration-no-important\b|" + banned(r"`?!important`?")),
+          _shapes(css=r"!\s*important\b", jsx=(JS, r"!\s*important\b")), "adds !important", on="text"),
     # Java / C# / Kotlin
     Entry("records-for-dtos", _cue(r"\brecords?\b[^.;]{0,30}\b(?:DTOs?|value\s+objects?|data\s+carriers?)\b"),
           _shapes(java=r"^\s*(?:public\s+)?(?:final\s+)?class\s+\w*(?:Dto|DTO)\b|^\s*@(?:Data|Value)\s*$"),
           "writes a DTO or value object as a class instead of a record", confirm=_not_an_entity),
+    Entry("prefer-val", _cue(r"\bval\b[^.;]{0,20}\b(?:over|instead of|rather than)\s+`?var\b|\bprefer\s+`?val`?\b|\bimmutable\s+`?val`?\b"),
+          _shapes(kotlin=r"^\s*(?:(?:private|internal|protected|public|override|lateinit)\s+)*var\s+\w"), "declares a Kotlin var where val is preferred"),
+    Entry("field-injection", _cue(r"\bfield\s+injection\b|\bconstructor\s+injection\b|" + banned(r"`?@Autowired`?\s+(?:on\s+)?fields?")),
+          _shapes(java=r"^\s*@(?:Autowired|Inject)\b", kotlin=r"^\s*@(?:Autowired|Inject)\b"), "injects a dependency into a field",
+          confirm=_injected_field),
+    Entry("print-stack-trace", _cue(r"\bAvoidPrintStackTrace\b|" + banned(r"`?(?:e\.)?printStackTrace(?:\(\))?`?")),
+          _shapes(java=r"\.printStackTrace\(\s*\)", kotlin=r"\.printStackTrace\(\s*\)"), "prints a stack trace instead of logging it"),
+    Entry("async-void", _cue(r"\bVSTHRD100\b|" + banned(r"`?async\s+void`?")),
+          _shapes(csharp=r"\basync\s+void\b"), "declares an async void method", confirm=_not_an_event_handler),
+    Entry("sync-over-async", _cue(r"\bsync[- ]over[- ]async\b|\bblock\w*\s+on\s+async\b|" + banned(r"`?\.Result`?|`?\.Wait\(\)`?|"
+                                  r"`?\.GetAwaiter\(\)\.GetResult\(\)`?")),
+          _shapes(csharp=r"\.Result\b(?!\s*=)|\.Wait\(\s*\)|\.GetAwaiter\(\)\.GetResult\(\)"), "blocks on an async task"),
     Entry("catch-exception", _cue(banned(r"\bcatch(?:ing)?\s+(?:`|\()?(?-i:Exception|Throwable|RuntimeException)\b")),
           _shapes(braces=(("java", "kotlin", "csharp", "php", "scala"),
                           r"\bcatch\s*\(\s*(?:final\s+)?(?:System\.|\\)?(?:Exception|Throwable|RuntimeException)\b[^)]*\)|"
