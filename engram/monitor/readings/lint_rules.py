@@ -404,7 +404,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("no-non-null-assertion", _cue(r"\bno-non-null-assertion\b|\bnon-null\s+assertions?\b|\bnull-forgiving\b|"
                                         r"\bdouble[- ]bang\b|\bUnsafeCallOnNullableType\b|\bunsafe\s+calls?\s+on\s+nullable\s+types?\b|" + banned(r"`!!`|!!\s+operator")),
           _shapes(ts=(TS + ("csharp",), r"(?<=[\w\])])!(?=[.;,)\]])|(?<=[)\]])!\s*$"), kotlin=r"!!"),
-          "asserts a value is not null instead of handling null"),
+          "asserts a value is not null instead of handling null",
+          confirm=lambda ln, side, i, decision: "!!" not in decision or "!!" in ln.code),  # `!!` names Kotlin
     Entry("nullable-disable", _cue(r"\bnull-forgiving\b|\bnullable\s+reference\s+types\b"),
           _shapes(csharp=r"^\s*#\s*nullable\s+disable\b"), "switches nullable reference checks off", on="text"),
     Entry("no-namespace", _cue(r"\bno-namespace\b|" + banned(r"`?namespaces?`?(?!\s+(?:imports?|packages?|pollution))")),
@@ -603,7 +604,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("go-wrap-errors", _cue(r"\berrorlint\b|\bwrap\w*\s+(?:the\s+)?(?:underlying\s+|returned\s+)?errors?\b[^.;]{0,40}%w|%w\b[^.;]{0,40}\bwrap"
                                  r"|\bwrap\w*\s+errors?\s+with\s+(?:context\s+)?(?:using\s+|via\s+)?`?fmt\.Errorf"),
           _shapes(go=r"\bfmt\.Errorf\(\s*\"[^\"]*%[vs][^\"]*\"\s*,[^)]*\berr\b"), "formats an error with %v instead of wrapping it with %w",
-          on="text"),
+          on="text", confirm=lambda ln, side, i, decision: "%w" not in ln.text),
     Entry("undocumented-unsafe", _cue(r"\bundocumented_unsafe_blocks\b|\bunsafe\b[^.;]{0,50}(?-i:\bSAFETY\b)|(?-i:\bSAFETY\b)[^.;]{0,50}\bunsafe\b"),
           _shapes(rust=r"\bunsafe\s*\{|\bunsafe\s+impl\b"), "writes unsafe code without a SAFETY comment", confirm=_undocumented_unsafe),
     # more Dockerfile
