@@ -120,14 +120,17 @@ def discarded_errors(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 
 def _error_returns_dropped(lines: list[Line]) -> list[Hit]:
-    """Go: a `return ..., err` (or a wrapped error) replaced by a `return ..., nil` where it stood."""
+    """Go: a `return ..., err` (or a wrapped error) replaced by a `return ..., nil` (or `return nil`) where
+    it stood, a logging line before it or not."""
     out = []
     for i, ln in enumerate(lines):
-        if ln.side != "-" or not re.search(r"^\s*return\b.*,\s*(?:err\b|fmt\.Errorf\(|errors\.)", ln.code):
+        if ln.side != "-" or not re.search(r"^\s*return\b(?:.*,)?\s*(?:err\b|fmt\.Errorf\(|errors\.)", ln.code):
             continue
-        after = next((x for x in lines[i + 1:] if x.side != "-"), None)
-        if after is not None and after.side == "+" and re.search(r"^\s*return\b.*,\s*nil\s*$", after.code):
-            out.append(("direct", after, "returns nil where the error was returned: the error is swallowed"))
+        after = [x for x in lines[i + 1:] if x.side != "-"][:3]  # the replacement: a log line may come first
+        replaced = after[:next((k for k, x in enumerate(after) if x.side != "+"), len(after))]
+        nil = next((x for x in replaced if re.search(r"^\s*return\b(?:.*,)?\s*nil\s*$", x.code)), None)
+        if nil is not None:
+            out.append(("direct", nil, "returns nil where the error was returned: the error is swallowed"))
     return out
 
 

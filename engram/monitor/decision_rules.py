@@ -27,7 +27,8 @@ from typing import Any
 
 from engram.graph import decision_text
 from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, imports, literals, policies, required_code, settings, test_policy
+from engram.monitor.readings import data_access, imports, lint_rules, literals, policies, required_code, settings
+from engram.monitor.readings.policies import test_policy
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -128,6 +129,9 @@ _SIGN = re.compile(rf"(?:^|[,;:(]\s*|\band\s+)((?:[A-Za-z][\w\-]*\s+){{0,2}}[A-Z
                    rf"\s*{_UNIT}\b\s*([A-Za-z_]+)?", re.I)
 # Units that make a limit a length: "functions under 20 lines", "function ≤ 50 LOC".
 _LENGTH_UNITS = {"line", "lines", "loc", "sloc"}
+_PER_FILE = re.compile(r"\b(\d+)\s*(?:lines|LOC|loc|sloc)\s+(?:per|a|each|for\s+each|in\s+a)\s+(?:source\s+)?(?:file|module)\b|"
+                       r"\b(?:no|never\s+a)\s+(?:source\s+)?(?:file|module)\s+(?:longer|larger|bigger|over)\s+(?:than\s+)?(\d+)\s*"
+                       r"(?:lines|LOC)\b", re.I)
 # "Short-lived JWTs (15 min)", "Default timeouts (10s) and retries (3, exponential backoff)": a value in
 # parentheses after what it sets; a count needs a head the synonyms know (retries, timeouts, workers).
 _PAREN = re.compile(rf"\b([A-Za-z][\w\-]*)\s*\(\s*{_NUM}\s*{_UNIT}\s*(?=[),;])", re.I)
@@ -183,11 +187,11 @@ DETECTOR_CUES = {
                            r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
                            r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
                            r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
-    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid)\b.{0,20}\binline styles?\b", re.I),
+    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid|disallow\w*|forbid\w*|ban\w*)\b.{0,20}\binline styles?\b", re.I),
     "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
     "suppression": re.compile(r"\bkeep\s+(?:the\s+)?(?:shellcheck|eslint|clippy|ruff|mypy|pylint|golangci-lint|rubocop|"
                               r"flake8|pyright|tsc|biome|oxlint|lint|linters?|type[- ]?check\w*)\s+(?:clean|happy|green|"
-                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|type: ?ignore|pylint: ?disable|nolint|"
+                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|ts-<directive>|ban-ts-comment|type: ?ignore|pylint: ?disable|nolint|"
                               r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
                               r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
                               r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
@@ -213,7 +217,7 @@ DETECTOR_CUES = {
                                 r"explaining|describing|about))|\bcomment-free\b", re.I),
     "unbounded_writes": re.compile(r"\bwithout\s+(?:a\s+)?[`'\"]?where\b", re.I),
     "discarded_errors": re.compile(r"\b(?:discard|swallow|ignor|drop)\w*\s+(?:\w+\s+){0,3}?(?:errors?|results?|return values?)\b|"
-                                   r"`let _ =`|`_ =`|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
+                                   r"`let _ =`|`_ =`|\bunchecked errors?\b|\berrcheck\b|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
                                    r"\bhandle all errors\b|\berrors?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:handled|checked)",
                                    re.I),
     "hardcoded_urls": re.compile(r"\bhard-?cod\w*\s+(?:[\w\-]+\s+){0,3}?(?:urls?|endpoints?|hosts?|hostnames?|domains?|"
@@ -231,7 +235,8 @@ DETECTOR_CUES = {
                                     r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
     "text_length": constructs.TEXT_LENGTH,
     "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
-                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?", re.I),
+                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?|"
+                                r"\bexceptions?\b[^.;]{0,20}\btoo generic\b|\bprefer catching specific exceptions?\b", re.I),
     "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
                                    r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b|"
                                    r"\bavoid\s+(?:adding\s+)?dependenc\w*|\badding\s+(?:a\s+)?(?:new\s+)?dependency\s+is\s+a\s+big\s+deal|"
@@ -240,6 +245,7 @@ DETECTOR_CUES = {
     "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
                                         r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
                                         re.I),
+    "lint_rules": lint_rules.CUE,
     **policies.CUES,  # tests, markup, settings, installs: engram.monitor.readings.policies
 }
 
@@ -328,6 +334,8 @@ def rules_for(node: dict[str, Any]) -> Rules:
     forbid_phrases += _lint_rule_forbids(text)
     require_phrases += stack_names(text)
     r.forbids = _terms([p for p in forbid_phrases if not _is_conditional(text, p)], text)
+    modules = {f.split(".")[0] for t in r.forbids for f in t.forms if re.fullmatch(r"\w+\.\w+", f)}
+    r.forbids = [t for t in r.forbids if not set(t.forms) <= modules]  # "never `time.sleep()`" bans no `import time`
     scope = decision_scope(text)
     for t in r.forbids:  # "Use Decimal for currency calculations, never float": floats for currency
         if scope and not t.scope and not t.distinct:
@@ -634,6 +642,8 @@ def limits_in(text: str) -> list[Limit]:
         head = _noun(m.group(1).lower())
         if m.group(3) or any(head in s for s in SYNONYMS.values()):
             out += _limit(m.group(1).lower(), {head}, "<=", m.group(2), m.group(3), m.group(0) + ")")
+    for m in _PER_FILE.finditer(text):  # "aim for ~500 lines per file", "no file longer than 800 lines"
+        out += _limit("file", {"file"}, "<=", m.group(1) or m.group(2), None, m.group(0), "lines")
     for m in _CONSTANT.finditer(text):
         words = [w.lower() for w in m.group(2).split("_")]
         label = " ".join(words)

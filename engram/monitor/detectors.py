@@ -20,7 +20,7 @@ from engram.graph import decision_text
 from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.constructs import CONSTRUCTS
-from engram.monitor.readings import policies
+from engram.monitor.readings import lint_rules, policies
 from engram.text import singular
 
 Hit = tuple[str, Line, str]
@@ -378,10 +378,13 @@ _DIRECTIVES = {
 _SUPPRESS = re.compile("|".join(rx for rx, _ in _DIRECTIVES.values()))
 _TYPE_WORDS = re.compile(r"\btype[- ]?check\w*|\btypes?\b|\bmypy\b|\bpyright\b|\btsc\b|\btyping\b", re.I)
 _LINT_WORDS = re.compile(r"\blint\w*|\bwarnings?\b|\bclippy\b|\bstatic analysis\b", re.I)
-_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document", re.I)
+_JUSTIFIED = re.compile(r"justif|explain|reason|rationale|document|descriptions?\s+after", re.I)
 # "No @ts-ignore without an issue link": a suppression that cites one (a URL, #123, ABC-123) is allowed.
 _WANTS_LINK = re.compile(r"\b(?:without|unless|must (?:cite|reference|link|include))\b[^.;]{0,30}\b(?:issue|ticket|link|url|bug)s?\b",
                          re.I)
+# "`# type: ignore` must carry an error code" (PGH003 / PGH004): a directive that names the code stands.
+_WANTS_CODE = re.compile(r"\b(?:error|specific|rule|explicit)\s+codes?\b|\bignore-without-code\b|\bblanket\b|\bPGH00[34]\b", re.I)
+_NAMES_CODE = re.compile(r"\[[\w\-, ]+\]|:\s*[A-Z]+\d+")
 _CITES = re.compile(r"https?://|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 
 
@@ -389,7 +392,8 @@ def _ruled_out(decision: str) -> re.Pattern[str]:
     """The directives a decision is about: those it names and those of the families it names
     ("type and lint errors"); with neither, all of them."""
     low = decision.lower()
-    named = [rx for name, (rx, _) in _DIRECTIVES.items() if name in low or re.search(rx, decision)]
+    named = [rx for name, (rx, _) in _DIRECTIVES.items()
+             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", low) or re.search(rx, decision)]  # "disallow" is no `allow`
     families = {f for f, words in (("type", _TYPE_WORDS), ("lint", _LINT_WORDS)) if words.search(decision)}
     chosen = named + [rx for rx, f in _DIRECTIVES.values() if f in families and rx not in named]
     return re.compile("|".join(chosen)) if chosen else _SUPPRESS
@@ -423,9 +427,13 @@ def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> 
         m = ruled_out.search(ln.text) if ln.side == "+" else None
         if m is None or m.group(0) in before or any(m.group(0) in s for s in ln.strings):
             continue
+        if m.group(0) in ln.code and not m.group(0).startswith(("#", "@")):
+            continue  # `/eslint-disable/` in a regular expression: code that looks for the comment, not the comment
         above = new_side[i - 1].text if i and new_side[i - 1].prose else ""
         if _WANTS_LINK.search(decision) and _CITES.search(ln.text[m.end():] + " " + above):
             continue
+        if _WANTS_CODE.search(decision) and _NAMES_CODE.match(ln.text[m.end():]):
+            continue  # `# type: ignore[attr-defined]`, `# noqa: E501`: the error it silences is named
         if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
                                             or re.search(r"\w+(?:\W+\w+){3,}", above)):
             continue  # the reason is written on the line or on the comment line above it
@@ -613,7 +621,8 @@ def protected_table(lines: list[Line], lang: str, decision: str) -> list[Hit]:
 
 _KEYWORD = re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\s+(?:use\s+|using\s+)?(?:the\s+)?[\"'`]?(\w+)[\"'`]?"
                       r"\s+keyword", re.I)
-_DEFAULT_EXPORT = re.compile(r"named exports? only|avoid default exports?|no default exports?|never use default exports?",
+_DEFAULT_EXPORT = re.compile(r"named exports? only|(?:avoid|no|disallow|forbid|ban|prohibit)\w*\s+(?:the\s+use\s+of\s+)?default "
+                             r"exports?|never use default exports?",
                              re.I)
 
 
@@ -622,7 +631,7 @@ def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     rules = [(rf"\b{re.escape(k)}\b", f"uses the {k} keyword") for k in _KEYWORD.findall(decision)]
     if _DEFAULT_EXPORT.search(decision):
         rules.append((r"\bexport\s+default\b", "adds a default export"))
-    if re.search(r"\b(?:avoid|never|no|without)\b[^.;]{0,30}\bany\b", decision, re.I) and lang == "js":
+    if re.search(r"\b(?:avoid|never|no|without|disallow\w*|forbid\w*|ban\w*)\b[^.;]{0,30}\bany\b", decision, re.I) and lang == "js":
         rules.append((r":\s*any\b|<any>|\bas\s+any\b|\bany\[\]", "types a value as any"))
     out = []
     for ln in _added(lines):
@@ -643,7 +652,7 @@ DETECTORS: dict[str, Callable[..., list[Hit]]] = {
     "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
     "protected_table": protected_table, "banned_syntax": banned_syntax,
     **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
-    **policies.DETECTORS,
+    "lint_rules": lint_rules.violations, **policies.DETECTORS,
 }  # fmt: skip
 # Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression"}) | policies.PATH_DETECTORS
+PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression", "lint_rules"}) | policies.PATH_DETECTORS

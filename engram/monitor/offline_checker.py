@@ -28,7 +28,8 @@ import re
 from typing import Any
 
 from engram.monitor import code_lines, decision_rules, practices, tech_terms
-from engram.monitor.readings import data_access, imports, literals, protected_paths, required_code, settings, sizes
+from engram.monitor.readings import (code_scope, data_access, imports, literals, protected_paths, required_code, settings,
+                                     sizes)
 from engram.monitor.code_lines import Line, is_test_path
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Limit, Rules, Term
@@ -121,6 +122,8 @@ def is_ignore_file(path: str) -> bool:
 def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_file: bool = False) -> list[dict[str, Any]]:
     out = []
     lines = [ln for ln in all_lines if ln.side != " "]
+    if lang == "rust" and not rules.about_tests:  # an inline `#[cfg(test)]` module is test code
+        lines = [ln for ln in lines if not code_scope.in_test_module(ln, all_lines)]
     assigned = _assigned_names(lines, lang)
     if is_ignore_file(path):  # its added lines keep things out of the repository: the decision's own act
         return out + _check_rest(rules, all_lines, lines, lang, path, assigned)
@@ -133,7 +136,7 @@ def _check_one(rules: Rules, all_lines: list[Line], lang: str, path: str, new_fi
             out.append(_match(rules, all_lines[0], "direct", f"forbid:{term.phrase}",
                               f"writes {path.rsplit('/', 1)[-1]}, a file the decision rules out", "forbid-file"))
             continue
-        for ln in _introduced(term, lines, path, assigned):
+        for ln in _term_hits(rules, term, lines, all_lines, path, assigned):
             out.append(_match(rules, ln, "direct", f"forbid:{term.phrase}",
                               f"adds {term.phrase}, which the decision rules out"))
     out += [_match(rules, ln, kind, "literal", why, "literal") for kind, ln, why in literals.introduced(rules.literals, lines, code_lines.is_config(lang), rules.justified_ok)]
@@ -149,7 +152,7 @@ def _check_rest(rules: Rules, all_lines: list[Line], lines: list[Line], lang: st
     for limit in rules.limits:
         if limit.measure:
             out += [_match(rules, ln, kind, f"limit:{limit.text}", why, "limit:size")
-                    for kind, ln, why in (sizes.over(limit, all_lines, lang) if sizes.applies(limit) else [])]
+                    for kind, ln, why in (sizes.over(limit, all_lines, lang, path) if sizes.applies(limit) else [])]
             continue
         out += [_match(rules, ln, kind, f"limit:{limit.text}", why) for kind, ln, why in _over_limit(limit, lines, lang)]
     for name in rules.detectors:
@@ -226,6 +229,17 @@ def _recommend(m: dict[str, Any]) -> str:
 # -- terms -------------------------------------------------------------------------------------
 
 
+def _term_hits(rules: Rules, term: Term, lines: list[Line], all_lines: list[Line], path: str,
+               assigned: set[str]) -> list[Line]:
+    """Lines introducing a forbidden term, narrowed to where in the code the decision holds: names of
+    a kind ("in method names"), async functions ("in async functions"), library code; engram.monitor.readings.code_scope."""
+    if code_scope.library_only(rules.text) and code_scope.entry_point(path, all_lines):
+        return []
+    kind = code_scope.named_kind(rules.text)
+    hits = code_scope.declared(term.phrase.strip("`'\""), kind, lines) if kind else _introduced(term, lines, path, assigned)
+    return [ln for ln in hits if code_scope.in_async(ln, all_lines)] if code_scope.async_only(rules.text) else hits
+
+
 def _introduced(term: Term, lines: list[Line], path: str, assigned: set[str]) -> list[Line]:
     """Added lines mentioning the term, when more added lines mention it than removed ones."""
     if not term.distinct and any(f in assigned for f in term.forms if f in tech_terms.AMBIGUOUS):
@@ -271,8 +285,10 @@ def _runs(commands: tuple[str, ...], ln: Line, path: str) -> bool:
 def _names_identifier(form: str, code: str, distinct: bool, config: bool = False) -> bool:
     """Whether a token of the code is the name; in configuration a token may hold hyphens
     (`npm-run-all` is not npm, `redis-server` is redis when redis is distinctive)."""
-    for tok in (_CONFIG_TOKEN if config else _IDENT).findall(code):
-        low = tok.lower()
+    for m in (_CONFIG_TOKEN if config else _IDENT).finditer(code):
+        tok, low = m.group(0), m.group(0).lower()
+        if low == form and form in literals.KEYWORDS and code[m.start() - 1:m.start()] == ".":
+            continue  # `z.enum(...)`, `obj.interface`: a property, not the keyword the decision bans
         if low == form or (distinct and any(form in _parts(p) for p in tok.split("-"))):
             return True
     return False

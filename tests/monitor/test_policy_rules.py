@@ -10,7 +10,8 @@ import pytest
 
 from engram.monitor import decision_rules, tech_terms
 from engram.monitor.offline_checker import check
-from engram.monitor.readings import new_files, tool_families
+from engram.monitor.readings import tool_families
+from engram.monitor.readings.policies import new_files
 
 from testing.decisions import diff, new_file, node
 

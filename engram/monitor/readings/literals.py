@@ -36,7 +36,8 @@ _CONDITION = re.compile(rf"^\W{{0,3}}(?:[\w\-]+\W+){{0,4}}?(?:without|{UNLESS_AS
                         r"in|inside|within|during|on)\b(?!\s+(?:the\s+)?(?:code|codebase|repo|repository|project)\b)", re.I)
 # "without `X`" may ask for X ("deletes without `WHERE`") or rule it out ("fetch without `axios`").
 _AMBIGUOUS_BEFORE = re.compile(r"\bwithout\s*(?:[\w\-]+\s+){0,2}$", re.I)
-_KEYWORDS = frozenset("""if else for while return def function fn func class const let var import from export true
+_MEANS = re.compile(r"\bby\s+(?:specifying|using|adding|passing|setting|writing|calling)\s*$", re.I)
+KEYWORDS = frozenset("""if else for while return def function fn func class const let var import from export true
 false null none nil new this self int str string number bool boolean any void async await try catch except
 finally raise throw public private static type interface struct enum match case default break continue""".split())
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")
@@ -62,6 +63,8 @@ def _polarity(before: str, after: str) -> str:
         return "forbid"
     if _AMBIGUOUS_BEFORE.search(before):
         return "conditional"
+    if _MEANS.search(before):
+        return "require"  # "Avoid additional packages by specifying `--no-install-recommends`": the remedy
     cues = list(_CUE.finditer(before))
     if not cues:
         return "none"
@@ -88,7 +91,7 @@ def _own_tail(before: str, after: str) -> str:
 def _matchable(quote: str) -> bool:
     """Code worth looking for: not a path, a placeholder or a bare keyword (banned_syntax reads those)."""
     q = quote.strip()
-    if not q or q.lower() in _KEYWORDS or "/" in q and not re.search(r"[(=:]", q) or re.fullmatch(r"\W+", q):
+    if not q or q.lower() in KEYWORDS or "/" in q and not re.search(r"[(=:]", q) or re.fullmatch(r"\W+", q):
         return False
     return not re.fullmatch(r"[\w\-]+\.(?:json|ya?ml|toml|lock|sql|md|txt|env|cfg|ini)", q, re.I)
 

@@ -1,11 +1,12 @@
 """Limits on the size of code a decision states: "keep functions under 20 lines", "function
-<= 50 LOC, parameters <= 5".
+<= 50 LOC, parameters <= 5", "~500 lines per file".
 
 A constant cannot break these: the function the change writes does. So each function whose
 signature the change adds (or whose body it grows past the limit) is measured on the new side of
 the diff: its length in lines from the signature to its end (indentation in Python, braces
 elsewhere) and the parameters its signature declares. A function the diff shows only in part is
-not measured (its end is not in view), so an edit inside a long function says nothing.
+not measured (its end is not in view), so an edit inside a long function says nothing. A file's
+length is at least the number of the last line the diff shows on the new side.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 
 from engram.monitor.code_lines import Line
 from engram.monitor.decision_rules import Limit
+from engram.monitor.readings import code_scope
 
 Hit = tuple[str, Line, str]
 
@@ -32,13 +34,34 @@ _PARAM_WORDS = {"parameter", "param", "argument", "arg"}
 _RECEIVERS = {"self", "cls", "this"}
 
 
+_FILE_WORDS = {"file", "module"}
+
+
 def applies(limit: Limit) -> bool:
     """Whether a limit is one of the sizes measured here."""
-    return (limit.measure == "lines" and bool(limit.words & _FUNCTION_WORDS)) or limit.measure == "parameters"
+    return (limit.measure == "lines" and bool(limit.words & (_FUNCTION_WORDS | _FILE_WORDS))) or limit.measure == "parameters"
 
 
-def over(limit: Limit, lines: list[Line], lang: str) -> list[Hit]:
-    """Functions the change writes that break a size limit."""
+def file_over(limit: Limit, lines: list[Line], path: str = "") -> list[Hit]:
+    """A change that grows a file past a length limit: the new side's last numbered line shows the file
+    is at least that long, and the change adds more lines than it removes. Generated files are their
+    generator's business."""
+    if code_scope.generated(path, lines):
+        return []
+    new_side = [ln for ln in lines if ln.side != "-" and ln.number]
+    added = [ln for ln in new_side if ln.side == "+"]
+    if not added or len(added) <= sum(ln.side == "-" for ln in lines):
+        return []
+    length = max(ln.number for ln in new_side)
+    if not _breaks(limit, length):
+        return []
+    return [("direct", added[-1], f"grows the file to at least {length} lines, beyond the decision's limit ({limit.text})")]
+
+
+def over(limit: Limit, lines: list[Line], lang: str, path: str = "") -> list[Hit]:
+    """Functions (or the file) the change writes that break a size limit."""
+    if limit.measure == "lines" and limit.words & _FILE_WORDS and not limit.words & _FUNCTION_WORDS:
+        return file_over(limit, lines, path)
     rx = _DEF.get(lang)
     if rx is None:
         return []

@@ -1,10 +1,12 @@
-"""The policy readings' detectors, in one place for the checker to register: each module
+"""Policy-shaped readings (tests, markup, workflows, installs, secrets, switches kept on, what new
+files carry, audit calls, generated files), in one place for the checker to register: each module
 (test_policy, ...) brings its cues (the decision's words that switch a detector on), its
 detectors, and which of them need the written file's path."""
 
 from __future__ import annotations
 
-from engram.monitor.readings import audit, generated, installs, markup, new_files, secrets, switches, test_policy, workflows
+from engram.monitor.readings.policies import (audit, generated, installs, markup, new_files, secrets, switches,
+                                              test_policy, workflows)
 
 _MODULES = (test_policy, markup, workflows, installs, secrets, switches, new_files, audit, generated)
 
