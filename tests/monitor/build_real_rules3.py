@@ -17,34 +17,13 @@ tuning (the "before" figure) and once after it (the headline); never tuned on.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from build_real_rules2 import diff, edit
+from build_real_rules2 import edit
+from rule_sets import D, I, N, RuleSet
 
-D, I, N = "DIRECT_CONTRADICTION", "INDIRECT_CONTRADICTION", "NO_CONTRADICTION"
-OUT = Path(__file__).with_name("real_rules3.json")
-RULES: list[dict] = []
-
-
-def rule(rid: str, source: str, category: str, decision: str) -> dict:
-    r = {"rule": rid, "source": source, "category": category, "decision": decision, "cases": []}
-    RULES.append(r)
-    return r
-
-
-def case(r: dict, n: int, kind: str, expected: str, files: list[tuple[str, str, str]], note: str) -> None:
-    """One labelled change: files as (path, before, after); `note` says why the label is right."""
-    r["cases"].append({"id": f"{r['rule']}-{n}", "kind": kind, "expected": expected, "note": note,
-                       "files": [{"path": p, "diff": diff(p, b, a)} for p, b, a in files]})
-
-
-def build() -> dict:
-    cases = [{"id": c["id"], "rule": r["rule"], "split": "holdout3", "category": r["category"],
-              "kind": c["kind"], "source": r["source"], "decisions": [r["decision"]],
-              "expected": c["expected"], "note": c["note"], "files": c["files"]}
-             for r in RULES for c in r["cases"]]
-    return {"about": __doc__.split("\n\n", 2)[2].strip().replace("\n", " "), "cases": cases}
+SET = RuleSet("holdout3", __doc__, Path(__file__).with_name("real_rules3.json"))
+rule, case, RULES = SET.rule, SET.case, SET.rules
 
 
 # -- the rules and their cases -------------------------------------------------------------
@@ -2396,6 +2375,4 @@ case(r, 3, "compliant", N, [("config/services.php", SERVICES, edit(SERVICES,
 
 
 if __name__ == "__main__":
-    data = build()
-    OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(data['cases'])} cases from {len(RULES)} rules -> {OUT.name}")
+    SET.write()
