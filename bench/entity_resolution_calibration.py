@@ -1,7 +1,7 @@
 """Entity resolution's figures, and the calibration of its bands per embedding model.
 
     .venv/bin/python bench/entity_resolution_calibration.py [--provider local|voyage|openai]
-        [--split dev|holdout|all] [--misses]
+        [--split dev|holdout|all] [--misses] [--adjudicate]
 
 Labelled sets (same / child / different), each split by entity family before any tuning
 (docs/labelled-sets.md has the method and the figures):
@@ -32,6 +32,9 @@ on dev, dev2 and holdout2 only. `--split dev` prints only the halves tuning may 
 (every round but round 5, and the in-sample pairs); `--split holdout` only the held-out one
 (holdout5); `--misses` lists each printed half's wrong pairs. Remote embedders need their
 key (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
+`--adjudicate` puts the ambiguous band to the adjudicator the consolidation worker would use (the
+configured model consolidator's, engram.providers.registry.consolidation), as the worker does; with
+no model configured (no API key, or ENGRAM_OFFLINE) it says so and measures the bands alone.
 """
 
 from __future__ import annotations
@@ -99,26 +102,28 @@ def load(name: str) -> list[Pair]:
     return load_pairs() if name == "in-sample" else load_real(name)
 
 
-_SEEN: dict[tuple[str, str, str], float | str] = {}  # (model, proposed, existing): halves are measured twice
+_SEEN: dict[tuple[str, bool, str, str], float | str] = {}  # (model, judged, proposed, existing): halves run twice
 
 
-def similarities(embedder, pairs: list[Pair]) -> list[float | str]:
-    """Per pair, what the Resolver decided by name (merge / child / new), or the cosine
-    similarity the bands decide on when the names left it to the embeddings."""
+def similarities(embedder, pairs: list[Pair], judge=None) -> list[float | str]:
+    """Per pair, what the Resolver decided by name (merge / child / new) or by the adjudicator
+    (`judge`, on the ambiguous band), or the cosine similarity the bands decide on when the names
+    left it to the embeddings."""
+    key = lambda p: (embedder.model, judge is not None, p.proposed, p.existing)  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         for i, p in enumerate(pairs):
-            if (embedder.model, p.proposed, p.existing) not in _SEEN:
-                _SEEN[(embedder.model, p.proposed, p.existing)] = _resolve(embedder, p, os.path.join(tmp, f"{i}.db"))
-    return [_SEEN[(embedder.model, p.proposed, p.existing)] for p in pairs]
+            if key(p) not in _SEEN:
+                _SEEN[key(p)] = _resolve(embedder, p, os.path.join(tmp, f"{i}.db"), judge)
+    return [_SEEN[key(p)] for p in pairs]
 
 
-def _resolve(embedder, p: Pair, path: str) -> float | str:
+def _resolve(embedder, p: Pair, path: str, judge=None) -> float | str:
     conn = connect(path)
     try:
         # one source episode: the strength a node the consolidator wrote has (a node of
         # strength 0 is not live, and the keyword index finds live nodes only)
         nid = store.create_node(conn, name=p.existing, type="concept", description="", source_episodes=["ep_bench"])
-        res = er.Resolver(conn, embedder, table=aliases.table()).resolve(p.proposed, "concept")
+        res = er.Resolver(conn, embedder, table=aliases.table(), adjudicator=judge).resolve(p.proposed, "concept")
     finally:
         conn.close()
     if res.action != "new" and res.node_id != nid:
@@ -194,15 +199,15 @@ def make(provider: str):
     return None
 
 
-def measure(emb, split: str, show_misses: bool) -> None:
+def measure(emb, split: str, show_misses: bool, judge=None) -> None:
     """The halves of `split` under the configured, the spec's and the development halves' best bands."""
     dev = [p for name in DEVELOPMENT for p in load(name)]
-    best = best_bands(dev, similarities(emb, dev))
+    best = best_bands(dev, similarities(emb, dev, judge))
     print(f"\n{emb.name} ({emb.model}); best bands on {' + '.join(DEVELOPMENT)}: "
           f"merge > {best[0]:.2f}, child > {best[1]:.2f}")
     for name in HALVES[split]:
         pairs = load(name)
-        sims = similarities(emb, pairs)
+        sims = similarities(emb, pairs, judge)
         counts = {lab: sum(1 for p in pairs if p.label == lab) for lab in ("same", "child", "different")}
         print(f"\n  {name}: {len(pairs)} pairs {counts}")
         for label, bands in (("configured", er.bands_for(emb.model)), ("spec", er.SPEC_BANDS), ("best on dev", best)):
@@ -213,13 +218,29 @@ def measure(emb, split: str, show_misses: bool) -> None:
             print(misses(pairs, sims, er.bands_for(emb.model)))
 
 
+def adjudicator():
+    """The worker's adjudicator for this checkout (its requests go to this checkout's ledger and
+    budget), or None, said in one line, when no model consolidator is configured."""
+    from engram import config
+    from engram.providers import registry
+
+    here = config.Project.from_cwd(str(DATA.parents[2])).ensure()
+    judge = registry.consolidation(config.load_config()[0], project=here).adjudicator
+    print(f"adjudicator: {judge.model} on the ambiguous band" if judge else
+          "adjudicator: not run (no model consolidator: no ANTHROPIC_API_KEY / OPENAI_API_KEY, or ENGRAM_OFFLINE is set)")
+    return judge
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--provider", action="append", choices=("local", "voyage", "openai"))
     ap.add_argument("--split", choices=tuple(HALVES), default="all",
                     help="dev: only the halves tuning may see; holdout: only the held-out ones")
     ap.add_argument("--misses", action="store_true", help="list each printed half's wrong pairs")
+    ap.add_argument("--adjudicate", action="store_true",
+                    help="put the ambiguous band to the configured model's adjudicator, as the worker does")
     args = ap.parse_args()
+    judge = adjudicator() if args.adjudicate else None
     rel = [p.relative_to(DATA.parents[2]) for p in (REAL, ROUND2, ROUND3, ROUND4, ROUND5, PAIRS)]
     print(f"pairs: {rel[0]} (round 1), {rel[1]} (round 2), {rel[2]} (round 3), {rel[3]} (round 4), {rel[4]} "
           f"(round 5; headline: holdout5); in-sample: {rel[5]}; split {args.split}")
@@ -228,7 +249,7 @@ def main() -> int:
         if emb is None:
             print(f"\n{provider}: not measured (no API key in the environment; no network here)")
             continue
-        measure(emb, args.split, args.misses)
+        measure(emb, args.split, args.misses, judge)
     return 0
 
 

@@ -308,3 +308,27 @@ def test_a_retire_entry_is_validated(root):
         schema.change_request({"nodes": nodes, "retire": [{"name": "old", "by": "n9", "reason": "r"}]}, None)
     ok = schema.change_request({"nodes": nodes, "retire": [{"name": "old", "by": "n1", "reason": "r"}]}, None)
     assert ok["retire"] == [{"name": "old", "by": "n1", "reason": "r"}]
+
+
+def test_the_resolution_bench_puts_the_ambiguous_band_to_the_adjudicator(llm, proj):
+    """`bench/entity_resolution_calibration.py --adjudicate`: a pair the bands alone call child (cosine
+    0.82 under merge > 0.95) is decided by the worker's adjudicator over the real SDK instead."""
+    import sys
+    from pathlib import Path
+
+    from engram import config
+    from engram.providers import registry
+    from engram.providers.offline import LocalEmbedder
+
+    bench = str(Path(__file__).resolve().parents[2] / "bench")
+    sys.path.insert(0, bench)
+    try:
+        import entity_resolution_calibration as cal
+    finally:
+        sys.path.remove(bench)
+    judge = registry.consolidation(dict(config.DEFAULTS), project=config.Project.from_cwd(str(proj)).ensure()).adjudicator
+    pair = cal.Pair("Attio MCP", "attio MCP server", "same")
+    assert cal.action(cal.similarities(LocalEmbedder(), [pair])[0], (0.95, 0.53)) == "child"
+    llm.script("adjudicate", {"text": '{"decision": "merge", "reason": "the server is what the short name names"}'})
+    assert cal.similarities(LocalEmbedder(), [pair], judge) == ["merge"]
+    assert llm.counts["adjudicate"] == 1 and "Attio MCP" in llm.calls[-1]["user"]
