@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from testing.decisions import rules_and_decisions
+
 HERE = Path(__file__).parent
 LABELS = {"DIRECT_CONTRADICTION", "INDIRECT_CONTRADICTION", "NO_CONTRADICTION"}
 KINDS = {"direct", "indirect", "compliant", "lookalike", "exempt"}
@@ -47,11 +49,7 @@ def test_labels_are_balanced():
 
 
 def test_no_rule_shared_with_earlier_sets():
-    earlier_rules, earlier_decisions = set(), set()
-    for name in EARLIER:
-        for c in json.loads((HERE / name).read_text())["cases"]:
-            earlier_rules.add(c.get("rule"))
-            earlier_decisions.update(c["decisions"])
+    earlier_rules, earlier_decisions = rules_and_decisions(HERE, EARLIER)
     for c in cases():
         assert c["rule"] not in earlier_rules, c["id"]
         assert not set(c["decisions"]) & earlier_decisions, c["id"]
