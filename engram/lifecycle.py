@@ -121,7 +121,10 @@ def prompt(ctx: Ctx, text: str) -> str | None:
     from engram.monitor import trigger as monitoring
     from engram.retrieve import inject, shown
 
+    from engram.text import strip_injected
+
     cut: dict = {}
+    text = strip_injected(text) if isinstance(text, str) else text
     body = event_stream.bounded(text, ctx.cfg["maxPromptChars"], "prompt", cut)  # redacted before the lock
     ev = {"type": "user_prompt", "prompt": body}
     if cut:
@@ -185,7 +188,7 @@ def _derive(st: dict, direct: list[dict]) -> tuple[list[dict], list[str]]:
             derived = classify.for_write(ev, st, seq)
         else:
             derived = []
-        if ev["type"] == "test_run":
+        if ev["type"] == "test_run" and ev["outcome"] in ("pass", "fail"):  # an unknown verdict says nothing
             st["last_test"] = {"seq": seq, "ok": ev["outcome"] == "pass"}
         if ev["type"] in ("build", "research"):
             st["turn_events"].append(seq)
@@ -249,7 +252,12 @@ def session_end(ctx: Ctx, reason: str = "") -> None:
 
 
 def compact(ctx: Ctx, trigger: str = "") -> None:
+    """A compaction queues the session once per turn: a harness that reports one before
+    every model call would otherwise have its session consolidated in slices."""
     with ctx.locked() as st:
+        if st.get("compacted_turn") == st["turn"]:
+            return
+        st["compacted_turn"] = st["turn"]
         ctx.append(st, [{"type": "compact", "trigger": str(trigger or "")[:40]}])
     _consolidate(ctx, "compact")
 

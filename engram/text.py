@@ -24,6 +24,32 @@ sure okay ok yes hi hello thanks thank pls now still also again via per etc
 """.split())
 
 
+# Blocks a harness puts around hooks' context when it feeds it back inside the next prompt
+# (Gemini CLI 0.61.0 prepends SessionStart's as <hook_context>...</hook_context>).
+_CONTEXT_TAGS = ("hook_context", "system-reminder", "session_context")
+
+
+def strip_injected(prompt: str) -> str:
+    """The user's own words of a prompt: without hooks' context blocks fed back into it
+    (every `<hook_context>` block, and any other context block holding engram's AS_DATA
+    marker). Engram's memory stored as the user's goal would come back as a goal."""
+    out, rest = [], prompt
+    while True:
+        starts = [(rest.find(f"<{tag}>"), tag) for tag in _CONTEXT_TAGS]
+        at, tag = min(((i, t) for i, t in starts if i >= 0), default=(-1, ""))
+        close = rest.find(f"</{tag}>", at) if at >= 0 else -1
+        if at < 0 or close < 0:
+            break
+        end = close + len(tag) + 3
+        block = rest[at:end]
+        out.append(rest[:at])
+        if tag != "hook_context" and AS_DATA not in block:
+            out.append(block)
+        rest = rest[end:]
+    out.append(rest)
+    return "".join(out).strip() if len(out) > 1 else prompt
+
+
 def squash(text: object) -> str:
     """One line: whitespace runs (newlines included) become single spaces."""
     return " ".join(str(text if text is not None else "").split())

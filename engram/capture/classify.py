@@ -52,18 +52,32 @@ def rel_path(path: str, root: str) -> str:
     return p
 
 
-def _exit_code(call: dict):
+def _exit_code(call: dict) -> int | None:
+    """The call's exit code; None when the harness did not say (`ok` None): unknown, not 0."""
     code = call.get("exit_code")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
+    if call.get("ok", True) is None:
+        return None
     return 0 if call.get("ok", True) else 1
+
+
+def _test_outcome(exit_code: int | None, res: dict) -> str:
+    """pass / fail from the exit code and the runner's counts; with no exit code, only what
+    the runner printed decides, and nothing printed is `unknown`."""
+    if exit_code is None:
+        if res["failed"]:
+            return "fail"
+        return "pass" if res["recognized"] and res["passed"] else "unknown"
+    return "pass" if exit_code == 0 and not res["failed"] else "fail"
 
 
 def classify(call: dict, root: str, cfg: dict) -> dict:
     """One direct event (without seq/ts/session) for a neutral tool call."""
     action = call.get("action")
     cut: dict = {}
-    ev: dict = {"tool": str(call.get("tool") or "")[:200], "ok": bool(call.get("ok", True))}
+    ok = call.get("ok", True)
+    ev: dict = {"tool": str(call.get("tool") or "")[:200], "ok": None if ok is None else bool(ok)}
     if call.get("error") and action != "shell":  # a shell failure's text is its output
         ev["error"] = bounded(call["error"], 500, "error", cut)
     out_max = cfg["maxOutputChars"]
@@ -94,10 +108,10 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
             ev.update(res)
             if not res["recognized"]:
                 ev["note"] = "output not recognised; verdict from exit code only"
-            ev["outcome"] = "pass" if ev["exit_code"] == 0 and not res["failed"] else "fail"
+            ev["outcome"] = _test_outcome(ev["exit_code"], res)
         elif kind == shellcmd.BUILD:
             ev["type"] = "build"
-            if ev["exit_code"] != 0:
+            if ev["exit_code"] not in (0, None):
                 ev["error_summary"] = bounded(_error_lines(str(output)[-MAX_SCAN:]), 800, "error_summary", cut)
         elif kind == shellcmd.DECISION:
             args = shellcmd.decision_args(command[:MAX_SCAN]) or {"content": command, "rationale": "", "files": []}

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         recent_reads: list[str]  # the last classify.RECENT_READS paths read (`expanding_search`)
         write_ranges: dict[str, list[list[int]]]  # path -> [[start, end, seq]] written (`repeated_revision`)
         pending: list[str]  # context queued for the next hook that can show it
+        compacted_turn: int  # the turn of the last compaction recorded (one per turn: lifecycle.compact)
         torn: bool  # set by event_stream.append when it closed a torn line; the caller logs it once
         stale: bool  # set on entry when the JSONL changed behind the state's back (dropped on save)
         recovered: bool  # set on entry when the state file was missing or corrupt (dropped on save)

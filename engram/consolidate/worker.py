@@ -37,6 +37,7 @@ from engram.consolidate.offline_episode import files_modified
 from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
+from engram.text import strip_injected
 from engram.errors import LLMError
 
 Progress = Callable[[str], None]
@@ -91,10 +92,15 @@ def counts_text(counts: dict[str, int]) -> str:
 
 
 def read_stream(path: str) -> tuple[list[dict[str, Any]], int]:
-    """(events, bytes consumed): complete lines only; torn or foreign lines are skipped."""
+    """(events, bytes consumed): complete lines only; torn or foreign lines are skipped. A
+    prompt recorded with context a harness fed back into it (before the hook stripped it)
+    is read as the user's words alone."""
     objects, _, end = jsonio.read_jsonl(path)
     events = [ev for ev in objects
               if isinstance(ev, dict) and isinstance(ev.get("seq"), int) and isinstance(ev.get("type"), str)]
+    for ev in events:
+        if ev["type"] == "user_prompt" and isinstance(ev.get("prompt"), str):
+            ev["prompt"] = strip_injected(ev["prompt"])
     return events, end
 
 

@@ -45,7 +45,8 @@ def command_text(value) -> str:
 
 
 def result(resp) -> tuple[int | None, str]:
-    """(exit code, output) of a `tool_response` ("Exit code: N\\nWall time: ...\\nOutput:\\n...")."""
+    """(exit code, output) of a `tool_response`: an object with `exit_code`, a text headed
+    "Exit code: N" (apply_patch), or the output alone (a shell command since 0.171: no code)."""
     if isinstance(resp, dict):
         code = resp.get("exit_code", resp.get("exitCode"))
         out = resp.get("output", resp.get("aggregated_output", resp.get("stdout", "")))
@@ -60,16 +61,45 @@ def result(resp) -> tuple[int | None, str]:
     return code, body if sep and head.count("\n") <= 4 else text
 
 
-def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
-    """One Codex tool call as neutral calls."""
+ROLLOUT_TAIL = 1 << 20  # bytes of the rollout read for one call's exit code (it was just written)
+_EXITED = "Process exited with code "
+
+
+def rollout_exit(transcript: str, call_id: str) -> int | None:
+    """The exit code Codex wrote to its rollout (the payload's `transcript_path`) for
+    `call_id` (= `tool_use_id`): the `item_completed` CommandExecution's `exit_code`, else
+    "Process exited with code N" in the `function_call_output` (docs/harness-contracts.md
+    §2.6). Codex writes both before it runs PostToolUse. None when neither is there: a
+    command still running in the background, or a file that is not a Codex rollout."""
+    name = os.path.basename(transcript)
+    if not call_id or not name.startswith("rollout-") or not name.endswith(".jsonl"):
+        return None
+    for rec in jsonio.tail_objects(transcript, ROLLOUT_TAIL, (jsonio.dumps(call_id).encode(),), follow=True):
+        body = _d(rec.get("payload"))
+        item = _d(body.get("item"))
+        code = item.get("exit_code")
+        if item.get("id") == call_id and isinstance(code, int) and not isinstance(code, bool):
+            return code
+        out = _s(body.get("output"))
+        if body.get("call_id") == call_id and _EXITED in out:
+            num = out.split(_EXITED, 1)[1].split("\n", 1)[0].strip()
+            if num.lstrip("-").isdigit():
+                return int(num)
+    return None
+
+
+def tool_call(tool: str, tin: dict, resp, cwd: str, exit_code: int | None = None) -> list[dict]:
+    """One Codex tool call as neutral calls; `exit_code` is the rollout's, when the payload has none.
+    A shell command whose exit status nobody reported is unknown (`ok` None), never a success."""
     code, output = result(resp)
+    code = exit_code if code is None else code
     patch = _s(tin.get("command")) or _s(tin.get("input")) or _s(tin.get("patch"))
     if tool in PATCH_TOOLS and "*** " in patch:
         ok = code == 0 if code is not None else not output.lstrip().lower().startswith(("error", "failed"))
         return apply_patch.calls(patch, cwd, ok, None if ok else output[:500] or "apply_patch failed", tool)
     if tool in SHELL_TOOLS:
-        code = 0 if code is None else code
-        return [{"tool": tool, "ok": code == 0, "error": None if code == 0 else f"Exit code {code}",
+        ok = None if code is None else code == 0
+        return [{"tool": tool, "ok": ok, "error": f"Exit code {code}" if ok is False else None,
                  "action": "shell", "command": command_text(tin.get("command")), "output": output,
                  "exit_code": code}]
     return claude_code.tool_call(tool, tin, resp, None)  # MCP tools: same naming as Claude Code
@@ -78,8 +108,11 @@ def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
 def request(event: str, payload: dict) -> tuple[str, dict]:
     """(kind, data) for lifecycle; Codex events share Claude Code's names."""
     if event == "PostToolUse":
-        calls = tool_call(_s(payload.get("tool_name")), _d(payload.get("tool_input")),
-                          payload.get("tool_response"), _s(payload.get("cwd")))
+        tool, resp = _s(payload.get("tool_name")), payload.get("tool_response")
+        code = None
+        if tool in SHELL_TOOLS and result(resp)[0] is None:
+            code = rollout_exit(_s(payload.get("transcript_path")), _s(payload.get("tool_use_id")))
+        calls = tool_call(tool, _d(payload.get("tool_input")), resp, _s(payload.get("cwd")), code)
         return "tool", {"calls": calls}
     if event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"):
         return claude_code.request(event, payload)

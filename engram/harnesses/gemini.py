@@ -40,23 +40,46 @@ def _text(resp: dict) -> str:
     """`llmContent` as text (a string, or a list of parts with `text`)."""
     content = resp.get("llmContent")
     if isinstance(content, list):
-        return "\n".join(_s(_d(p).get("text")) if isinstance(p, dict) else _s(p) for p in content)
-    return _s(content)
+        return unwrap("\n".join(_s(_d(p).get("text")) if isinstance(p, dict) else _s(p) for p in content))
+    return unwrap(_s(content))
 
 
-def shell_result(text: str) -> tuple[int, str]:
-    """(exit code, output) from run_shell_command's `Output: ...\\nExit Code: N\\n...` text."""
-    body = text[len("Output: "):] if text.startswith("Output: ") else text
-    code, keep = 0, []
-    tail_keys = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
-    lines = body.split("\n")
-    while lines and lines[-1].startswith(tail_keys):
-        last = lines.pop()
-        if last.startswith("Exit Code: ") and last[11:].strip().lstrip("-").isdigit():
-            code = int(last[11:].strip())
-        keep.append(last)
+_WRAP = ("<untrusted_context>", "</untrusted_context>")
+_TAIL_KEYS = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
+_TIMED_OUT = "Command was automatically cancelled"
+
+
+def unwrap(text: str) -> str:
+    """Tool text without the `<untrusted_context>` frame Gemini CLI puts around it."""
+    body = text.strip()
+    if body.startswith(_WRAP[0]) and body.endswith(_WRAP[1]):
+        return body[len(_WRAP[0]):-len(_WRAP[1])].strip("\n")
+    return text
+
+
+def shell_result(text: str) -> tuple[bool | None, int | None, str]:
+    """(ok, exit code, output) of run_shell_command's llmContent.
+
+    A finished command's text is "Output: ..." followed by sections, "Exit Code: N" only
+    when N is not 0 (docs/harness-contracts.md §3.5): a finished command with no Exit Code,
+    Error or Signal section exited 0. A command cancelled at its timeout failed; one the user
+    cancelled or one moved to the background has no exit status (None, unknown).
+    """
+    body = unwrap(text)
+    if not body.startswith("Output: "):
+        return (False if body.startswith(_TIMED_OUT) else None), None, body
+    lines, tail = body[len("Output: "):].split("\n"), {}
+    while len(lines) > 1 and lines[-1].startswith(_TAIL_KEYS):  # the first line is the output's
+        key, _, value = lines.pop().partition(": ")
+        tail[key] = value.strip()
     out = "\n".join(lines)
-    return code, "" if out == "(empty)" else out
+    out = "" if out == "(empty)" else out
+    code = tail.get("Exit Code", "")
+    if code.lstrip("-").isdigit():
+        return int(code) == 0, int(code), out
+    if "Signal" in tail or "Error" in tail:
+        return False, None, out
+    return True, 0, out
 
 
 def _read_many(resp: dict, cwd: str, base: dict) -> list[dict]:
@@ -88,10 +111,10 @@ def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
         return [dict(base, action="write", path=path, op="edit",
                      edits=[(_s(tin.get("old_string")), _s(tin.get("new_string")))])]
     if tool == "run_shell_command":
-        code, output = shell_result(_text(r))
-        code = code or (1 if error else 0)
-        return [dict(base, ok=code == 0, action="shell", command=_s(tin.get("command")), output=output,
-                     exit_code=code)]
+        ok, code, output = shell_result(_text(r))
+        if error:
+            ok, code = False, code or None
+        return [dict(base, ok=ok, action="shell", command=_s(tin.get("command")), output=output, exit_code=code)]
     if tool in SEARCH_TOOLS:
         where = _s(tin.get("dir_path")) or _s(tin.get("path"))
         return [dict(base, action="search", pattern=_s(tin.get("pattern")), path=_abs(where, cwd),
@@ -121,7 +144,11 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
         return "stop", {"last_message": payload.get("prompt_response"),
                         "stop_hook_active": bool(payload.get("stop_hook_active"))}
     if event == "PreCompress":
-        return "compact", {"trigger": _s(payload.get("trigger"))}
+        # Gemini CLI 0.61.0 fires PreCompress(auto) before every model call, ahead of its own
+        # check of whether the history is long enough to compress; only /compress (manual)
+        # is known to compress. An auto one says nothing happened.
+        trigger = _s(payload.get("trigger"))
+        return ("compact", {"trigger": trigger}) if trigger == "manual" else ("ignore", {})
     if event == "SessionEnd":
         return "session_end", {"reason": _s(payload.get("reason"))}
     return "ignore", {}

@@ -19,7 +19,7 @@ from engram import jsonio
 from engram.capture.event_stream import read_events
 from engram.graph import decision_text, readonly, store, supersession
 from engram.retrieve import tiers
-from engram.text import clip
+from engram.text import clip, strip_injected
 
 RECENT_STREAMS = 5
 NAME_MAX = 80
@@ -29,7 +29,7 @@ def _stated(ev: dict) -> list[str]:
     if ev.get("type") == "decision" and ev.get("content"):
         return [str(ev["content"])]
     if ev.get("type") == "user_prompt":
-        return [d["text"] for d in decision_text.decision_sentences(str(ev.get("prompt") or ""))]
+        return [d["text"] for d in decision_text.decision_sentences(strip_injected(str(ev.get("prompt") or "")))]
     return []
 
 

@@ -48,7 +48,9 @@ def test_a_turn_of_gemini_tools(proj):
          llm="Successfully created and wrote to new file: src/cache.py")
     tool(proj, "list_directory", {"dir_path": "src"}, llm="Directory listing")
     send("AfterAgent", proj, prompt="add caching", prompt_response="Added an LRU cache.", stop_hook_active=False)
-    send("PreCompress", proj, trigger="auto")
+    send("PreCompress", proj, trigger="auto")  # fired before every model call: not a compaction
+    send("PreCompress", proj, trigger="manual")  # /compress
+    send("PreCompress", proj, trigger="manual")  # twice in one turn: recorded once
     send("SessionEnd", proj, reason="exit")
     evs = events(proj, SESSION)
     kinds = [e["type"] for e in evs if e["type"] not in ("exploration", "fix_attempt", "progression")]
@@ -91,9 +93,23 @@ def test_render_json_only_where_gemini_takes_context(event, ok):
         assert json.loads(out)["hookSpecificOutput"] == {"hookEventName": event, "additionalContext": "memory"}
 
 
-def test_shell_result_parsing():
-    assert gemini.shell_result("Output: (empty)\nProcess Group PGID: 5") == (0, "")
-    assert gemini.shell_result("Output: a\nb\nError: spawn\nExit Code: 127\nSignal: 0") == (127, "a\nb")
+# llmContent as Gemini CLI 0.61.0 sends it (captured in tests/realclis): framed, "Exit Code" only when not 0.
+FAILED = "<untrusted_context>\nOutput: error: x\nmake: *** Error 2\nExit Code: 2\nProcess Group PGID: 7\n</untrusted_context>"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Output: (empty)\nProcess Group PGID: 5", (True, 0, "")),
+    ("Output: a\nb\nError: spawn\nExit Code: 127\nSignal: 0", (False, 127, "a\nb")),
+    (FAILED, (False, 2, "error: x\nmake: *** Error 2")),
+    ("<untrusted_context>\nOutput: ok\nProcess Group PGID: 9\n</untrusted_context>", (True, 0, "ok")),
+    ("Output: Exit Code: 3 is printed by the tool itself\nProcess Group PGID: 9", (True, 0, "Exit Code: 3 is printed by the tool itself")),
+    ("Output: partial\nSignal: 9\nProcess Group PGID: 9", (False, None, "partial")),
+    ("Command moved to background (PID: 12). Output hidden. Press Ctrl+B to view.", (None, None, "Command moved to background (PID: 12). Output hidden. Press Ctrl+B to view.")),
+    ("Command was cancelled by user before it could complete. There was no output before it was cancelled.", (None, None, "Command was cancelled by user before it could complete. There was no output before it was cancelled.")),
+    ("Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.", (False, None, "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.")),
+])
+def test_shell_result_reads_the_exit_status_or_says_it_is_unknown(text, want):
+    assert gemini.shell_result(text) == want
 
 
 def test_write_todos_is_the_agents_task_list(proj):

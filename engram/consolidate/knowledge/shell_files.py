@@ -35,7 +35,7 @@ def gone(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> list[tupl
         if e.get("type") != "command" or not isinstance(e.get("command"), str):
             continue
         here = here if keeps_cwd else base
-        ok = e.get("ok", True) and e.get("exit_code") in (0, None)
+        ok = e.get("ok", True) is True and e.get("exit_code") == 0
         for op, a, b in file_ops(e["command"]):
             if op == "cd":  # a failed command may have stopped anywhere
                 here = _placed(here, a, root) if ok else None

@@ -34,11 +34,16 @@ def _verdict_ok(ev: dict[str, Any]) -> bool:
     return ev.get("outcome") == "pass" if ev.get("type") == "test_run" else ev.get("exit_code") == 0
 
 
+def _verdict_known(ev: dict[str, Any]) -> bool:
+    """A run whose exit status nobody reported says neither pass nor fail."""
+    return ev.get("outcome") in ("pass", "fail") if ev.get("type") == "test_run" else ev.get("exit_code") is not None
+
+
 def checks(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """([failing checks at the end], [keys of checks whose last run passed])."""
     last: dict[str, dict[str, Any]] = {}
     for ev in events:
-        if ev.get("type") not in _VERDICTS or not ev.get("command"):
+        if ev.get("type") not in _VERDICTS or not ev.get("command") or not _verdict_known(ev):
             continue
         parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) in ("test", "build", "lint")]
         if len(parts) > 1 and not _verdict_ok(ev):

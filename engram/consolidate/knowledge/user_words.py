@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from engram.graph import decision_text
-from engram.text import clip_words
+from engram.text import clip_words, strip_injected
 
 _LINK = re.compile(r"https?://(?:www\.)?github\.com/[^\s/]+/[^\s/]+/(issues|pull)/(\d+)\S*|https?://([^\s/]+)\S*")
 _BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f]+")
@@ -52,7 +52,9 @@ def _link(m: re.Match) -> str:
 
 
 def clean_prompt(text: Any) -> str:
-    return " ".join(_BOX.sub(" ", _LINK.sub(_link, str(text or ""))).split())
+    """A prompt on one line, links shortened, without context a harness fed back into it
+    (events recorded before the hook stripped it)."""
+    return " ".join(_BOX.sub(" ", _LINK.sub(_link, strip_injected(str(text or "")))).split())
 
 
 def substantive(text: Any) -> bool:
