@@ -245,8 +245,35 @@ def stop(ctx: Ctx, last_message: str | None = None, stop_hook_active: bool = Fal
     return None
 
 
+EMPTY_SCAN = 65536  # an events file larger than this holds work
+
+
+def _empty(path: str) -> bool:
+    """No prompt and no tool call: only the markers a harness's start and end leave."""
+    from engram import jsonio
+    from engram.consolidate.trigger import MARKERS
+    from engram.fsio import read_regular
+
+    data = read_regular(path, EMPTY_SCAN + 1)
+    if data is None or len(data) > EMPTY_SCAN:
+        return data is None
+    types = [ev.get("type") for ev in jsonio.tail_objects(path, EMPTY_SCAN)]
+    return all(t in MARKERS for t in types)
+
+
 def session_end(ctx: Ctx, reason: str = "") -> None:
+    """Close the session; one with no prompt and no tool call (`claude mcp list`, a CLI
+    opened and quit) is no session: its files go, and nothing is queued or counted."""
+    events = ctx.project.events_path(ctx.session)
     with ctx.locked() as st:
+        if st["turn"] == 0 and _empty(events):
+            for path in (events, ctx.project.state_path(ctx.session)):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+            st["discard"] = True
+            return
         ctx.append(st, [{"type": "session_end", "reason": str(reason or "")[:40]}])
     _consolidate(ctx, "session_end")
 

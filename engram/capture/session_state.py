@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         pending: list[str]  # context queued for the next hook that can show it
         compacted_turn: int  # the turn of the last compaction recorded (one per turn: lifecycle.compact)
         torn: bool  # set by event_stream.append when it closed a torn line; the caller logs it once
+        discard: bool  # set under the lock when the session is dropped (lifecycle.session_end): nothing is saved
         stale: bool  # set on entry when the JSONL changed behind the state's back (dropped on save)
         recovered: bool  # set on entry when the state file was missing or corrupt (dropped on save)
         # -- kept by other packages, each in its own key --------------------------------------
@@ -102,7 +103,10 @@ class Locked:
 
     def __exit__(self, *exc) -> None:
         try:
-            if exc[0] is None:
+            if exc[0] is None and self.state.pop("discard", None):
+                lock = self.state_path[: -len(".state.json")] + ".lock"
+                os.unlink(lock)  # the session is no session: nothing of it stays
+            elif exc[0] is None:
                 st = self.state
                 st.pop("stale", None)
                 st.pop("recovered", None)

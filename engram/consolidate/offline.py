@@ -41,7 +41,9 @@ class OfflineConsolidator:
 
     def full(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], cfg: dict[str, Any],
              usage: Any, known: list[str] = ()) -> dict[str, Any]:
-        return schema.pass2(consolidate(new, prior, known), {e["seq"] for e in new})
+        # Knowledge is read off the whole session (an unfinished request, a check still failing):
+        # a slice after a compaction may cite the session's earlier events.
+        return schema.pass2(consolidate(new, prior, known), {e["seq"] for e in prior + new})
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
         d = schema.discussion(discussion(new), {e["seq"] for e in new})

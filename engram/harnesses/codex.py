@@ -5,8 +5,10 @@ Contracts: docs/harness-contracts.md §2.
 Codex hooks fire for tool calls of `Bash`, `apply_patch` and MCP tools only. There is no
 Read tool: reads are shell commands (`cat`, `sed -n`, `nl`), which the core's shell
 classifier turns into file_read, so the command is passed through untouched. A patch
-becomes one write call per file. Codex has no SessionEnd (the Stop of each turn closes
-it), Stop must print nothing, and context goes out only as hookSpecificOutput JSON.
+becomes one write call per file. Codex 0.171.0 fires SessionEnd when a session ends (older
+releases had none: each turn's Stop closed it), Stop must print nothing, and context goes
+out only as hookSpecificOutput JSON. A shell call's `tool_response` is its output alone:
+the exit status is read from the session's rollout (`rollout_exit`), else it is unknown.
 
 Install: hooks in ~/.codex/hooks.json ($CODEX_HOME), or a project's .codex/hooks.json;
 JSON rather than config.toml, so the user's TOML (and its comments) is never rewritten; the MCP
@@ -136,6 +138,7 @@ EVENTS = {  # no matcher means every tool: Codex only hooks Bash, apply_patch an
     "PostToolUse": None,
     "Stop": None,
     "PreCompact": None,
+    "SessionEnd": None,  # Codex 0.171.0 fires it when `codex exec` (or the TUI) ends (tests/realclis)
 }
 
 

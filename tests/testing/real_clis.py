@@ -36,7 +36,17 @@ PINS = {
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
-CODEX_MODEL = "gpt-5.5"  # a bundled model whose tools are direct calls (shell_command, apply_patch), not code mode
+# Codex 0.171.0's bundled models run tools in "code mode" or behind tool_search; a catalog of one
+# model of our own (its documented `model_catalog_json` fields) gets direct calls: exec_command,
+# apply_patch and the MCP servers' tools.
+CODEX_MODEL = {"slug": "engram-scripted", "display_name": "Scripted test model", "description": "tests/realclis",
+               "base_instructions": "You are a scripted test model.", "shell_type": "shell_command",
+               "apply_patch_tool_type": "freeform", "supports_search_tool": False, "visibility": "list",
+               "supported_in_api": True, "priority": 1, "context_window": 272000,
+               "truncation_policy": {"mode": "tokens", "limit": 10000}, "input_modalities": ["text"],
+               "supported_reasoning_levels": [{"effort": "low", "description": "low"}],
+               "default_reasoning_level": "low", "supports_parallel_tool_calls": False, "support_verbosity": False,
+               "experimental_supported_tools": []}
 MAKEFILE = "build:\n\t@echo 'error: missing header config.h' >&2; exit 2\ntest:\n\t@echo '3 passed'\n"
 APP = "VALUE = 1\n"
 
@@ -151,10 +161,12 @@ class Sandbox:
                 cmd += ["--resume", resume]
             return cmd, {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-harness-key"}
         if self.harness == "codex":
+            catalog = self.root / "codex-models.json"
+            self.write_json(catalog, {"models": [CODEX_MODEL]})
             provider = f'{{name="fake", base_url="{api.url}/v1", wire_api="responses", env_key="FAKE_OPENAI_KEY"}}'
             cmd = ["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-                   "--dangerously-bypass-hook-trust", "-c", "model_provider=fake", "-c", f"model={CODEX_MODEL}",
-                   "-c", f"model_providers.fake={provider}", prompt]
+                   "--dangerously-bypass-hook-trust", "-c", "model_provider=fake", "-c", f"model={CODEX_MODEL['slug']}",
+                   "-c", f"model_catalog_json={json.dumps(str(catalog))}", "-c", f"model_providers.fake={provider}", prompt]
             return cmd, {"FAKE_OPENAI_KEY": "sk-test-codex-key"}
         cmd = ["gemini", "-p", prompt, "--yolo", "--output-format", "json"]
         if resume:
