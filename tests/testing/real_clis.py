@@ -195,6 +195,27 @@ class Sandbox:
             out[f.stem] = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
         return out
 
+    def graph(self) -> list[dict[str, Any]]:
+        """Every node of the project's graph: name, type, description, status, data."""
+        import sqlite3
+
+        conn = sqlite3.connect(self.project_dir() / "engram.db")
+        try:
+            conn.row_factory = sqlite3.Row
+            return [dict(r) for r in conn.execute("SELECT * FROM nodes")]
+        finally:
+            conn.close()
+
+    def episodes(self) -> list[dict[str, Any]]:
+        import sqlite3
+
+        conn = sqlite3.connect(self.project_dir() / "engram.db")
+        try:
+            conn.row_factory = sqlite3.Row
+            return [dict(r) for r in conn.execute("SELECT * FROM episodes")]
+        finally:
+            conn.close()
+
     def wait_idle(self, timeout: float = 60) -> None:
         """Until no consolidation is queued or running (the hooks started the worker detached)."""
         deadline = time.monotonic() + timeout
@@ -228,6 +249,25 @@ def first_session(proj: Path) -> list[dict[str, Any]]:
 def by_command(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The last command event of each command line."""
     return {e["command"]: e for e in events if isinstance(e.get("command"), str)}
+
+
+def assert_first_session(sb: Sandbox, run: Run) -> tuple[str, list[dict[str, Any]]]:
+    """What every harness must have recorded of `first_session` (a failing build, a passing
+    test run, an edit; the MCP answer reached the model), and its consolidation."""
+    assert run.returncode == 0, run.stderr[-3000:]
+    ((sid, events),) = sb.sessions().items()
+    cmds = by_command(events)
+    assert cmds["make build"]["ok"] is False and cmds["make build"]["exit_code"] == 2, cmds["make build"]
+    assert cmds["make test"]["ok"] is True and cmds["make test"]["exit_code"] == 0, cmds["make test"]
+    assert any(e["type"] == "file_write" and e["path"] == "app.py" and e["ok"] for e in events)
+    assert "no stored knowledge matching" in run.bodies()  # engram's MCP tool answered the model
+    assert [e["session_id"] for e in sb.episodes()] == [sid]  # consolidated once, not in slices
+    return sid, events
+
+
+def working_commands(text: str) -> list[str]:
+    """The lines of an injected text that present a command as one that works."""
+    return [ln for ln in text.split("\\n") if "make build" in ln and ("works" in ln or "builds" in ln)]
 
 
 def engram_requests(run: Run) -> list[dict[str, Any]]:
