@@ -227,6 +227,11 @@ class Project:
     def log_path(self) -> str:
         return os.path.join(self.dir, "logs", "engram.log")
 
+    @property
+    def gotcha_index_path(self) -> str:
+        """The known gotchas the hook matches a failed command against (written by the worker)."""
+        return os.path.join(self.dir, "gotchas.json")
+
     def ensure(self) -> "Project":
         """Create the directory tree and project.json if missing (0700 / 0600)."""
         # project.json is written last: testing for events/ let a concurrent first hook

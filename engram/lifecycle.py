@@ -166,10 +166,36 @@ def tool_calls(ctx: Ctx, calls: list[dict]) -> str | None:
         pending = _monitor(ctx, monitoring.after_tool_calls, st, batch) + _pop_pending(st)
         checks_off = monitoring.checks_off(st)
         view = _snapshot_for_notes(ctx, st, first_reads)
+        failed = _failures(batch)
+        shown = list(st.get("gotchas_shown") or []) if failed else []
     monitoring.queue_checks(ctx, checks_off, batch)
     if view is not None:
         pending += _first_read_notes(ctx, view, first_reads)
+    if failed:
+        pending.append(_recall(ctx, _gotcha_note, ctx, failed, shown))
     return _join(pending)
+
+
+def _failures(batch: list[dict]) -> list[dict]:
+    if not any(ev.get("ok") is False for ev in batch):
+        return []
+    from engram.retrieve import at_failure
+
+    return at_failure.failures(batch)
+
+
+def _gotcha_note(ctx: Ctx, failed: list[dict], shown: list[str]) -> str | None:
+    """The way round a known gotcha, when a command just failed like it (once per session)."""
+    if not os.path.exists(ctx.project.gotcha_index_path):
+        return None
+    from engram.retrieve import at_failure
+
+    hits = at_failure.match(ctx.project.gotcha_index_path, failed, shown)
+    if not hits:
+        return None
+    with ctx.locked() as st:
+        st["gotchas_shown"] = (list(st.get("gotchas_shown") or []) + [g for g, _ in hits])[-200:]
+    return at_failure.note(hits)
 
 
 def _derive(st: dict, direct: list[dict]) -> tuple[list[dict], list[str]]:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         write_ranges: dict[str, list[list[int]]]  # path -> [[start, end, seq]] written (`repeated_revision`)
         pending: list[str]  # context queued for the next hook that can show it
         compacted_turn: int  # the turn of the last compaction recorded (one per turn: lifecycle.compact)
+        gotchas_shown: list[str]  # gotcha node ids shown at a failure (retrieve/at_failure: once per session)
         torn: bool  # set by event_stream.append when it closed a torn line; the caller logs it once
         discard: bool  # set under the lock when the session is dropped (lifecycle.session_end): nothing is saved
         stale: bool  # set on entry when the JSONL changed behind the state's back (dropped on save)

@@ -26,7 +26,8 @@ import re
 import sys
 from typing import Any
 
-from engram.consolidate.knowledge import commandline, user_words
+from engram.capture import commandline
+from engram.consolidate.knowledge import user_words
 from engram.consolidate.knowledge.commands import code_failure
 from engram.graph import decision_text
 from engram.text import clip_words

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engram import jsonio, workers
-from engram.consolidate import episode_file, graph_apply, passes, trigger
+from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.offline_episode import files_modified
@@ -293,6 +293,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     offline = consolidator.name == "offline"  # a session the model did not make spends nothing on it after
     applied = _write_graph(conn, _resolver(conn, project, cfg, models, offline), session, out, record, request,
                            say, times)
+    _index_gotchas(conn, project)
     crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
@@ -303,6 +304,14 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
         f"kind={kind} provider={consolidator.name} episode={out.episode_id} {out.counts} "
         f"tokens={out.usage['input_tokens']}+{out.usage['output_tokens']}", "INFO")
     return out
+
+
+def _index_gotchas(conn: Any, project: Any) -> None:
+    """The hook's index of gotchas with a way round; a failure to write it costs only the hint."""
+    try:
+        gotcha_index.write(conn, project.gotcha_index_path)
+    except OSError as exc:
+        log(project.log_path, "worker", f"gotcha index not written: {exc}", "WARN")
 
 
 def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models, offline: bool) -> Resolver:

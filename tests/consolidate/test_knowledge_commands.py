@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.consolidate.knowledge import commandline as cl
+from engram.capture import commandline as cl
 from engram.consolidate.knowledge import commands
 
 

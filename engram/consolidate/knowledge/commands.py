@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from engram.capture import shellcmd, testparse
-from engram.consolidate.knowledge import commandline as cl
+from engram.capture import commandline as cl
 from engram.text import clip_words
 
 SHELL_TYPES = ("command", "build", "test_run")
@@ -119,17 +119,18 @@ def _positional(part: str) -> list[str]:
 
 
 def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
-    """`ok` runs what `failed` tried: the same program and, for a project command, the same
-    purpose ("npm run test:offline" for "npm test"), else the same words but its options
-    ("git checkout fix/x" for "git checkout -b fix/x"; "git stash drop" is not "git stash pop").
-    A project command that could not run at all (no such tool, script or target) is done by
-    the project's command of that purpose, whatever its program ("make test" -> "pytest")."""
+    """`ok` runs what `failed` tried: for a project command, a command of the same purpose
+    ("npm run test:offline" for "npm test"); for any other, the same program and subcommand
+    (its family: "git push -u origin x" for "git push", "gh pr create --base main" for "gh pr
+    create --fill"), whatever its arguments, options or environment. A project command that
+    could not run at all (no such tool, script or target) is done by the project's command
+    of that purpose, whatever its program ("make test" -> "pytest")."""
     what = cl.purpose(failed)
     if what and could_not_run:
         return cl.purpose(ok) == what
     if not _program(failed) or _program(failed) != _program(ok):
         return False
-    return cl.purpose(ok) == what if what else _positional(failed) == _positional(ok)
+    return cl.purpose(ok) == what if what else cl.family(failed) == cl.family(ok)
 
 
 def _risky(part: str) -> bool:

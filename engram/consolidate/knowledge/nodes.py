@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engram import jsonio
+from engram.capture import commandline as cl
 from engram.consolidate.knowledge import commands, unfinished, user_words
 from engram.text import clip_words
 
@@ -53,7 +54,9 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         desc += f"; `{clip_words(g['worked'], 120)}` worked instead." if g["worked"] else \
             f" (seen {g['times']} times, no working variant yet)."
         name = clip_words(f"{g['command']} fails: {g['error']}", 80)
-        out.append(_node("g", name, "error", desc, {"kind": "gotcha"}, g["evidence"]))
+        data = {"kind": "gotcha", "family": cl.family_key(g["command"]), "error_key": cl.error_key(g["error"]),
+                "worked": clip_words(g["worked"], 200), "times": g["times"]}
+        out.append(_node("g", name, "error", desc, data, g["evidence"]))
     for k in commands.kept_out_of_commits(events):
         desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
         out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},

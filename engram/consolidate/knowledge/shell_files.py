@@ -14,7 +14,7 @@ from typing import Any
 
 from engram.capture.classify import rel_path
 from engram.config import project_root
-from engram.consolidate.knowledge.commandline import file_ops
+from engram.capture.commandline import file_ops
 
 
 def gone(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> list[tuple[int, str, str, str | None]]:

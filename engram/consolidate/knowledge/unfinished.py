@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engram.consolidate.knowledge import commandline as cl
+from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
 from engram.consolidate.knowledge.user_words import clean_prompt
 from engram.text import clip_words

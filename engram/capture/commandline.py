@@ -1,5 +1,9 @@
 """Shell command lines as knowledge: split, normalised, named by purpose, their error read.
 
+Shared by the worker (knowledge/) and the hook, which reads a failed command's family and
+error key against the gotchas the worker indexed (retrieve/at_failure.py); it imports `re`,
+so the hook loads it only after a command failed.
+
 A command line is cut at top-level `&&`, `||`, `;` and newlines (quotes, `$(…)` and
 heredocs kept whole); each part loses its redirections (`2>&1`, `> out.log`), a trailing
 filter pipeline (`| tail -20`, `| grep FAIL`), secret-looking assignments, and is dropped
@@ -241,6 +245,23 @@ _CANNOT_RUN = re.compile(r"command not found|no rule to make target|unknown opti
 def cannot_run(output: str) -> bool:
     """The output says the command itself could not run (a missing tool, script or target)."""
     return bool(_CANNOT_RUN.search(str(output or "")[:4000]))
+
+
+_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?:[\w.-]*/)+[\w.-]+", re.I)
+
+
+def error_key(output: str) -> str:
+    """The first meaningful error line, reduced to what repeats: lower case, and numbers,
+    hashes, quoted strings and paths replaced by `#`, so the same failure on another file,
+    line or port is the same key (the hook matches a new failure against known gotchas by it)."""
+    line = error_signature(output, 160)
+    return " ".join(_VARYING.sub("#", line.lower()).split())
+
+
+def family_key(command: str) -> str:
+    """The program and subcommand of a command line's first meaningful part ("git push")."""
+    parts_ = normalise(command)
+    return " ".join(family(parts_[0])) if parts_ else ""
 
 
 def family(normalised: str) -> tuple[str, ...]:
