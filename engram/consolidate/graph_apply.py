@@ -386,7 +386,7 @@ def _episode_node(w: _Writer, record: dict[str, Any]) -> str:
         affected_files=record.get("files_modified", [])[:50], source_episodes=[w.episode_id],
         data={"episode_id": w.episode_id, "session": w.session, "outcome": record["outcome"],
               "from_seq": record["from_seq"], "to_seq": record["to_seq"], "kind": record["kind"],
-              "ended_at": record.get("ended_at") or ""},
+              "ended_at": record.get("ended_at") or "", "outcome_known": record.get("outcome_known", True)},
         strength=strength.compute_strength(1), last_reinforced_session=w.session,
     )  # fmt: skip
     return nid

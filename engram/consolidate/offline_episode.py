@@ -67,6 +67,8 @@ def goal(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> str:
     prompts = [e for e in events if e.get("type") == "user_prompt"]
     earlier = [e for e in reversed(prior) if e.get("type") == "user_prompt"]
     for e in prompts + earlier:
+        if user_words.headline(e.get("prompt")):
+            return clip_words(user_words.headline(e["prompt"]), 200)
         if user_words.substantive(e.get("prompt")):
             return _first_sentence(user_words.clean_prompt(e["prompt"]))
     for e in prompts + earlier:
@@ -90,6 +92,13 @@ def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
             return "success"
         return "partial" if any(_passed(v) for v in verdicts) else "failure"
     return "partial" if any(not e["resolution"] for e in errors) else "success"
+
+
+def outcome_known(events: list[dict[str, Any]]) -> bool:
+    """Whether the range holds a verdict (a test or build run with a known exit status): without
+    one, any outcome is a guess and is not shown as a fact."""
+    return any(e.get("type") in VERDICT_TYPES and (e.get("outcome") in ("pass", "fail") if e.get("type") == "test_run"
+                                                   else e.get("exit_code") is not None) for e in events)
 
 
 def _passed(ev: dict[str, Any]) -> bool:

@@ -33,7 +33,7 @@ from engram import jsonio, workers
 from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
-from engram.consolidate.offline_episode import files_modified
+from engram.consolidate.offline_episode import files_modified, outcome_known
 from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
@@ -154,7 +154,7 @@ def _record(session: str, kind: str, consolidator: Consolidator, new: list[dict[
         "models": dict(consolidator.models),
         "from_seq": new[0]["seq"], "to_seq": max(e["seq"] for e in new), "events": len(new),
         "created_at": store.now(), "ended_at": max(str(e.get("ts") or "") for e in new),  # the events' time
-        **request["episode"], "files_modified": files_modified(new)[:100],
+        **request["episode"], "files_modified": files_modified(new)[:100], "outcome_known": outcome_known(new),
         "usage": usage.totals(),
     }  # fmt: skip
     if "windows" in request:

@@ -28,7 +28,7 @@ from engram.history import corpus
 
 Say = Callable[[str], None]
 SOURCES = ("engram", "recency", "bm25")
-KINDS = ("command", "gotcha", "unfinished", "instruction")
+KINDS = ("command", "gotcha", "unfinished", "instruction", "file", "decision")
 SPLITS = ("dev", "held-out")
 WORD_BUDGET = 800
 _TEXT_FIELDS = ("prompt", "command", "output", "error", "error_summary", "content", "rationale", "agent_summary",
@@ -131,7 +131,7 @@ def bm25_text(earlier_events: list[dict[str, Any]], query: str, budget: int) -> 
     return cut_words("\n".join(docs[i] for i, _ in ranked), budget)
 
 
-def _replay_project(project: corpus.Project, base: str, settings: dict[str, Any], provider: str,
+def replay_project(project: corpus.Project, base: str, settings: dict[str, Any], provider: str,
                     say: Say) -> dict[str, dict[str, Any]]:
     """{session id: {"engram": SessionStart text, "events": its events, "payloads": ...}}, oldest first."""
     from engram import config
@@ -199,7 +199,7 @@ def score(labels: dict[str, Any], texts: dict[str, dict[str, str]]) -> dict[str,
             "items": rows}
 
 
-def _share(s: dict[str, Any], src: str) -> str:
+def share(s: dict[str, Any], src: str) -> str:
     a = s["by_source"][src].get("all", {"delivered": 0, "needed": 0})
     return f"{a['delivered']}/{a['needed']}"
 
@@ -214,10 +214,10 @@ def evaluate(projects: list[corpus.Project], base: str, *, settings: dict[str, A
         label = labels.get(project.name)
         if not label or not any(s.id in label["sessions"] for s in project.sessions):
             continue
-        replayed = _replay_project(project, base, settings or {}, provider, say)
+        replayed = replay_project(project, base, settings or {}, provider, say)
         texts = texts_for(replayed, budget)
         results[project.name] = {"score": score(label["sessions"], texts), "texts": texts}
-        say(f"knowledge: {project.name}: engram delivered {_share(results[project.name]['score'], 'engram')}, "
-            f"recency {_share(results[project.name]['score'], 'recency')}, "
-            f"bm25 {_share(results[project.name]['score'], 'bm25')} of the needed items")
+        say(f"knowledge: {project.name}: engram delivered {share(results[project.name]['score'], 'engram')}, "
+            f"recency {share(results[project.name]['score'], 'recency')}, "
+            f"bm25 {share(results[project.name]['score'], 'bm25')} of the needed items")
     return results or None

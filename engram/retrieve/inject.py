@@ -85,7 +85,21 @@ def standing(conn) -> list[tuple[dict, float]]:
     out: list[tuple[dict, float]] = []
     for kind, n in STANDING:
         out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
-    return out + [(node, 0.5) for node in readonly.latest_episodes(conn, STANDING_EPISODES)]
+    return out + [(node, 0.5) for node in distinct_episodes(readonly.latest_episodes(conn, 4 * STANDING_EPISODES))]
+
+
+def distinct_episodes(nodes: list[dict]) -> list[dict]:
+    """The newest episode of each session, one line per distinct goal: a session consolidated
+    in several ranges (turns, compactions) is one earlier session, not several."""
+    seen: set[str] = set()
+    out = []
+    for node in nodes:
+        data = tiers.data_of(node)
+        keys = {str(data.get("session") or node["id"]), " ".join(str(node.get("name") or "").casefold().split())}
+        if not keys & seen:
+            out.append(node)
+        seen |= keys
+    return out[:STANDING_EPISODES]
 
 
 def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup",

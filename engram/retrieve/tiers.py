@@ -124,12 +124,15 @@ def _head_and_body(name: str, text: str) -> tuple[str, str]:
 
 
 def _episode_body(node: dict) -> str:
-    """An earlier session as its goal, outcome and day: its events' (a replayed transcript's
-    own), else the node's (its activity counts are not shown)."""
+    """An earlier session as its goal, outcome (when a test or build run said it) and day: its
+    events' (a replayed transcript's own), else the node's (its activity counts are not shown)."""
     goal = str(node.get("description") or "").split(" — ", 1)[0] or str(node.get("name") or "")
-    outcome = data_of(node).get("outcome")
-    day = str(data_of(node).get("ended_at") or node.get("updated_at") or "")[:10]
-    return inert(goal, MAX_SUMMARY - 30) + (f" (outcome: {outcome}" + (f", {day})" if day else ")") if outcome else "")
+    data = data_of(node)
+    outcome = data.get("outcome") if data.get("outcome_known", True) else None  # no verdict: no outcome
+    day = str(data.get("ended_at") or node.get("updated_at") or "")[:10]
+    said = [f"outcome: {outcome}"] if outcome else []
+    said += [day] if day else []
+    return inert(goal, MAX_SUMMARY - 30) + (f" ({', '.join(said)})" if said else "")
 
 
 def body(node: dict, level: int) -> str:

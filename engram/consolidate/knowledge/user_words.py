@@ -51,6 +51,20 @@ def _link(m: re.Match) -> str:
     return m.group(3)
 
 
+_DOC_LABELS = {"plan", "implementation plan", "task", "spec", "prd", "proposal"}
+
+
+def headline(text: Any) -> str:
+    """A prompt that hands over a document ("Implement the following plan:" then "# Plan: X")
+    is about the document's first heading ("X"); "" for any other prompt."""
+    lines = [ln.strip() for ln in strip_injected(str(text or "")).split("\n") if ln.strip()][:6]
+    if len(lines) < 2 or not lines[0].endswith(":") or len(lines[0]) > 120:
+        return ""
+    heading = next((ln.lstrip("#").strip() for ln in lines[1:] if ln.startswith("#")), "")
+    head, _, rest = heading.partition(":")
+    return rest.strip() if rest.strip() and head.strip().casefold() in _DOC_LABELS else heading
+
+
 def clean_prompt(text: Any) -> str:
     """A prompt on one line, links shortened, without context a harness fed back into it
     (events recorded before the hook stripped it)."""

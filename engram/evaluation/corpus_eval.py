@@ -1,0 +1,111 @@
+"""The knowledge score on the labelled corpus: public multi-session projects, split by project.
+
+Each project's record (`engram/evaluation/corpus/<name>.json`) names its public repository,
+the commit, path and git blob of every session's transcript, the split (`dev`: engram was
+tuned looking at it; `held-out`: never looked at before its first run after tuning), and
+the items each later session needed, labelled blind (docs/evaluation.md, "The labelled
+corpus"). The transcripts are third-party data and are not in the repository: `--corpus DIR`
+points at a folder holding `<project>/<file>` copies, each checked against its blob id
+before use. Every project is replayed through the real hooks oldest session first and
+consolidated between sessions (engram.evaluation.knowledge), and each later session's
+SessionStart text is scored against its labels, with the recency and BM25 baselines at the
+same word budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from typing import Any, Callable
+
+from engram.evaluation import knowledge
+from engram.history import corpus
+
+Say = Callable[[str], None]
+SPLITS = ("dev", "held-out")
+
+
+def records() -> dict[str, dict[str, Any]]:
+    """{project name: its record}, every project of the shipped corpus."""
+    out = {}
+    for entry in sorted(resources.files("engram.evaluation").joinpath("corpus").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            rec = json.loads(entry.read_text("utf-8"))
+            out[rec["project"]] = rec
+    return out
+
+
+def blob_id(data: bytes) -> str:
+    """Git's object id of a blob: sha1 of "blob <size>\\0" + the bytes."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def check_files(rec: dict[str, Any], corpus_dir: str) -> list[str]:
+    """The record's transcript paths under `corpus_dir`; EngramError naming the first missing or altered one."""
+    from engram.errors import EngramError
+
+    paths = []
+    for s in rec["sessions"]:
+        path = os.path.join(corpus_dir, rec["project"], s["file"])
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            raise EngramError(f"{path}: missing; copy it from {rec['repository']} (git show "
+                              f"{s['commit']}:{s['path']}), see docs/evaluation.md") from None
+        if blob_id(data) != s["blob"]:
+            raise EngramError(f"{path}: not the labelled transcript (blob {blob_id(data)[:12]}, "
+                              f"expected {s['blob'][:12]})")
+        paths.append(path)
+    return paths
+
+
+def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:
+    """The project's sessions, one per file, named by file stem, oldest (file order) first."""
+    paths = check_files(rec, corpus_dir)
+    return corpus.load_files(paths, root=f"/corpus/{rec['project']}")
+
+
+def labels_of(rec: dict[str, Any]) -> dict[str, Any]:
+    return {sid: {"split": lab["split"], "needs": lab["needs"]} for sid, lab in rec["labels"].items()}
+
+
+def evaluate(corpus_dir: str, base: str, *, projects: list[str] | None = None, split: str | None = None,
+             budget: int = knowledge.WORD_BUDGET, say: Say = lambda _: None) -> dict[str, Any]:
+    """{project: {"split", "score", "texts"}} for the chosen projects (default: all of `split`, or all)."""
+    recs = records()
+    chosen = [n for n in (projects or recs) if n in recs and (split is None or recs[n]["split"] == split)]
+    out: dict[str, Any] = {}
+    for name in chosen:
+        rec = recs[name]
+        project = load_project(rec, corpus_dir)
+        replayed = knowledge.replay_project(project, base, {}, "offline", say)
+        texts = knowledge.texts_for(replayed, budget)
+        out[name] = {"split": rec["split"], "score": knowledge.score(labels_of(rec), texts), "texts": texts}
+        say(f"corpus: {name} ({rec['split']}): engram {knowledge.share(out[name]['score'], 'engram')}, "
+            f"recency {knowledge.share(out[name]['score'], 'recency')}, "
+            f"bm25 {knowledge.share(out[name]['score'], 'bm25')}")
+    return out
+
+
+def totals(results: dict[str, Any]) -> dict[str, Any]:
+    """Delivered / needed per split, source and kind over the projects, and words per session."""
+    from collections import defaultdict
+
+    tally: dict[str, Any] = defaultdict(lambda: [0, 0])
+    words: dict[str, list[float]] = defaultdict(list)
+    for res in results.values():
+        for row in res["score"]["items"]:
+            for src in knowledge.SOURCES:
+                for key in (f"{res['split']}:{src}:all", f"{res['split']}:{src}:{row['kind']}"):
+                    tally[key][0] += row[src]
+                    tally[key][1] += 1
+        for src in knowledge.SOURCES:
+            w = res["score"]["words"][src]
+            if w["sessions"]:
+                words[f"{res['split']}:{src}"] += [w["mean"]] * w["sessions"]
+    return {"items": {k: {"delivered": v[0], "needed": v[1]} for k, v in sorted(tally.items())},
+            "words": {k: round(sum(v) / len(v), 1) for k, v in sorted(words.items())}}
