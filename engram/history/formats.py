@@ -19,7 +19,6 @@ HARNESS = {CLAUDE_CODE: "claude-code", CODEX_ROLLOUT: "codex", SPECSTORY_V2: "co
 
 @dataclass
 class Converted:
-    format: str
     harness: str  # whose payloads: the adapter the replay names
     start: str  # the session's first time ("" when the file has none)
     records: list[dict]  # the JSONL records (none for Markdown)
@@ -50,10 +49,10 @@ def convert(path: str, session_id: str) -> Converted:
         raise ValueError(f"{path}: not a transcript in a format engram reads (Claude Code or Codex JSONL, SpecStory)")
     if kind == CLAUDE_CODE:
         records = [r for r in records if isinstance(r.get("sessionId"), str) and r["sessionId"]]
-        return Converted(kind, HARNESS[kind], _first_time(records), records, None)
+        return Converted(HARNESS[kind], _first_time(records), records, None)
     items = rollout.payloads(records, session_id) if kind == CODEX_ROLLOUT else specstory.payloads(text, session_id)
     start = next((p[REPLAY_TS] for _, p in items if p.get(REPLAY_TS)), "")
-    return Converted(kind, HARNESS[kind], start, records, items)
+    return Converted(HARNESS[kind], start, records, items)
 
 
 def _first_time(records: list[dict]) -> str:

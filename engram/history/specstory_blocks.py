@@ -50,14 +50,19 @@ def inputs(body: str) -> dict[str, str]:
     return out
 
 
-def command(b: Block) -> tuple[str, str]:
+def command(b: Block, output: re.Pattern | None = None) -> tuple[str, str]:
     """(command line, the body after it): the summary's backticks, a backticked line before the
-    first fence (Claude Code), the first fence (Gemini, Cursor, a multi-line Codex command)."""
+    first fence (Claude Code), or a fence (Gemini, Cursor, a multi-line Codex command). `output`
+    marks where the output starts (Gemini's "Result:", Codex's "Chunk ID:" fence): the command is
+    then everything fenced before it, fences of its own (a heredoc writing Markdown) included."""
     if len(b.summary) > 1 and b.summary[0] == b.summary[-1] == "`":
         return b.summary[1:-1], b.body
     head = markdown.before_fence(b.body)
     line = re.search(r"^`(.*)`[ \t]*\Z", head.rstrip(), re.M | re.S)
     if line:
         return line.group(1), b.body[len(head):]
+    start = output.search(b.body) if output else None
+    if start:
+        return markdown.outer(b.body[:start.start()]) or "", b.body[start.start():]
     fence = markdown.first_fence(b.body)
     return fence if fence else ("", b.body)

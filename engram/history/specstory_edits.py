@@ -73,8 +73,9 @@ def cursor_edit(b: Block, out: CodexPayloads) -> None:
 def copilot_replace(b: Block, out: CodexPayloads) -> None:
     args = inputs(b.body)
     old, new = args.get("oldString", "").split("\n"), args.get("newString", "").split("\n")
+    lines = ["@@"] + ["-" + x for x in old] + ["+" + x for x in new]
     if args.get("filePath"):
-        out.patch(patch_text([("update", args["filePath"], ["@@"] + ["-" + x for x in old] + ["+" + x for x in new])]), "")
+        out.patch(patch_text([("update", args["filePath"], lines)]), "")
 
 
 def copilot_create(b: Block, out: CodexPayloads) -> None:

@@ -23,6 +23,9 @@ from engram.history.specstory_blocks import Block, command, inputs
 
 # -- shell tools ---------------------------------------------------------------------------
 
+CODEX_OUTPUT = re.compile(r"^```[^\n]*\n(?=Chunk ID: |Wall time: )", re.M)
+GEMINI_OUTPUT = re.compile(r"^Result:[ \t]*$", re.M)
+
 
 def claude_bash(b: Block, out: CodexPayloads) -> None:
     """A success prints no "Exit code" line, and neither does a denial or a timeout: unknown."""
@@ -36,7 +39,7 @@ def claude_bash(b: Block, out: CodexPayloads) -> None:
 
 def codex_exec(b: Block, out: CodexPayloads) -> None:
     """Codex's own output text; a command still running when the call returned is unknown."""
-    cmd, rest = command(b)
+    cmd, rest = command(b, CODEX_OUTPUT)
     res = exec_result(markdown.outer(rest) or "")
     if cmd.strip():
         out.shell(cmd, res.output, res.code, res.wall)
@@ -45,7 +48,7 @@ def codex_exec(b: Block, out: CodexPayloads) -> None:
 def gemini_shell(b: Block, out: CodexPayloads) -> None:
     """Gemini's result lists "Output:", "Error:" and "Exit Code: N" (none for a background or
     cancelled command)."""
-    cmd, rest = command(b)
+    cmd, rest = command(b, GEMINI_OUTPUT)
     text = markdown.outer(rest.split("Result:", 1)[-1]) or ""
     code = re.search(r"^Exit Code: (-?\d+)[ \t]*$", text, re.M)
     found = re.search(r"^Output: ?(.*?)(?=^Error: |^Exit Code: |^Signal: |\Z)", text, re.S | re.M)
