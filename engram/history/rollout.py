@@ -54,10 +54,11 @@ class _Rollout:
     def __init__(self, out: CodexPayloads) -> None:
         self.out = out
         self.calls: dict[str, dict] = {}
-        self.running: dict[str, dict] = {}  # exec session id -> {command, output, call_id, wall}
+        self.running: dict[str, dict] = {}  # exec session id -> {command, output, call_id}
         self.turn = ""
 
     def event(self, body: dict) -> None:
+        """An event_msg: turns, prompts, the agent's messages."""
         kind = body.get("type")
         if kind == "task_started":
             self.turn = str(body.get("turn_id") or "")
@@ -70,6 +71,7 @@ class _Rollout:
             self.close_turn(body.get("last_agent_message"))
 
     def item(self, body: dict) -> None:
+        """A response_item: a call, kept until its output comes."""
         kind = body.get("type")
         if kind in ("function_call", "custom_tool_call"):
             self.calls[str(body.get("call_id"))] = body
@@ -79,6 +81,7 @@ class _Rollout:
                 self.result(call, _text(body.get("output")))
 
     def result(self, call: dict, output: str) -> None:
+        """A call with its output: the PostToolUse a Codex hook would have had, if any."""
         name, call_id = _tool_name(call), str(call.get("call_id") or "")
         if name in SHELL_CALLS:
             args = _arguments(call)
@@ -88,14 +91,17 @@ class _Rollout:
         elif name in PATCH_CALLS:
             patch = call.get("input") if isinstance(call.get("input"), str) else _arguments(call).get("input")
             self.out.patch(str(patch or ""), output, call_id=call_id)  # its output is headed "Exit code: N"
-        elif name == "update_plan" or name.startswith("mcp__"):
+        elif name == "update_plan":
             self.out.tool(name, _arguments(call), output, call_id)
+        elif name.startswith("mcp__"):  # the shape a live Codex hook gets an MCP result in
+            result = {"content": [{"type": "text", "text": exec_result(output).output}]}
+            self.out.tool(name, _arguments(call), result, call_id)
 
     def shell(self, command: object, output: str, call_id: str) -> None:
         command = command_text(command)  # older rollouts: argv (["bash", "-lc", cmd])
         res = exec_result(output)
         if res.running:
-            self.running[res.running] = {"command": command, "output": res.output, "call_id": call_id, "wall": None}
+            self.running[res.running] = {"command": command, "output": res.output, "call_id": call_id}
         else:
             self.out.shell(command, res.output, res.code, res.wall, call_id)
 
@@ -110,7 +116,7 @@ class _Rollout:
             del self.running[exec_id]
             self.out.shell(cmd["command"], cmd["output"], res.code, res.wall, cmd["call_id"])
 
-    def close_turn(self, message=None) -> None:
+    def close_turn(self, message: object = None) -> None:
         """The turn's end: commands still running are sent, unknown, then its Stop."""
         for cmd in self.running.values():
             self.out.shell(cmd["command"], cmd["output"], None, None, cmd["call_id"])

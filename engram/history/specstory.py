@@ -84,10 +84,12 @@ def payloads(text: str, session_id: str) -> list[tuple[str, dict]]:
     """(event, payload) in the order the live session would have sent them."""
     text = text.replace("\r\n", "\n")  # exports written on Windows
     v2 = layout(text) == "v2"
-    harness = _HARNESS.search(text[:4000])
-    unescape = bool(harness) and harness.group(1) == "cursor"  # Cursor's export escapes &, <, >
+    first = re.search(_MARKER, text, re.M)
+    header = text[:first.start()] if first else text  # the session's harness and start
+    harness = _HARNESS.search(header)
+    unescape = bool(harness) and harness.group(1) == "cursor"  # Cursor's blocks escape &, <, >
     out = CodexPayloads(session_id)
-    out.at(markdown.iso(text[:4000]))
+    out.at(markdown.iso(header))
     out.start()
     for who, meta, body in _sections(text):
         out.at(markdown.iso(meta))

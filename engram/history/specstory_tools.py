@@ -81,9 +81,11 @@ def _named(b: Block, prefix: str, key: str) -> str:
     summary after `prefix` (Cursor), or a backticked span before the first fence (Claude Code)."""
     if "**Input:**" in b.body:
         return inputs(b.body).get(key, "")
-    ticked = markdown.spans(b.summary) or ([] if prefix not in b.summary else [b.summary.split(prefix, 1)[1]])
-    ticked = ticked or markdown.spans(markdown.before_fence(b.body))
-    return ticked[0].split(" •")[0].strip() if ticked else ""
+    found = markdown.spans(b.summary)
+    if not found and prefix in b.summary:
+        found = [b.summary.split(prefix, 1)[1].split(" •")[0]]
+    found = found or markdown.spans(markdown.before_fence(b.body))
+    return found[0].strip() if found else ""
 
 
 def read(b: Block, out: CodexPayloads) -> None:
@@ -99,14 +101,15 @@ def listing(b: Block, out: CodexPayloads) -> None:
         out.shell(f"ls {shlex.quote(path)}", markdown.outer(b.body) or b.body.strip())
 
 
-def search(out: CodexPayloads, pattern: str, path: str, found: str) -> None:
-    """`rg PATTERN [PATH]` with what the search found (status unknown)."""
+def search(out: CodexPayloads, pattern: str, path: str, found: str, include: str = "") -> None:
+    """`rg -n PATTERN [-g INCLUDE] [PATH]` with what the search found (status unknown)."""
     if pattern:
-        words = ["rg", "-n", pattern] + ([path] if path else [])
+        words = ["rg", "-n", pattern] + (["-g", include] if include else []) + ([path] if path else [])
         out.shell(shlex.join(words), found)
 
 
-def glob(out: CodexPayloads, pattern: str, found: str) -> None:
+def file_glob(out: CodexPayloads, pattern: str, found: str) -> None:
+    """`rg --files -g GLOB` with the files found (status unknown)."""
     if pattern:
         out.shell(shlex.join(["rg", "--files", "-g", pattern]), found)
 
@@ -119,7 +122,7 @@ def claude_grep(b: Block, out: CodexPayloads) -> None:
 
 def claude_glob(b: Block, out: CodexPayloads) -> None:
     pattern = re.search(r"pattern `([^`]*)`", markdown.before_fence(b.body))
-    glob(out, pattern.group(1) if pattern else "", markdown.outer(b.body) or "")
+    file_glob(out, pattern.group(1) if pattern else "", markdown.outer(b.body) or "")
 
 
 def gemini_search(b: Block, out: CodexPayloads) -> None:
@@ -135,16 +138,16 @@ def cursor_grep(b: Block, out: CodexPayloads) -> None:
 
 def cursor_glob(b: Block, out: CodexPayloads) -> None:
     m = re.match(r'Searched codebase "([^"]*)"', b.summary)
-    glob(out, m.group(1) if m else "", b.body.strip())
+    file_glob(out, m.group(1) if m else "", b.body.strip())
 
 
 def copilot_grep(b: Block, out: CodexPayloads) -> None:
     args = inputs(b.body)
-    search(out, args.get("query", ""), args.get("includePattern", ""), "")
+    search(out, args.get("query", ""), "", "", args.get("includePattern", ""))
 
 
 def copilot_glob(b: Block, out: CodexPayloads) -> None:
-    glob(out, inputs(b.body).get("query", ""), "")
+    file_glob(out, inputs(b.body).get("query", ""), "")
 
 
 # -- task lists ------------------------------------------------------------------------------

@@ -60,7 +60,9 @@ def test_specstory_claude_code(replayed):
     """The first run printed "Exit code 1"; the second printed nothing of its status: unknown, and
     the runner's own "1 passed" is what makes it a pass."""
     assert replayed("04-specstory-claude-code") == [
-        ("user_prompt", None, None, None), ("file_read", True, 0, "src/cart.py"),
+        ("user_prompt", None, None, None), ("todos", True, None, None),
+        ("search", None, None, "rg --files -g '**/*cart*.py'"), ("search", None, None, "rg -n 'def total'"),
+        ("file_read", True, 0, "src/cart.py"),
         ("test_run", False, 1, "pytest -q tests/test_cart.py"), ("file_write", True, None, "src/cart.py"),
         ("test_run", None, None, "pytest -q tests/test_cart.py")]
     (second,) = [e for e in events(ROOT, "04-specstory-claude-code") if e["type"] == "test_run" and e["ok"] is None]
@@ -70,6 +72,7 @@ def test_specstory_claude_code(replayed):
 def test_specstory_gemini(replayed):
     assert replayed("05-specstory-gemini") == [
         ("user_prompt", None, None, None), ("file_write", True, None, "README.md"), ("build", False, 2, "make build"),
+        ("search", None, None, "ls ."), ("file_read", True, 0, "Makefile"), ("search", None, None, "rg -n build"),
         ("file_write", False, None, "Makefile")]
     (failed,) = [e for e in events(ROOT, "05-specstory-gemini") if e["type"] == "file_write" and e["ok"] is False]
     assert failed["error"].startswith("Failed to edit")
@@ -83,7 +86,9 @@ def test_specstory_cursor(replayed):
 
 def test_specstory_copilot(replayed):
     assert replayed("07-specstory-copilot") == [
-        ("user_prompt", None, None, None), ("file_write", None, None, "priv/repo/migrations/001_create_guests.exs"),
+        ("user_prompt", None, None, None), ("file_read", None, None, "lib/shop/guest.ex"),
+        ("search", None, None, "rg -n 'field :name' -g 'lib/**/*.ex'"),
+        ("search", None, None, "rg --files -g '**/migrations/*.exs'"), ("file_write", None, None, "priv/repo/migrations/001_create_guests.exs"),
         ("file_write", None, None, "lib/shop/guest.ex"), ("command", None, None, "mix ecto.migrate"),
         ("todos", True, None, None)]
 

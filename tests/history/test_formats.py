@@ -85,7 +85,7 @@ def test_codex_rollout():
         ("PostToolUse", "update_plan", {"plan": [{"step": "Round the total", "status": "completed"},
                                                  {"step": "Open a PR", "status": "pending"}]}, "Plan updated"),
         ("PostToolUse", "mcp__codex_apps__github_fetch_pr", {"repo_full_name": "u/shop", "pr_number": 7},
-         'Wall time: 1.0 seconds\nOutput:\n{"number": 7, "state": "open"}'),
+         {"content": [{"type": "text", "text": '{"number": 7, "state": "open"}'}]}),
         ("Stop", "Fixed: the total is rounded to cents."),
         ("UserPromptSubmit", "start the dev server"),
         ("PostToolUse", "Bash", "npm run dev", "listening on 3000\n"),
@@ -115,9 +115,14 @@ def test_specstory_codex_export():
 
 def test_specstory_claude_code_export():
     """Only a failure prints "Exit code N": the passing run is unknown; a read that shows the file
-    read is exit 0; an Edit shows only that the file changed (an update with no lines)."""
+    read is exit 0; an Edit shows only that the file changed (an update with no lines); searches
+    are `rg`, the task list update_plan (⚡: in progress)."""
     assert brief(session("04-specstory-claude-code").payloads()) == [
         ("SessionStart",), ("UserPromptSubmit", "the cart test fails"),
+        ("PostToolUse", "update_plan", {"plan": [{"step": "Find the failing test", "status": "in_progress"},
+                                                 {"step": "Fix the total", "status": "pending"}]}, ""),
+        ("PostToolUse", "Bash", "rg --files -g '**/*cart*.py'", "/home/u/shop/src/cart.py\n/home/u/shop/tests/test_cart.py"),
+        ("PostToolUse", "Bash", "rg -n 'def total'", "Found 1 file\nsrc/cart.py"),
         ("PostToolUse", "Bash", "cat ./src/cart.py", "Exit code: 0\nOutput:\n     1→def total(a, b):\n     2→    return a + b"),
         ("PostToolUse", "Bash", "pytest -q tests/test_cart.py",
          "Exit code: 1\nOutput:\nFAILED tests/test_cart.py::test_total - assert 0.30000000000000004 == 0.3\n1 failed in 0.02s"),
@@ -134,6 +139,9 @@ def test_specstory_gemini_export():
         ("PostToolUse", "apply_patch", "*** Begin Patch\n*** Add File: README.md\n+# Shop\n*** End Patch",
          "Exit code: 0\nOutput:\nSuccessfully created and wrote to new file: /home/u/shop/README.md."),
         ("PostToolUse", "Bash", "make build", "Exit code: 2\nOutput:\nmake: *** No rule to make target 'build'.  Stop."),
+        ("PostToolUse", "Bash", "ls .", "Directory listing for /home/u/shop:\nMakefile\nREADME.md"),
+        ("PostToolUse", "Bash", "cat Makefile", "Exit code: 0\nOutput:\ntest:\n\tpytest -q"),
+        ("PostToolUse", "Bash", "rg -n build", 'No matches found for pattern "build" in path "." (filter: "Makefile").'),
         ("PostToolUse", "apply_patch", "*** Begin Patch\n*** Update File: /home/u/shop/Makefile\n*** End Patch",
          "Exit code: 1\nOutput:\nFailed to edit, Expected 1 occurrence but found 0 for old_string in file: /home/u/shop/Makefile"),
         ("Stop", "The Makefile has no build target yet."), ("SessionEnd",)]
@@ -160,9 +168,12 @@ def test_specstory_cursor_export(newline):
 
 
 def test_specstory_copilot_export():
-    """Inputs only: the change is known, no result is."""
+    """Inputs only: the change is known, no result is (nor any read's content)."""
     assert brief(session("07-specstory-copilot").payloads()) == [
         ("SessionStart",), ("UserPromptSubmit", "create the guests migration and run it"),
+        ("PostToolUse", "Bash", "cat /home/u/shop/lib/shop/guest.ex", ""),
+        ("PostToolUse", "Bash", "rg -n 'field :name' -g 'lib/**/*.ex'", ""),
+        ("PostToolUse", "Bash", "rg --files -g '**/migrations/*.exs'", ""),
         ("PostToolUse", "apply_patch", "*** Begin Patch\n*** Add File: /home/u/shop/priv/repo/migrations/001_create_guests.exs\n"
                                        "+defmodule Shop.Repo.Migrations.CreateGuests do\n+end\n*** End Patch", ""),
         ("PostToolUse", "apply_patch", "*** Begin Patch\n*** Update File: /home/u/shop/lib/shop/guest.ex\n@@\n"
