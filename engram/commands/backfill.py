@@ -121,7 +121,7 @@ def import_session(session: Any) -> tuple[str, Any]:
     if os.path.exists(project.events_path(session.id)):
         known = (ledger.get(session.id) or {}).get("hash")
         return ("live" if known is None else "unchanged" if known == digest else "changed"), project
-    replay(session.payloads(project.root), project.root)
+    replay(session.payloads(project.root), project.root, harness=session.harness)
     when = _last_time(session)
     if when and os.path.exists(project.events_path(session.id)):
         os.utime(project.events_path(session.id), (when, when))

@@ -104,7 +104,7 @@ def _master_step(master: str, root: str, session: corpus.Session, build: Build, 
             with open(path, "wb") as f:
                 f.write(cache[(root, session.id)])
         else:
-            replay(session.payloads(root), root, _timer(run))
+            replay(session.payloads(root), root, _timer(run), session.harness)
             with open(path, "rb") as f:
                 cache[(root, session.id)] = f.read()
         run.consolidation.append(_consolidate(project, session.id, build))
@@ -139,7 +139,7 @@ def _variant_step(master: str, scratch: str, root: str, session: corpus.Session,
     rec = Recorder(v, session.id, recent)
     with sandbox.home(scratch, {**build.settings(), **v.settings()}, offline=build.provider == "offline"):
         with rec.installed():
-            replay(session.payloads(root), root)
+            replay(session.payloads(root), root, harness=session.harness)
         events = read_events(config.Project.from_cwd(root).events_path(session.id))[0]
     return rec, events
 

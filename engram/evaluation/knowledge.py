@@ -154,7 +154,7 @@ def replay_project(project: corpus.Project, base: str, settings: dict[str, Any],
                 if event == "SessionStart" and not shown:
                     shown.append(_context_of(printed))
 
-            replay(payloads, project.root, observe)
+            replay(payloads, project.root, observe, session.harness)
             worker.consolidate_session(proj, session.id, cfg, models)
             out[session.id] = {"engram": shown[0] if shown else "", "payloads": payloads,
                                "events": read_events(proj.events_path(session.id))[0]}

@@ -81,8 +81,8 @@ def hunks(chunks: list[list[str]], new_lines: list[str] | None) -> list[dict]:
     return out
 
 
-def calls(text: str, cwd: str, ok: bool, error: str | None, tool: str = "apply_patch") -> list[dict]:
-    """Neutral write calls: add -> create, update -> edit (a move also deletes the old path)."""
+def calls(text: str, cwd: str, ok: bool | None, error: str | None, tool: str = "apply_patch") -> list[dict]:
+    """Neutral write calls: add -> create, update -> edit (a move also deletes the old path); `ok` None: unknown."""
     out = []
     for f in parse(text):
         path = os.path.join(cwd, f["path"]) if cwd and not os.path.isabs(f["path"]) else f["path"]

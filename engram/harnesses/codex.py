@@ -92,13 +92,17 @@ def rollout_exit(transcript: str, call_id: str) -> int | None:
 
 def tool_call(tool: str, tin: dict, resp, cwd: str, exit_code: int | None = None) -> list[dict]:
     """One Codex tool call as neutral calls; `exit_code` is the rollout's, when the payload has none.
-    A shell command whose exit status nobody reported is unknown (`ok` None), never a success."""
+    A shell command whose exit status nobody reported is unknown (`ok` None), never a success;
+    so is a patch with neither an exit code nor any output (a converted transcript's, history/)."""
     code, output = result(resp)
     code = exit_code if code is None else code
     patch = _s(tin.get("command")) or _s(tin.get("input")) or _s(tin.get("patch"))
     if tool in PATCH_TOOLS and "*** " in patch:
-        ok = code == 0 if code is not None else not output.lstrip().lower().startswith(("error", "failed"))
-        return apply_patch.calls(patch, cwd, ok, None if ok else output[:500] or "apply_patch failed", tool)
+        if code is not None:
+            ok: bool | None = code == 0
+        else:  # no output at all: nobody reported the patch's result
+            ok = not output.lstrip().lower().startswith(("error", "failed")) if output.strip() else None
+        return apply_patch.calls(patch, cwd, ok, (output[:500] or "apply_patch failed") if ok is False else None, tool)
     if tool in SHELL_TOOLS:
         ok = None if code is None else code == 0
         return [{"tool": tool, "ok": ok, "error": f"Exit code {code}" if ok is False else None,

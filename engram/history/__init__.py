@@ -1,1 +1,2 @@
-"""Real history: Claude Code transcripts replayed through the real hooks (`engram backfill`, `engram eval`)."""
+"""Real history: agent transcripts (Claude Code, Codex CLI, SpecStory exports) replayed through the
+real hooks (`engram backfill`, `engram eval`)."""

@@ -7,16 +7,22 @@ the `chat.json` array). Records are deduplicated by `uuid` (a session continued 
 second file repeats its history), grouped by `sessionId`, and ordered by timestamp.
 A session belongs to the project engram would file it under: the git top-level of its
 first `cwd` (else that cwd), exactly as the live hook decides.
+
+A labelled corpus folder (`load_project`) is read another way: one session a `NN-*` file, in
+any format history/formats.py knows, in file-name order, all under the one root its caller names.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 EXTENSIONS = (".jsonl", ".json")
+CORPUS_EXTENSIONS = (".jsonl", ".json", ".md")
 CLAUDE_PROJECTS = os.path.join("~", ".claude", "projects")
 
 
@@ -26,9 +32,12 @@ class Session:
     start: str  # timestamp of its first record (ISO-8601 sorts as text)
     cwd: str
     records: list[dict] = field(repr=False)
+    harness: str = "claude-code"  # whose hook payloads these are: the adapter a replay names
+    converted: list[tuple[str, dict]] | None = field(default=None, repr=False)  # a format other than Claude Code's
 
     def payloads(self, cwd: str | None = None) -> list[tuple[str, dict]]:
-        """The hook payloads a live session sent, every `cwd` pinned to the project's.
+        """The hook payloads a live session sent, every `cwd` pinned to the project's and every
+        `session_id` to this session's id.
 
         A session that `cd`s into a sub-directory of a checkout that is not on this
         machine would otherwise land in another project (no `.git` to walk up to).
@@ -36,7 +45,8 @@ class Session:
         from engram.history import transcripts
 
         where = cwd or self.cwd
-        return [(event, dict(p, cwd=where)) for event, p in transcripts._session_payloads(self.records)]
+        items = self.converted if self.converted is not None else transcripts._session_payloads(self.records)
+        return [(event, dict(p, cwd=where, session_id=self.id)) for event, p in items]
 
 
 @dataclass
@@ -139,3 +149,28 @@ def load(dirs: list[str], max_sessions: int | None = None) -> list[Project]:
         for p in projects:
             p.sessions = p.sessions[-max_sessions:]
     return projects
+
+
+def session_name(file_name: str) -> str:
+    """A corpus file's session id: its name without the extension, as `config.safe_name` takes it
+    (accents dropped; each run of other characters outside A-Z a-z 0-9 _ . one dash)."""
+    from engram.config import safe_name
+
+    stem = unicodedata.normalize("NFKD", os.path.splitext(file_name)[0]).encode("ascii", "ignore").decode()
+    return safe_name(re.sub(r"[^A-Za-z0-9_.]+", "-", stem).strip("-.")[:128].strip("-.") or "session")
+
+
+def load_project(folder: str, root: str) -> Project:
+    """A corpus project folder: one session a `NN-*` transcript file (its format sniffed from its
+    content), in file-name order, each with its `cwd` pinned to `root`. A file in no known
+    format raises ValueError naming it."""
+    from engram.history import formats
+
+    sessions = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if re.match(r"\d+-", name) and name.endswith(CORPUS_EXTENSIONS) and os.path.isfile(path):
+            sid = session_name(name)
+            conv = formats.convert(path, sid)
+            sessions.append(Session(sid, conv.start, root, conv.records, conv.harness, conv.payloads))
+    return Project(root, sessions)

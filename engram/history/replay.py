@@ -20,8 +20,10 @@ from engram.config import HOOK_ARGS
 Observe = Callable[[str, str, float, bool], None]  # (event, printed output, milliseconds, fault)
 
 
-def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: Observe | None = None) -> Counter:
-    """Feed payloads to the hook in process; how many of each event were sent."""
+def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: Observe | None = None,
+           harness: str | None = None) -> Counter:
+    """Feed payloads to the hook in process; how many of each event were sent. `harness` names
+    the adapter (a session's `harness`), as an installed hook's `--harness` does; None detects it."""
     from engram import hook, jsonio
 
     counts: Counter = Counter()
@@ -29,7 +31,7 @@ def replay(items: Iterable[tuple[str, dict]], cwd: str | None = None, observe: O
         t0 = time.perf_counter()
         fault = False
         try:
-            out = hook.run(event, None, jsonio.dumps(payload).encode(), cwd or os.getcwd(), replay=True)
+            out = hook.run(event, harness, jsonio.dumps(payload).encode(), cwd or os.getcwd(), replay=True)
         except Exception:
             out, fault = "", True
         if observe is not None:

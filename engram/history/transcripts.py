@@ -31,7 +31,11 @@ def load_records(path: str) -> list[dict]:
     at once (an OSError: skipped by the caller) instead of blocking or reading forever."""
     from engram.fsio import read_file
 
-    data = read_file(path, MAX_TRANSCRIPT_BYTES).decode("utf-8", "replace")
+    return parse_records(read_file(path, MAX_TRANSCRIPT_BYTES).decode("utf-8", "replace"))
+
+
+def parse_records(data: str) -> list[dict]:
+    """The records of a transcript's text: a JSON array, or one JSON object a line."""
     stripped = data.lstrip()
     if stripped.startswith("["):
         recs = json.loads(stripped)

@@ -78,6 +78,14 @@ def test_failed_patch_is_recorded_as_failed(proj):
     assert w["ok"] is False and "Failed to find" in w["error"]
 
 
+def test_a_patch_with_neither_exit_code_nor_output_is_unknown(proj):
+    """A converted transcript's patch whose result the export did not keep (engram/history)."""
+    send("PostToolUse", proj, tool_name="apply_patch", tool_use_id="call_3", tool_response="",
+         tool_input={"command": "*** Begin Patch\n*** Update File: src/calc.py\n@@\n-a\n+b\n*** End Patch"})
+    (w,) = [e for e in events(proj, "019d-a1") if e["type"] == "file_write"]
+    assert w["ok"] is None and "error" not in w and w["path"] == "src/calc.py"
+
+
 def test_mcp_tools_and_own_query_tool(proj):
     send("PostToolUse", proj, tool_name="mcp__github__create_issue", tool_input={"title": "x"},
          tool_response={"content": [{"type": "text", "text": "ok"}]})
