@@ -64,13 +64,15 @@ def check_files(rec: dict[str, Any], corpus_dir: str) -> list[str]:
 
 
 def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:
-    """The project's sessions, one per file, named by file stem, oldest (file order) first."""
-    paths = check_files(rec, corpus_dir)
-    return corpus.load_files(paths, root=f"/corpus/{rec['project']}")
+    """The project's sessions, one per file (history.corpus.load_project), oldest first."""
+    check_files(rec, corpus_dir)
+    return corpus.load_project(os.path.join(corpus_dir, rec["project"]), f"/corpus/{rec['project']}")
 
 
 def labels_of(rec: dict[str, Any]) -> dict[str, Any]:
-    return {sid: {"split": lab["split"], "needs": lab["needs"]} for sid, lab in rec["labels"].items()}
+    """{session id as the loader names it: its labels}; the labels are keyed by file stem."""
+    ids = {os.path.splitext(s["file"])[0]: corpus.session_name(s["file"]) for s in rec["sessions"]}
+    return {ids[stem]: {"split": lab["split"], "needs": lab["needs"]} for stem, lab in rec["labels"].items()}
 
 
 def evaluate(corpus_dir: str, base: str, *, projects: list[str] | None = None, split: str | None = None,
