@@ -85,7 +85,7 @@ def file_roles(events: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
-    verdicts = [e for e in events if e.get("type") in VERDICT_TYPES]
+    verdicts = [e for e in events if e.get("type") in VERDICT_TYPES and _known(e)]
     if verdicts:
         last_ok = _passed(verdicts[-1])
         if last_ok:
@@ -94,11 +94,15 @@ def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
     return "partial" if any(not e["resolution"] for e in errors) else "success"
 
 
+def _known(ev: dict[str, Any]) -> bool:
+    """A verdict was observed: a test run's pass / fail, another command's exit code."""
+    return ev.get("outcome") in ("pass", "fail") if ev.get("type") == "test_run" else ev.get("exit_code") is not None
+
+
 def outcome_known(events: list[dict[str, Any]]) -> bool:
     """Whether the range holds a verdict (a test or build run with a known exit status): without
     one, any outcome is a guess and is not shown as a fact."""
-    return any(e.get("type") in VERDICT_TYPES and (e.get("outcome") in ("pass", "fail") if e.get("type") == "test_run"
-                                                   else e.get("exit_code") is not None) for e in events)
+    return any(e.get("type") in VERDICT_TYPES and _known(e) for e in events)
 
 
 def _passed(ev: dict[str, Any]) -> bool:
@@ -164,8 +168,8 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 err["writes"].append((ev["seq"], ev["path"]))
             continue
         key = _verdict_key(ev)
-        if key is None:
-            continue
+        if key is None or not _known(ev):
+            continue  # a run whose exit status nobody reported is neither a failure nor a pass
         if not _passed(ev):
             if commandline.cannot_run(ev.get("error_summary") or ev.get("output")) and not ev.get("failed"):
                 continue  # the command could not run: a gotcha (consolidate/knowledge), not the code's error

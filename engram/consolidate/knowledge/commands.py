@@ -56,6 +56,13 @@ def ran(ev: dict[str, Any]) -> bool:
     return ev.get("exit_code") == 0 and not _output_failed(ev)
 
 
+def failed(ev: dict[str, Any]) -> bool:
+    """The command failed: a known non-zero exit (or a tool error). An unknown exit status is
+    neither success nor failure."""
+    code = ev.get("exit_code")
+    return ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
+
+
 def code_failure(ev: dict[str, Any]) -> bool:
     """The failure is the code's: failing tests (also a test run chained after a build, which
     the hook classified as a build, or one whose summary a filter pipe cut: a runner's failing
@@ -93,7 +100,7 @@ def retired_commands(events: list[dict[str, Any]], working: dict[str, dict[str, 
     out: dict[str, str] = {}
     shell = shell_events(events)
     for i, ev in enumerate(shell):
-        if ran(ev) or code_failure(ev):
+        if not failed(ev) or ran(ev) or code_failure(ev):
             continue
         for part in cl.normalise(ev["command"]):
             what, canon = cl.purpose(part), cl.canonical(part)
@@ -154,7 +161,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     shell = shell_events(events)
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for i, ev in enumerate(shell):
-        if ran(ev) or code_failure(ev):
+        if not failed(ev) or ran(ev) or code_failure(ev):
             continue
         fail = cl.normalise(ev["command"])
         sig = _signature(ev)
@@ -170,7 +177,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if ran(nxt) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
                 rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
                 break
-            if not ran(nxt) and _signature(nxt) == sig:
+            if failed(nxt) and _signature(nxt) == sig:
                 break  # the same failure again: its own turn decides what worked
     keep = [r for r in found.values() if r["worked"] or r["times"] > 1]
     return keep[:MAX_GOTCHAS]

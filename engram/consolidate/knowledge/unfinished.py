@@ -21,6 +21,7 @@ from typing import Any
 
 from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
+from engram.consolidate.knowledge.commands import failed as failed_run
 from engram.consolidate.knowledge.user_words import clean_prompt
 from engram.text import clip_words
 
@@ -154,7 +155,7 @@ def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                 if ran(ev):
                     removed.append("leftover:" + p)
                     failed = {k: v for k, v in failed.items() if not (k == p or k.startswith(p.rstrip("/") + "/"))}
-                elif words[0] != "mv":
+                elif words[0] != "mv" and failed_run(ev):
                     failed[p] = {"key": "leftover:" + p, "path": p, "command": clip_words(part, 100),
                                  "error": cl.error_signature(ev.get("output") or ""), "evidence": [ev["seq"]]}
     return list(failed.values())[:5], removed
