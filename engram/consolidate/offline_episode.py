@@ -96,7 +96,9 @@ def outcome(events: list[dict[str, Any]], errors: list[dict[str, Any]]) -> str:
 
 def _known(ev: dict[str, Any]) -> bool:
     """A verdict was observed: a test run's pass / fail, another command's exit code."""
-    return ev.get("outcome") in ("pass", "fail") if ev.get("type") == "test_run" else ev.get("exit_code") is not None
+    if ev.get("type") == "test_run" and ev.get("outcome") is not None:
+        return ev["outcome"] in ("pass", "fail")
+    return ev.get("exit_code") is not None
 
 
 def outcome_known(events: list[dict[str, Any]]) -> bool:
