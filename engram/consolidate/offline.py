@@ -153,6 +153,11 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
     for paths in turns.values():
         for a, b in zip(paths, paths[1:]):
             g.edge(out[a], out[b], "interacts_with", 0.4)
+    for path in _read_files(events, deleted, set(out)):
+        desc = f"{path}: {roles[path]}" if roles.get(path) else f"{path}: read while working on \"{clip_words(goal, 120)}\"."
+        out[path] = g.node("f", _path_name(path), "concept", desc, files=[path],
+                           evidence=[next(e["seq"] for e in events if e.get("path") == path)],
+                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {})})
     for path, moved in deleted.items():
         while moved in deleted:  # a -> b -> c: a ends at c
             moved = deleted[moved]
@@ -162,6 +167,22 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
         g.retire.append({"name": _path_name(path), "by": out.get(moved) if moved else None,
                          "reason": f"renamed to {moved} in this session" if moved else "deleted in this session"})
     return out
+
+
+MAX_READ_FILES = 8
+
+
+def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: set[str]) -> list[str]:
+    """The files the session kept going back to (read twice or more) and did not write: what a
+    next session otherwise re-discovers."""
+    counts: dict[str, int] = {}
+    for e in events:
+        path = e.get("path")
+        if e.get("type") == "file_read" and e.get("ok") and isinstance(path, str) and path and not path.endswith("/"):
+            counts[path] = counts.get(path, 0) + 1
+    ranked = [p for p, n in sorted(counts.items(), key=lambda kv: -kv[1])
+              if n >= 2 and p not in written and p not in deleted]
+    return ranked[:MAX_READ_FILES]
 
 
 def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str], root: str) -> None:

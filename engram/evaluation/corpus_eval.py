@@ -63,10 +63,29 @@ def check_files(rec: dict[str, Any], corpus_dir: str) -> list[str]:
     return paths
 
 
+def recorded_root(project: corpus.Project) -> str | None:
+    """The working directory the transcripts themselves record most often (Claude Code and
+    Codex JSONL do; SpecStory exports do not): the sessions replay there, so the absolute paths
+    their tools used are the project's own files, as they were live."""
+    from collections import Counter
+
+    seen: Counter = Counter()
+    for session in project.sessions:
+        for r in session.records:
+            cwd = r.get("cwd") or (r.get("payload") or {}).get("cwd") if isinstance(r, dict) else None
+            if isinstance(cwd, str) and cwd.startswith("/"):
+                seen[cwd] += 1
+    return seen.most_common(1)[0][0] if seen else None
+
+
 def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:
-    """The project's sessions, one per file (history.corpus.load_project), oldest first."""
+    """The project's sessions, one per file (history.corpus.load_project), oldest first, at the
+    root its transcripts record (else a placeholder root)."""
     check_files(rec, corpus_dir)
-    return corpus.load_project(os.path.join(corpus_dir, rec["project"]), f"/corpus/{rec['project']}")
+    folder = os.path.join(corpus_dir, rec["project"])
+    project = corpus.load_project(folder, f"/corpus/{rec['project']}")
+    root = recorded_root(project)
+    return corpus.load_project(folder, root) if root else project
 
 
 def labels_of(rec: dict[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """The injected text: facts grouped by kind, most useful first, within a token budget.
 
-Groups, in this order: "Unfinished", "Commands that work", "Known problems" (gotchas,
-errors and their fixes), "Decisions and instructions", "Files", "Also known" (other
-concepts and findings), "Earlier sessions". A first pass gives each group up to its
-QUOTA of items, in the order they come (activation, or strength for the standing
-knowledge); a second pass spends what is left of the budget in the same order. An item
+Groups, in this order: "Where we left off" (unfinished work), "Commands that work", "Known
+problems" (gotchas, errors and their fixes), "Decisions and instructions", "Files", "Also
+known" (other concepts and findings), "Earlier sessions". A first pass gives each group up
+to its SHARE of the budget, in the order its items come (activation, or strength for the
+standing knowledge), so no group crowds out the others; a second pass spends what is left
+in the same order. Files whose description says no more than their name share one line. An item
 that does not fit at its tier is tried at the next lower one (engram.retrieve.tiers), and
 names-only items go on one closing "Also in memory" line. Each node appears once; group
 headings carry the kind, so lines do not repeat it; the files one failed `rm` left behind
@@ -15,14 +16,18 @@ consolidate/knowledge/user_words.py) is never shown: it only waits to be named a
 from __future__ import annotations
 
 from engram.retrieve import tiers
+from engram.text import inert
 
-GROUPS = ("Unfinished", "Commands that work", "Known problems", "Decisions and instructions", "Files",
+GROUPS = ("Where we left off", "Commands that work", "Known problems", "Decisions and instructions", "Files",
           "Also known", "Earlier sessions")
-QUOTA = {"Unfinished": 6, "Commands that work": 8, "Known problems": 6, "Decisions and instructions": 6,
-         "Files": 6, "Also known": 4, "Earlier sessions": 2}
-_BY_KIND = {"unfinished": "Unfinished", "command": "Commands that work", "gotcha": "Known problems",
+# Each group's share of the budget in the first pass, so no group crowds out the others;
+# the second pass spends what is left in group order.
+SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, "Known problems": 0.2,
+         "Decisions and instructions": 0.15, "Files": 0.15, "Also known": 0.05, "Earlier sessions": 0.05}
+_BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work", "gotcha": "Known problems",
             "instruction": "Decisions and instructions", "file": "Files"}
 _BY_TYPE = {"error": "Known problems", "decision": "Decisions and instructions", "episode": "Earlier sessions"}
+COMPACT_FILES = "- Also worked on: "
 
 
 def group_of(node: dict) -> str:
@@ -30,31 +35,54 @@ def group_of(node: dict) -> str:
     return _BY_KIND.get(kind) or _BY_TYPE.get(node.get("type") or "") or "Also known"
 
 
+def says_more(node: dict) -> bool:
+    """A file node whose description says what the file is for (its role), not only its name."""
+    role = str(tiers.data_of(node).get("role") or "").strip()
+    return bool(role) and not role.casefold().startswith(("package ", "module ")) and len(role.split()) > 1
+
+
 class _Budget:
     def __init__(self, budget: int, header: str, low_prefix: str):
+        self.total = budget
         self.left = budget - tiers.tokens(header) - 1
         self.low_prefix = low_prefix
         self.lines: dict[str, list[str]] = {g: [] for g in GROUPS}
+        self.spent: dict[str, int] = {g: 0 for g in GROUPS}
+        self.files: list[str] = []  # files named only (their description says nothing more)
         self.low: list[str] = []
         self.shown: list[tuple[str, int]] = []
 
-    def take(self, node: dict, act: float, group: str) -> bool:
-        """Place the node at its tier, or a lower one that fits; False when nothing fits."""
-        heading = 0 if self.lines[group] else tiers.tokens(group + ":") + 1
+    def _spend(self, group: str, cost: int, cap: int | None) -> bool:
+        if cost > self.left or (cap is not None and self.spent[group] + cost > cap):
+            return False
+        self.left -= cost
+        self.spent[group] += cost
+        return True
+
+    def take(self, node: dict, act: float, group: str, capped: bool = False) -> bool:
+        """Place the node at its tier, or a lower one that fits; False when nothing fits
+        (with `capped`, within the group's share of the budget)."""
+        cap = int(SHARE[group] * self.total) if capped else None
+        heading = 0 if self.lines[group] or self.files and group == "Files" else tiers.tokens(group + ":") + 1
+        if group == "Files" and not says_more(node):
+            path = inert(str(node.get("name") or ""), 160)
+            cost = tiers.tokens(f"`{path}`, ") + (0 if self.files else tiers.tokens(COMPACT_FILES) + heading)
+            if self._spend(group, cost, cap):
+                self.files.append(f"`{path}`")
+                self.shown.append((node["id"], tiers.LOW))
+                return True
+            return False
         for level in range(tiers.level(node, act), 0, -1):
             if level == tiers.LOW:
                 name = tiers.line(node, tiers.LOW)
                 cost = tiers.tokens(name + "; ") + (0 if self.low else tiers.tokens(self.low_prefix) + 1)
-                if cost <= self.left:
-                    self.left -= cost
+                if self._spend(group, cost, cap):
                     self.low.append(name)
                     self.shown.append((node["id"], level))
                     return True
                 return False
             text = tiers.line(node, level, labelled=False)
-            cost = tiers.tokens(text) + 1 + heading
-            if cost <= self.left:
-                self.left -= cost
+            if self._spend(group, tiers.tokens(text) + 1 + heading, cap):
                 self.lines[group].append(text)
                 self.shown.append((node["id"], level))
                 return True
@@ -63,8 +91,9 @@ class _Budget:
     def text(self, header: str) -> str:
         out = [header]
         for g in GROUPS:
-            if self.lines[g]:
-                out += [g + ":"] + self.lines[g]
+            lines = self.lines[g] + ([COMPACT_FILES + ", ".join(self.files) + "."] if g == "Files" and self.files else [])
+            if lines:
+                out += [g + ":"] + lines
         if self.low:
             said = "; ".join(self.low)
             out.append(self.low_prefix + said + ("" if said.endswith((".", "!", "?")) else "."))
@@ -108,13 +137,10 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
     items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))  # type: ignore[func-returns-value]
              and tiers.data_of(it[0]).get("kind") != "mention"]  # a subagent named once: bookkeeping, not a rule
     items, riders = fold_leftovers(items)
-    per_group: dict[str, int] = {g: 0 for g in GROUPS}
     rest = []
     for node, act in items:
         g = group_of(node)
-        if per_group[g] < QUOTA[g] and b.take(node, act, g):
-            per_group[g] += 1
-        else:
+        if not b.take(node, act, g, capped=True):
             rest.append((node, act, g))
     for node, act, g in rest:
         if node["id"] not in {nid for nid, _ in b.shown}:

@@ -137,7 +137,22 @@ def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
         return cl.purpose(ok) == what
     if not _program(failed) or _program(failed) != _program(ok):
         return False
-    return cl.purpose(ok) == what if what else cl.family(failed) == cl.family(ok)
+    return cl.purpose(ok) == what if what else cl.family(failed) == cl.family(ok) and not _retargeted(failed, ok)
+
+
+def _retargeted(failed: str, ok: str) -> bool:
+    """The same options on another object ("capture prepare-cli" after "capture prepare-core"
+    found nothing): another action, not a way round the failure."""
+    a, b = cl.split_words(failed), cl.split_words(ok)
+    opts = [w for w in a if w.startswith("-")] == [w for w in b if w.startswith("-")]
+    pa, pb = _operands(a), _operands(b)
+    return opts and len(pa) == len(pb) and pa != pb
+
+
+def _operands(words: list[str]) -> list[str]:
+    """The words that are neither options nor an option's value (the word after `-n`)."""
+    return [w for i, w in enumerate(words) if not w.startswith("-")
+            and not (i and words[i - 1].startswith("-") and "=" not in words[i - 1])]
 
 
 def _risky(part: str) -> bool:
