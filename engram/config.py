@@ -68,7 +68,7 @@ MCP_SERVER = "engram"  # the name engram's MCP server is registered under, in ev
 # -P: no path is put before the standard library, so a project's own files (a `fcntl.py` or
 # `json.py` at its root: the harness runs hooks in the project) are never imported instead
 # of the standard library's. The hook is started with -c, not -m: `-m` imports runpy and
-# what it needs (~4 ms of every tool call here); bin/engram-hook spells the same words.
+# what it needs (~4 ms of every tool call here); plugin/bin/engram-hook spells the same words.
 HOOK_ARGS = ("-P", "-c", "from engram.hook import entry; entry()")
 MODULE_ARGS = ("-P", "-m", "engram")  # + a command: `worker ...`, `mcp`
 

@@ -8,7 +8,7 @@ command is printed when `claude` is not on PATH), Codex in config.toml, Gemini C
 settings.json. Other tools' entries are left as they are, running it twice changes
 nothing, the previous file is backed up under $ENGRAM_HOME/backups, and a malformed
 settings file is reported and left alone. It also creates the data dir, records this
-interpreter in $ENGRAM_HOME/python (bin/engram-hook runs it), writes
+interpreter in $ENGRAM_HOME/python (plugin/bin/engram-hook runs it), writes
 $ENGRAM_HOME/bin/engram-hook (what hooks.json runs outside a plugin) and, with
 --project, creates the project's database. --dry-run prints the diff of every file it
 would change and changes nothing.
@@ -113,10 +113,10 @@ def plugin_steps() -> dict:
     """{name: (harness, what to run)} for the harnesses that load engram as a plugin from this
     checkout (Claude Code): `--plugin` writes none of their settings."""
     from engram.harnesses.registry import HARNESSES
-    from engram.install import checkout_script
+    from engram.install import plugin_dir
 
-    script = checkout_script()
-    root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
+    found = plugin_dir()
+    root = os.path.dirname(found) if found else "<the engram checkout>"
     steps = {}
     for name, load in HARNESSES.items():
         mod = load()

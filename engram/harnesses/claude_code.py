@@ -5,9 +5,9 @@ not know is still captured (as `tool_call`).
 
 Install: hooks in ~/.claude/settings.json, or a project's .claude/settings.local.json.
 Project level uses settings.local.json (private, not committed), because the command
-names this machine's paths. The repository is also a Claude Code plugin whose root
-hooks.json calls "${CLAUDE_PLUGIN_ROOT}"/bin/engram-hook: with the plugin enabled,
-run `engram install --plugin` so the hooks are not registered twice.
+names this machine's paths. The checkout's plugin/ folder is also a Claude Code plugin
+(the repository its marketplace) whose hooks call "${CLAUDE_PLUGIN_ROOT}"/bin/engram-hook:
+with the plugin enabled, run `engram install --plugin` so the hooks are not registered twice.
 """
 
 from __future__ import annotations
@@ -219,7 +219,12 @@ def next_step(project: str | None) -> str:
 
 
 def plugin_step(root: str) -> str:
-    return f"run `claude --plugin-dir {root}`, or install engram from a plugin marketplace with /plugin"
+    """The checkout is a plugin marketplace whose one plugin is its plugin/ folder (so Claude
+    Code copies that folder only, not the checkout's .venv or build/)."""
+    import shlex
+
+    return (f"run `claude plugin marketplace add {shlex.quote(root)}` and `claude plugin install engram@engram`, "
+            f"or `claude --plugin-dir {shlex.quote(os.path.join(root, 'plugin'))}` for one session")
 
 
 # -- its MCP server: ~/.claude.json belongs to its CLI, so the CLI registers it -------------

@@ -27,7 +27,7 @@ def interpreter() -> str:
 
 
 def record_interpreter(home: str) -> str:
-    """Write $ENGRAM_HOME/python, which bin/engram-hook runs; its path."""
+    """Write $ENGRAM_HOME/python, which plugin/bin/engram-hook runs; its path."""
     from engram.fsio import write_atomic
 
     path = os.path.join(home, PYTHON_FILE)
@@ -36,11 +36,11 @@ def record_interpreter(home: str) -> str:
 
 
 def write_launcher(home: str) -> str:
-    """Write $ENGRAM_HOME/bin/engram-hook, a stable path to engram's hook: what the
-    repository's hooks.json runs when copied into a settings file, outside a Claude Code
-    plugin (its commands fall back from ${CLAUDE_PLUGIN_ROOT} to it). It runs the same
-    command `engram install` registers, and, like bin/engram-hook, never fails the agent
-    when that command is gone. Its path."""
+    """Write $ENGRAM_HOME/bin/engram-hook, a stable path to engram's hook: what the plugin's
+    hooks/hooks.json runs when copied into a settings file, outside a Claude Code plugin (its
+    commands fall back from ${CLAUDE_PLUGIN_ROOT} to it). It runs the same command `engram
+    install` registers, and, like plugin/bin/engram-hook, never fails the agent when that
+    command is gone. Its path."""
     from engram.fsio import write_atomic
     from engram.install import runner_target, runner_words
 

@@ -40,24 +40,24 @@ def home() -> str:
 
 def interpreter() -> list[Check]:
     from engram import __version__
-    from engram.install import checkout_script, setup
+    from engram.install import plugin_dir, setup
 
     v = sys.version_info
     out = [Check(OK if v >= (3, 11) else FAIL, "interpreter",
                  f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}, engram {__version__}",
                  "" if v >= (3, 11) else "install engram with Python 3.11 or newer")]
     recorded = setup.recorded_interpreter(home())
-    script = checkout_script()
+    checkout = os.path.dirname(plugin_dir()) if plugin_dir() else None
     if recorded is None:
-        level = WARN if script else OK
+        level = WARN if checkout else OK
         out.append(Check(level, "hook interpreter", f"none recorded in {home()}/python"
-                         + (f"; bin/engram-hook falls back to {os.path.dirname(os.path.dirname(script))}/.venv"
-                            if script else ""), "run `engram install`" if level != OK else ""))
+                         + (f"; plugin/bin/engram-hook falls back to {checkout}/.venv" if checkout else ""),
+                         "run `engram install`" if level != OK else ""))
         return out
     if not os.access(recorded, os.X_OK):
         return out + [Check(FAIL, "hook interpreter", f"{recorded} (recorded in {home()}/python) is gone, "
                             "so hooks run nothing", "run `engram install` with the Python engram is installed in")]
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(script)) if script else "")
+    env = dict(os.environ, PYTHONPATH=checkout or "")
     res = subprocess.run([recorded, "-c", "import engram.hook"], capture_output=True, text=True, env=env, timeout=30)
     if res.returncode != 0:
         last = (res.stderr.strip().splitlines() or ["?"])[-1]

@@ -137,4 +137,4 @@ def test_the_manifest_declares_mcp_and_no_unused_dependency():
     for name in names:
         module = modules.get(name, name)
         assert f"import {module}" in source or f"from {module}" in source or f'find_spec("{module}")' in source, name
-    assert json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["mcpServers"]["engram"]
+    assert json.loads((REPO / "plugin" / ".mcp.json").read_text())["mcpServers"]["engram"]
