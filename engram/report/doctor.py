@@ -226,10 +226,35 @@ def _mcp_fix(mod, servers: dict) -> str:
 # -- data ----------------------------------------------------------------------------------
 
 
+def command() -> list[Check]:
+    """Whether `engram` typed in a shell runs this installation: other memory tools ship a
+    command called engram too, and the first on PATH wins."""
+    import shutil
+
+    from engram.install import setup
+
+    found, own = shutil.which("engram"), setup.own_command()
+    mine = own or f"{setup.interpreter()} -m engram"
+    if found is None:
+        return [Check(OK, "command", f"`engram` is not on PATH; engram's hints name {mine}")]
+    if setup.runs_this(found):
+        return [Check(OK, "command", f"`engram` on PATH is this installation ({found})")]
+    words = setup.shebang(found)
+    what = f"a script run by {' '.join(words)}" if words else "a program, not a script of engram's (another tool's?)"
+    return [Check(WARN, "command", f"the `engram` first on PATH, {found}, is {what}, not this installation ({mine}): "
+                  "typing `engram` runs that one", f"run this one as {mine} (engram's own hints do), or put "
+                  f"{os.path.dirname(own or setup.interpreter())} first on PATH")]
+
+
 def data_dir() -> list[Check]:
     h = home()
     if not os.path.isdir(h):
-        return [Check(WARN, "data dir", f"{h} does not exist yet", "`engram install` creates it")]
+        return [Check(WARN, "data dir", f"{h} does not exist yet", "`engram install` (`--plugin` with engram's "
+                      "Claude Code plugin) creates it")]
+    return _data_dir_access(h) + shared_data_dir(h)
+
+
+def _data_dir_access(h: str) -> list[Check]:
     mode = os.stat(h).st_mode & 0o777
     if not os.access(h, os.W_OK | os.X_OK):
         return [Check(FAIL, "data dir", f"{h} is not writable by you, so hooks capture nothing",
@@ -238,6 +263,19 @@ def data_dir() -> list[Check]:
         return [Check(WARN, "data dir", f"{h} has mode {mode:o}: other users can read your sessions",
                       f"chmod 700 {h}")]
     return [Check(OK, "data dir", f"{h} (mode 700)")]
+
+
+def shared_data_dir(h: str) -> list[Check]:
+    """A file engram never writes where another memory tool keeps its data: engram's databases
+    are per project (projects/<id>/engram.db), and a Go tool also called engram keeps its own
+    in ~/.engram/engram.db, the default ENGRAM_HOME."""
+    foreign = os.path.join(h, "engram.db")
+    if not os.path.lexists(foreign):
+        return []
+    return [Check(WARN, "data dir", f"{foreign} is not engram's (its databases are {h}/projects/*/engram.db): "
+                  "another tool called engram keeps its data in the same folder",
+                  "both work while each keeps to its own files; to part them, set ENGRAM_HOME to another "
+                  "folder where your harness starts and run `engram install` again (it pins ENGRAM_HOME in the hooks)")]
 
 
 def _kind(mode: int) -> str:
@@ -527,7 +565,7 @@ def run_all(project: str | None = None) -> list[Check]:
             hooked.append(name)
     if hooked:
         checks += mcp_server() + mcp_registrations(hooked, plugins)
-    for fn in (data_dir, special_files, databases, vectors, providers, backlog, faults):
+    for fn in (command, data_dir, special_files, databases, vectors, providers, backlog, faults):
         try:
             checks += fn()
         except Exception as exc:  # a broken check is reported, never a traceback
