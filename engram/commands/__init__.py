@@ -10,9 +10,7 @@ stay inside those functions. `cli.py` lists the modules. The helpers below: the 
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import sys
 
 
 def add_project_option(p: argparse.ArgumentParser, help: str = "the project directory (default: the current directory)",

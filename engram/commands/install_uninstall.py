@@ -175,7 +175,8 @@ def run(args: argparse.Namespace) -> int:
         print(runnable(f"Next ({mod.LABEL}): {mod.next_step(project)}"))
     print(runnable("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions"))
     for mod, step in plugins.values():
-        print(f"Next ({mod.LABEL} plugin): {step}")
+        on = mod.plugin_enabled(project)
+        print(f"Next ({mod.LABEL} plugin): " + (f"{on} is enabled: start a new session" if on else step))
     return 1 if errors else 0
 
 

@@ -57,7 +57,8 @@ def enabled(project: str | None) -> list[str]:
     out = []
     for pid, installs in (plugins.items() if isinstance(plugins, dict) else ()):
         for install in installs if isinstance(installs, list) else ():
-            if not isinstance(install, dict) or not _applies(install, project) or not is_engrams(install.get("installPath")):
+            ours = isinstance(install, dict) and is_engrams(install.get("installPath"))
+            if not ours or not _applies(install, project):
                 continue
             settings = _settings_of(install)
             switched = _json(settings).get("enabledPlugins") if settings else None

@@ -148,7 +148,8 @@ def test_another_tools_engram_server_in_claude_json_stays_and_ours_is_engram_mem
 
 def test_when_other_tools_hold_both_names_nothing_is_added(home, capsys):
     toml = home / ".codex" / "config.toml"
-    toml.write_text(toml.read_text() + "".join(f'\n[mcp_servers.{n}]\ncommand = "x"\n' for n in ("engram", "engram-memory")))
+    taken = "".join(f'\n[mcp_servers.{n}]\ncommand = "x"\n' for n in ("engram", "engram-memory"))
+    toml.write_text(toml.read_text() + taken)
     before = toml.read_text()
     assert main(["install", "--harness", "codex"]) == 0
     assert toml.read_text() == before and "engram's MCP server was not added" in capsys.readouterr().out

@@ -25,7 +25,8 @@ def test_the_marketplace_serves_the_plugin_folder_which_holds_only_the_plugin():
     assert entry["name"] == "engram" and entry["source"] == "./plugin"
     assert {str(p.relative_to(PLUGIN)) for p in PLUGIN.rglob("*") if p.is_file()} == PLUGIN_FILES
     manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
-    assert manifest["name"] == "engram" and "hooks" not in manifest and "mcpServers" not in manifest  # the default places
+    assert manifest["name"] == "engram"
+    assert "hooks" not in manifest and "mcpServers" not in manifest  # in hooks/hooks.json and .mcp.json, by default
     assert not (REPO / ".claude-plugin" / "plugin.json").exists() and not (REPO / "bin").exists()  # one copy of each
 
 

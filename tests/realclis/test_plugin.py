@@ -88,7 +88,8 @@ def test_a_session_with_the_plugin_runs_engrams_hooks_and_its_mcp_tool(plugged):
 
 
 def test_engram_doctor_recognises_the_plugin_and_install_writes_no_hooks_beside_it(plugged):
-    plugged.engram("install", "--plugin")
+    said = plugged.engram("install", "--plugin").stdout
+    assert "Next (Claude Code plugin): engram@engram (user scope) is enabled: start a new session" in said
     doctor = plugged.engram("doctor", check=False).stdout
     (line,) = [x for x in doctor.splitlines() if x.startswith(("OK    Claude Code", "WARN  Claude Code"))]
     assert line.startswith("OK") and "runs as the Claude Code plugin engram@engram (user scope)" in line, doctor

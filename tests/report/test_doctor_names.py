@@ -37,7 +37,8 @@ def on_path(monkeypatch, tmp_path, body: bytes | None = None, link: bool = False
 @pytest.mark.parametrize("body, said", [
     (b"\x7fELF\x02\x01\x01" + b"\0" * 64, "a program, not a script of engram's"),  # the Go binary brew installs
     (b"#!/usr/bin/env node\nrequire('engram-mcp')\n", "a script run by /usr/bin/env node"),
-    (b"#!/opt/other/venv/bin/python3\nfrom engram.cli import run\nrun()\n", "a script run by /opt/other/venv/bin/python3"),
+    (b"#!/opt/other/venv/bin/python3\nfrom engram.cli import run\nrun()\n",  # another Python package called engram
+     "a script run by /opt/other/venv/bin/python3"),
 ])
 def test_another_engram_first_on_path_is_named_and_hints_use_this_ones_path(monkeypatch, tmp_path, capsys, body, said):
     found = on_path(monkeypatch, tmp_path, body)
