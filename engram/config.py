@@ -62,13 +62,16 @@ def engram_home() -> str:
     return os.path.abspath(os.path.expanduser(os.environ.get("ENGRAM_HOME") or "~/.engram"))
 
 
-MCP_STATE = "mcp.json"  # {harness: true} where `engram install` registered the MCP server
-MCP_SERVER = "engram"  # the name engram's MCP server is registered under, in every harness
+MCP_STATE = "mcp.json"  # {harness: the name} where `engram install` registered the MCP server
+# The name engram's MCP server is registered under, or, where another tool's server already
+# holds that one (other memory tools call theirs `engram` too), the second: never overwritten.
+MCP_SERVER = "engram"
+MCP_SERVERS = (MCP_SERVER, "engram-memory")
 # How an interpreter starts engram's processes (the hook, the worker, the MCP server).
 # -P: no path is put before the standard library, so a project's own files (a `fcntl.py` or
 # `json.py` at its root: the harness runs hooks in the project) are never imported instead
 # of the standard library's. The hook is started with -c, not -m: `-m` imports runpy and
-# what it needs (~4 ms of every tool call here); bin/engram-hook spells the same words.
+# what it needs (~4 ms of every tool call here); plugin/bin/engram-hook spells the same words.
 HOOK_ARGS = ("-P", "-c", "from engram.hook import entry; entry()")
 MODULE_ARGS = ("-P", "-m", "engram")  # + a command: `worker ...`, `mcp`
 
@@ -83,13 +86,26 @@ def mcp_state(home: str | None = None) -> dict:
     return state if isinstance(state, dict) else {}
 
 
+def mcp_server_name(harness: str, home: str | None = None) -> str | None:
+    """The name `engram install` registered the MCP server under with `harness` (`true`, as
+    installs before the second name wrote it, is the first); None when it did not."""
+    value = mcp_state(home).get(harness)
+    return MCP_SERVER if value is True else value if value in MCP_SERVERS else None
+
+
 def mcp_registered(harness: str, home: str | None = None) -> bool:
     """Whether the agent of `harness` has the query_knowledge tool: `engram install`
     registered the server with it, or it runs engram as the Claude Code plugin, whose
-    manifest registers the server (Claude Code exports CLAUDE_PLUGIN_ROOT to plugin hooks)."""
+    .mcp.json registers the server (Claude Code exports CLAUDE_PLUGIN_ROOT to plugin hooks)."""
     if harness == "claude-code" and os.environ.get("CLAUDE_PLUGIN_ROOT"):
         return True
-    return mcp_state(home).get(harness) is True
+    return mcp_server_name(harness, home) is not None
+
+
+def is_own_mcp_server(entry) -> bool:
+    """An MCP server entry engram wrote (any harness's shape): args `-P -m engram mcp`
+    (MODULE_ARGS), or `-m engram mcp` as installs before -P wrote it."""
+    return isinstance(entry, dict) and entry.get("args") in ([*MODULE_ARGS, "mcp"], ["-m", "engram", "mcp"])
 
 
 def _user_settings(path: str) -> dict:

@@ -10,9 +10,7 @@ stay inside those functions. `cli.py` lists the modules. The helpers below: the 
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import sys
 
 
 def add_project_option(p: argparse.ArgumentParser, help: str = "the project directory (default: the current directory)",
@@ -30,17 +28,18 @@ def add_provider_option(p: argparse.ArgumentParser, help: str) -> None:
 
 
 def engram_command() -> str:
-    """How a shell runs this installation of engram: `engram` when that is what PATH finds,
-    else the absolute path of the script next to this interpreter (after `make`,
-    .venv/bin is not on PATH), else `python -m engram`."""
+    """How a shell runs this installation of engram: `engram` when that is what PATH finds
+    (not another tool's command of that name), else the absolute path of the script next to
+    this interpreter (after `make`, .venv/bin is not on PATH), else `python -m engram`."""
     import shutil
 
-    script = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "engram")
+    from engram.install import setup
+
     found = shutil.which("engram")
-    if os.path.isfile(script):
-        same = found is not None and os.path.realpath(found) == os.path.realpath(script)
-        return "engram" if same else shlex.quote(script)
-    return "engram" if found else f"{shlex.quote(os.path.abspath(sys.executable))} -m engram"
+    if found and setup.runs_this(found):
+        return "engram"
+    script = setup.own_command()
+    return shlex.quote(script) if script else f"{shlex.quote(setup.interpreter())} -m engram"
 
 
 def runnable(text: str) -> str:

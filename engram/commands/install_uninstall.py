@@ -8,7 +8,7 @@ command is printed when `claude` is not on PATH), Codex in config.toml, Gemini C
 settings.json. Other tools' entries are left as they are, running it twice changes
 nothing, the previous file is backed up under $ENGRAM_HOME/backups, and a malformed
 settings file is reported and left alone. It also creates the data dir, records this
-interpreter in $ENGRAM_HOME/python (bin/engram-hook runs it), writes
+interpreter in $ENGRAM_HOME/python (plugin/bin/engram-hook runs it), writes
 $ENGRAM_HOME/bin/engram-hook (what hooks.json runs outside a plugin) and, with
 --project, creates the project's database. --dry-run prints the diff of every file it
 would change and changes nothing.
@@ -113,10 +113,10 @@ def plugin_steps() -> dict:
     """{name: (harness, what to run)} for the harnesses that load engram as a plugin from this
     checkout (Claude Code): `--plugin` writes none of their settings."""
     from engram.harnesses.registry import HARNESSES
-    from engram.install import checkout_script
+    from engram.install import plugin_dir
 
-    script = checkout_script()
-    root = os.path.dirname(os.path.dirname(script)) if script else "<the engram checkout>"
+    found = plugin_dir()
+    root = os.path.dirname(found) if found else "<the engram checkout>"
     steps = {}
     for name, load in HARNESSES.items():
         mod = load()
@@ -124,6 +124,16 @@ def plugin_steps() -> dict:
         if step is not None:
             steps[name] = (mod, step)
     return steps
+
+
+def plugins_enabled(names: list[str], project: str | None) -> dict:
+    """{name: (harness, which plugin)} for the harnesses that have engram's plugin enabled
+    (Claude Code): it brings engram's hooks and MCP server, and registering them again in
+    settings would run each hook twice, so install writes none of their settings."""
+    from engram.harnesses.registry import get as harness
+
+    found = {name: (harness(name), harness(name).plugin_enabled(project)) for name in names}
+    return {name: pair for name, pair in found.items() if pair[1]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     project = project_dir(args)
     names = harnesses(args, ("claude-code",))
     plugins = plugin_steps() if args.plugin else {}
-    names = [n for n in names if n not in plugins]
+    enabled = plugins_enabled([n for n in names if n not in plugins], project)
+    names = [n for n in names if n not in plugins and n not in enabled]
     changes, errors = planned(names, project)
     if args.dry_run:
         return _dry_run(changes, errors, [harness(n) for n in names], project)
@@ -147,26 +158,42 @@ def run(args: argparse.Namespace) -> int:
         saved = plan.apply(change, manifest, installing=True)
         print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}"
               + (f"; previous file saved as {tilde(saved)}" if saved else ""))
-        if "MCP server" in change.note:  # a file entry registered it (only those notes name it)
-            mcp.record(mod.NAME, True)
+        if change.holds_server:
+            mcp.record(mod.NAME, change.server)
     plan.write_manifest(manifest)
-    for name in names:  # a harness whose own CLI registers the server (Claude Code)
-        mod = harness(name)
-        done = mod.register_mcp(project, *mcp.server())
-        if done is not None:
-            mcp.record(mod.NAME, done[0])
-            print(f"{mod.LABEL:<12} {done[1]}")
+    for name in names:
+        register_mcp(harness(name), project)
     if project:
         db, version = setup.init_database(project)
         print(f"database     {tilde(db)} (schema v{version})")
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
+    for mod, plugin in enabled.values():
+        print(f"{mod.LABEL:<12} engram's plugin {plugin} is enabled and brings engram's hooks and MCP server: "
+              "nothing written (disable the plugin first to register engram in the settings instead)")
     for mod in dict.fromkeys(mod for mod, _ in changes):
         print(runnable(f"Next ({mod.LABEL}): {mod.next_step(project)}"))
     print(runnable("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions"))
     for mod, step in plugins.values():
-        print(f"Next ({mod.LABEL} plugin): {step}")
+        on = mod.plugin_enabled(project)
+        print(f"Next ({mod.LABEL} plugin): " + (f"{on} is enabled: start a new session" if on else step))
     return 1 if errors else 0
+
+
+def register_mcp(mod, project: str | None) -> None:
+    """The MCP server, with a harness whose own CLI registers it (Claude Code), under a name
+    no other tool's server holds there (install/mcp.py); recorded in mcp.json."""
+    from engram.install import mcp
+
+    servers = mod.mcp_servers(project)
+    if servers is None:
+        return  # a file entry registers it (planned with the settings), or no way is known
+    name, foreign = mcp.choose(servers)
+    if foreign:
+        print(f"{mod.LABEL:<12} {mcp.foreign_note(foreign)}")
+    registered, said = mod.register_mcp(project, name, *mcp.server()) if name else (False, mcp.note(None, []))
+    mcp.record(mod.NAME, name if registered else None)
+    print(f"{mod.LABEL:<12} {said}")
 
 
 def _dry_run(changes, errors, mods: list, project: str | None) -> int:
@@ -178,7 +205,9 @@ def _dry_run(changes, errors, mods: list, project: str | None) -> int:
         print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.path}: no change ({change.note})",
               end="" if change.changed else "\n")
     for mod in mods:
-        command = mod.mcp_command(project, *mcp.server())
+        servers = mod.mcp_servers(project)
+        name = mcp.choose(servers)[0] if servers is not None else None
+        command = mod.mcp_command(project, name, *mcp.server()) if name else None
         if command:
             print(f"{mod.LABEL}: would run (when `{mod.COMMAND}` is on PATH): {shlex.join(command)}")
     for e in errors:
@@ -211,16 +240,11 @@ def uninstall(args: argparse.Namespace) -> int:
             print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.note}", end="" if change.changed else "\n")
             continue
         plan.apply(change, manifest, installing=False)
-        mcp.record(mod.NAME, False)
+        mcp.record(mod.NAME, None)
         if change.changed:
             print(f"{mod.LABEL:<12} {tilde(change.path)}: {change.note}")
     for name in names if not args.dry_run else ():  # a harness whose own CLI registered the server
-        mod = harness(name)
-        said = mod.unregister_mcp(project)
-        if said is not None:
-            mcp.record(mod.NAME, False)
-            if said:
-                print(f"{mod.LABEL:<12} {said}")
+        unregister_mcp(harness(name), project)
     for e in errors:
         print(f"Error: {e}", file=sys.stderr)
     if args.dry_run:
@@ -232,3 +256,18 @@ def uninstall(args: argparse.Namespace) -> int:
         print("engram's hooks were not installed in any of these settings files")
     print(f"Your memory stays in {tilde(home)}; delete that directory to forget everything.")
     return 1 if errors else 0
+
+
+def unregister_mcp(mod, project: str | None) -> None:
+    """Take engram's MCP server out of a harness whose own CLI registered it, by each name it
+    may have (another tool's server by that name stays)."""
+    from engram.config import MCP_SERVERS
+    from engram.install import mcp
+
+    for name in MCP_SERVERS:
+        said = mod.unregister_mcp(project, name)
+        if said is None:
+            return  # a file entry held it: the settings change took it out
+        if said:
+            print(f"{mod.LABEL:<12} {said}")
+    mcp.record(mod.NAME, None)

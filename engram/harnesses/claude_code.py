@@ -5,9 +5,9 @@ not know is still captured (as `tool_call`).
 
 Install: hooks in ~/.claude/settings.json, or a project's .claude/settings.local.json.
 Project level uses settings.local.json (private, not committed), because the command
-names this machine's paths. The repository is also a Claude Code plugin whose root
-hooks.json calls "${CLAUDE_PLUGIN_ROOT}"/bin/engram-hook: with the plugin enabled,
-run `engram install --plugin` so the hooks are not registered twice.
+names this machine's paths. The checkout's plugin/ folder is also a Claude Code plugin
+(the repository its marketplace) whose hooks call "${CLAUDE_PLUGIN_ROOT}"/bin/engram-hook:
+with the plugin enabled, run `engram install --plugin` so the hooks are not registered twice.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
+from engram.config import MCP_SERVERS
 
 NAME = "claude-code"
 LABEL = "Claude Code"
 HANDLERS: dict = {}
 INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}
-# Our own MCP tools: saving a decision is a decision event, querying is not captured.
-DECISION_TOOLS = {"mcp__engram__save_decision", "mcp__plugin_engram_engram__save_decision"}
+# Our own MCP tools, under each name install may give the server and the plugin's: saving a
+# decision is a decision event, querying is not captured.
+DECISION_TOOLS = {*(f"mcp__{server}__save_decision" for server in MCP_SERVERS),
+                  "mcp__plugin_engram_engram__save_decision"}
 OWN_QUERY_SUFFIX = "__query_knowledge"
 # The agents' own task lists (docs/harness-contracts.md §1.9, §2.7, §3.5): tool -> (list field,
 # text field). Each call carries the whole list with every item's status.
@@ -219,7 +222,12 @@ def next_step(project: str | None) -> str:
 
 
 def plugin_step(root: str) -> str:
-    return f"run `claude --plugin-dir {root}`, or install engram from a plugin marketplace with /plugin"
+    """The checkout is a plugin marketplace whose one plugin is its plugin/ folder (so Claude
+    Code copies that folder only, not the checkout's .venv or build/)."""
+    import shlex
+
+    return (f"run `claude plugin marketplace add {shlex.quote(root)}` and `claude plugin install engram@engram`, "
+            f"or `claude --plugin-dir {shlex.quote(os.path.join(root, 'plugin'))}` for one session")
 
 
 # -- its MCP server: ~/.claude.json belongs to its CLI, so the CLI registers it -------------
@@ -229,12 +237,50 @@ def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> None
     return None  # no file of Claude Code's is engram's to edit for it
 
 
-def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> list[str]:
-    """`claude mcp add`, at user scope (`--scope local` in the project with --project)."""
-    from engram.config import MCP_SERVER
+def _json_object(path: str) -> dict:
+    import json
 
+    try:
+        with open(path, "rb") as f:
+            doc = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _servers_of(holder) -> dict:
+    servers = holder.get("mcpServers") if isinstance(holder, dict) else None
+    return servers if isinstance(servers, dict) else {}
+
+
+def _scope_servers(project: str | None) -> dict:
+    """The servers at the scope engram registers at: user (~/.claude.json's `mcpServers`), or
+    with --project that project's local scope (under `projects` there), read, never written."""
+    doc = _json_object(os.path.join(os.path.expanduser("~"), ".claude.json"))
+    return _servers_of(_d(doc.get("projects")).get(project)) if project else _servers_of(doc)
+
+
+def mcp_servers(project: str | None) -> dict:
+    """The servers a session has by name, where engram registers its own: user scope and,
+    with --project, the project's local scope and its shared .mcp.json. A name is taken
+    wherever it is held, and by another tool wherever another tool's server holds it."""
+    from engram.config import is_own_mcp_server
+
+    scopes = [_scope_servers(None)]
+    if project:
+        scopes += [_scope_servers(project), _servers_of(_json_object(os.path.join(project, ".mcp.json")))]
+    found: dict = {}
+    for servers in scopes:
+        for name, entry in servers.items():
+            if name not in found or is_own_mcp_server(found[name]):
+                found[name] = entry
+    return found
+
+
+def mcp_command(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> list[str]:
+    """`claude mcp add`, at user scope (`--scope local` in the project with --project)."""
     pinned = [w for k, v in env.items() for w in ("--env", f"{k}={v}")]
-    return ["claude", "mcp", "add", "--scope", "local" if project else "user", *pinned, MCP_SERVER, "--", *argv]
+    return ["claude", "mcp", "add", "--scope", "local" if project else "user", *pinned, name, "--", *argv]
 
 
 def _claude(argv: list[str], project: str | None):
@@ -244,45 +290,49 @@ def _claude(argv: list[str], project: str | None):
                           stdin=subprocess.DEVNULL)
 
 
-def _has_server(project: str | None) -> bool:
-    from engram.config import MCP_SERVER
+def _failed(argv: list[str], res) -> str:
+    import shlex
 
-    return _claude(["claude", "mcp", "get", MCP_SERVER], project).returncode == 0
+    last = (res.stderr.strip() or res.stdout.strip() or f"exit {res.returncode}").splitlines()[-1]
+    return f"`{shlex.join(argv)}` failed ({last[:200]})"
 
 
-def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
+def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
     """(registered, what to tell the user): through the `claude` CLI when it is on PATH, else
-    the exact command to run."""
+    the exact command to run. `name` is free or engram's own (install/mcp.py chose it): an
+    entry of engram's from another install there is replaced."""
     import shlex
     import shutil
 
-    add = mcp_command(project, argv, env)
+    add = mcp_command(project, name, argv, env)
     if shutil.which("claude") is None:
         return False, f"`claude` is not on PATH; to add the query_knowledge tool run: {shlex.join(add)}"
-    if _has_server(project):
-        return True, "MCP server 'engram' already registered (`claude mcp get engram` shows it)"
+    current = _scope_servers(project).get(name)
+    if current == {"type": "stdio", "command": argv[0], "args": argv[1:], "env": env}:
+        return True, f"MCP server '{name}' already registered (`claude mcp get {name}` shows it)"
+    if current is not None:
+        _claude(["claude", "mcp", "remove", "--scope", "local" if project else "user", name], project)
     res = _claude(add, project)
     if res.returncode != 0:
-        last = (res.stderr.strip() or res.stdout.strip() or f"exit {res.returncode}").splitlines()[-1]
-        return False, f"`{shlex.join(add)}` failed ({last}); run it yourself once that is fixed"
-    return True, "MCP server 'engram' registered with `claude mcp add`"
+        return False, f"{_failed(add, res)}; run it yourself once that is fixed"
+    return True, f"MCP server '{name}' registered with `claude mcp add`"
 
 
-def unregister_mcp(project: str | None) -> str:
-    """What happened to the registration (removed, or the command to remove it)."""
+def unregister_mcp(project: str | None, name: str) -> str:
+    """What happened to engram's server called `name` (removed, or the command to remove it;
+    "" when engram's is not there: another tool's server of that name is left alone)."""
     import shlex
     import shutil
 
-    from engram.config import MCP_SERVER
+    from engram.config import is_own_mcp_server
 
-    remove = ["claude", "mcp", "remove", "--scope", "local" if project else "user", MCP_SERVER]
-    if shutil.which("claude") is None:
-        return f"`claude` is not on PATH; if you added engram's MCP server, remove it with: {shlex.join(remove)}"
-    if not _has_server(project):
+    if not is_own_mcp_server(_scope_servers(project).get(name)):
         return ""
+    remove = ["claude", "mcp", "remove", "--scope", "local" if project else "user", name]
+    if shutil.which("claude") is None:
+        return f"`claude` is not on PATH; remove engram's MCP server with: {shlex.join(remove)}"
     res = _claude(remove, project)
-    return ("MCP server 'engram' removed" if res.returncode == 0
-            else f"`{shlex.join(remove)}` failed: {(res.stderr.strip() or res.stdout.strip())[:200]}")
+    return f"MCP server '{name}' removed" if res.returncode == 0 else _failed(remove, res)
 
 
 # -- doctor --------------------------------------------------------------------------------
@@ -292,10 +342,9 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
     return " - but disableAllHooks is true there, so none run" if doc.get("disableAllHooks") else ""
 
 
-def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
-    """The plugin enabled with engram's hooks in settings too: each hook would run twice."""
-    plugins = doc.get("enabledPlugins") if isinstance(doc.get("enabledPlugins"), dict) else {}
-    if any(k.split("@")[0] == "engram" and v for k, v in plugins.items()):
-        return [("the engram plugin is enabled and engram's hooks are in settings too: each hook runs twice",
-                 "`engram uninstall --harness claude-code` (keep the plugin)")]
-    return []
+def plugin_enabled(project: str | None) -> str | None:
+    """engram's plugin, when Claude Code has it installed and enabled (for this user, or in
+    `project`): it brings engram's hooks and MCP server itself."""
+    from engram.harnesses import claude_plugin
+
+    return ", ".join(claude_plugin.enabled(project)) or None

@@ -172,22 +172,27 @@ def plugin_step(root: str) -> None:
 
 
 def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[str, dict]:
-    """`[mcp_servers.engram]` in config.toml, next to the hooks.json engram writes."""
+    """`[mcp_servers.engram]` (or `.engram-memory`, install/mcp.py) in config.toml, next to the
+    hooks.json engram writes."""
     entry: dict = {"command": argv[0], "args": argv[1:], "startup_timeout_sec": 20}
     if env:
         entry["env"] = env
     return os.path.join(os.path.dirname(settings_path(project)), "config.toml"), entry
 
 
-def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_servers(project: str | None) -> None:
     return None  # config.toml holds it
 
 
-def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_command(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
     return None
 
 
-def unregister_mcp(project: str | None) -> None:
+def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None, name: str) -> None:
     return None
 
 
@@ -195,5 +200,5 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
     return " (Codex runs them once trusted in /hooks)"
 
 
-def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
-    return []
+def plugin_enabled(project: str | None) -> None:
+    return None  # no plugin of engram's for Codex

@@ -202,23 +202,28 @@ def plugin_step(root: str) -> None:
 
 
 def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> tuple[str, dict]:
-    """`mcpServers.engram` in the settings.json that holds the hooks (one change edits both,
-    so uninstall restores the file byte for byte); the timeout is milliseconds."""
+    """`mcpServers.engram` (or `.engram-memory`, install/mcp.py) in the settings.json that holds
+    the hooks (one change edits both, so uninstall restores the file byte for byte); the
+    timeout is milliseconds."""
     entry: dict = {"command": argv[0], "args": argv[1:], "timeout": 30000}
     if env:
         entry["env"] = env
     return settings_path(project), entry
 
 
-def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_servers(project: str | None) -> None:
     return None  # settings.json holds it
 
 
-def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_command(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
     return None
 
 
-def unregister_mcp(project: str | None) -> None:
+def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None, name: str) -> None:
     return None
 
 
@@ -226,5 +231,5 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
     return ""
 
 
-def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
-    return []
+def plugin_enabled(project: str | None) -> None:
+    return None  # no plugin of engram's for Gemini CLI

@@ -145,15 +145,19 @@ def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> None
     return None
 
 
-def mcp_command(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_servers(project: str | None) -> None:
     return None
 
 
-def register_mcp(project: str | None, argv: list[str], env: dict[str, str]) -> None:
+def mcp_command(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
     return None
 
 
-def unregister_mcp(project: str | None) -> None:
+def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> None:
+    return None
+
+
+def unregister_mcp(project: str | None, name: str) -> None:
     return None
 
 
@@ -164,5 +168,5 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
     return ""
 
 
-def doctor_warnings(doc: dict) -> list[tuple[str, str]]:
-    return []
+def plugin_enabled(project: str | None) -> None:
+    return None  # no plugin of engram's for GSD 2

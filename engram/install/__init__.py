@@ -14,16 +14,28 @@ import shlex
 import sys
 
 
-def checkout_script(name: str = "engram-hook") -> str | None:
-    """`bin/<name>` of the checkout engram runs from, when there is one."""
+PLUGIN_DIR = "plugin"  # the checkout's Claude Code plugin: .claude-plugin/, hooks/, .mcp.json, bin/
+
+
+def plugin_dir() -> str | None:
+    """The plugin directory of the checkout engram runs from, when there is one: the Claude
+    Code plugin, whose bin/engram-hook every install from that checkout registers too (one
+    copy of the script). An installed wheel has none."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.path.join(root, "bin", name)
-    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    path = os.path.join(root, PLUGIN_DIR)
+    hook = os.path.join(path, "bin", "engram-hook")
+    return path if os.path.isfile(hook) and os.access(hook, os.X_OK) else None
+
+
+def checkout_script(name: str = "engram-hook") -> str | None:
+    """`plugin/bin/<name>` of the checkout engram runs from, when there is one."""
+    found = plugin_dir()
+    return os.path.join(found, "bin", name) if found else None
 
 
 def runner_target() -> str:
-    """The executable the hook command starts: the checkout's bin/engram-hook (which finds
-    the interpreter recorded at install), else this interpreter's absolute path."""
+    """The executable the hook command starts: the checkout's plugin/bin/engram-hook (which
+    finds the interpreter recorded at install), else this interpreter's absolute path."""
     return checkout_script() or os.path.abspath(sys.executable)
 
 

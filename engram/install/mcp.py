@@ -1,12 +1,16 @@
 """engram's MCP server (`engram mcp`: query_knowledge, save_decision) as install writes it.
 
 Each harness says how it registers the server (docs/harness-contracts.md §5.2, its module's
-`mcp_entry` / `mcp_command` / `register_mcp`): Claude Code through its CLI, Codex as a
-table in config.toml, Gemini CLI as `mcpServers.engram` in its settings.json, GSD 2 not at
-all. What is shared is here: the server's command line, the marked TOML table (written and
-taken out again without rewriting the rest of the file) and the record of what is
-registered, $ENGRAM_HOME/mcp.json (engram.config.mcp_registered): the injected text names
-the query_knowledge tool only where the agent has it.
+`mcp_entry` / `mcp_servers` / `register_mcp`): Claude Code through its CLI, Codex as a
+table in config.toml, Gemini CLI as an `mcpServers` entry in its settings.json, GSD 2 not at
+all. What is shared is here: the server's command line, its name, the marked TOML table
+(written and taken out again without rewriting the rest of the file) and the record of what
+is registered, $ENGRAM_HOME/mcp.json (engram.config.mcp_server_name): the injected text names
+the query_knowledge tool only where the agent has it, and uninstall and doctor know the name.
+
+The name is `engram`, unless another tool's server already holds it there (other memory
+tools call theirs `engram` too): then `engram-memory` (config.MCP_SERVERS). Another tool's
+entry is never overwritten or removed, and install says in one line that it is there.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import json
 import os
 import sys
 
-from engram.config import MCP_SERVER as SERVER
+from engram.config import MCP_SERVER, MCP_SERVERS, is_own_mcp_server
 
 TOML_MARK = "# engram's MCP server, added by `engram install` (`engram uninstall` removes this table)"
 
@@ -30,17 +34,53 @@ def server() -> tuple[list[str], dict[str, str]]:
     return [os.path.abspath(sys.executable), *MODULE_ARGS, "mcp"], env
 
 
+# -- its name ----------------------------------------------------------------------------------
+
+
+def choose(servers: dict, ours=None) -> tuple[str | None, list[str]]:
+    """(the name engram's server takes among a harness's configured `servers`, the names of
+    MCP_SERVERS other tools' servers hold): the one engram's already has, else the first free
+    one; None when other tools hold them all. `ours(name)` says whose a server is (default:
+    its command line is engram's, config.is_own_mcp_server)."""
+    ours = ours or (lambda name: is_own_mcp_server(servers[name]))
+    held = [n for n in MCP_SERVERS if n in servers]
+    foreign = [n for n in held if not ours(n)]
+    mine = [n for n in held if n not in foreign]
+    free = [n for n in MCP_SERVERS if n not in servers]
+    return (mine + free + [None])[0], foreign
+
+
+def foreign_note(foreign: list[str]) -> str:
+    """One line on other tools' servers by engram's names, which stay as they are ("" for none)."""
+    if not foreign:
+        return ""
+    held = " and ".join(f"'{n}'" for n in foreign)
+    return f"an MCP server called {held} that engram did not write is configured there (another tool's?); left as it is"
+
+
+def note(name: str | None, foreign: list[str], already: bool = False) -> str:
+    """What install says of a file entry: engram's server registered (under which name), and
+    other tools' servers by engram's names, left as they are."""
+    said = [foreign_note(foreign)] if foreign else []
+    if name is not None:
+        said.append(f"MCP server {'already ' if already else ''}registered"
+                    + (f" as '{name}'" if name != MCP_SERVER else ""))
+    else:
+        said.append("engram's MCP server was not added")
+    return "; ".join(said)
+
+
 # -- the record the hooks read ----------------------------------------------------------------
 
 
-def record(harness: str, registered: bool) -> None:
-    """Note in $ENGRAM_HOME/mcp.json whether `harness` has the server."""
+def record(harness: str, name: str | None) -> None:
+    """Note in $ENGRAM_HOME/mcp.json the name `harness` has the server under (None: it has not)."""
     from engram.config import MCP_STATE, engram_home, mcp_state
     from engram.fsio import write_atomic
 
     state = mcp_state()
-    if registered:
-        state[harness] = True
+    if name:
+        state[harness] = name
     else:
         state.pop(harness, None)
     write_atomic(os.path.join(engram_home(), MCP_STATE), (json.dumps(state, indent=1) + "\n").encode())
@@ -59,9 +99,9 @@ def _toml(value) -> str:
     return str(value) if isinstance(value, int) else json.dumps(value)
 
 
-def toml_block(entry: dict) -> str:
-    """`[mcp_servers.engram]` holding `entry`, under engram's mark."""
-    lines = ["", TOML_MARK, f"[mcp_servers.{SERVER}]", *(f"{k} = {_toml(v)}" for k, v in entry.items())]
+def toml_block(entry: dict, name: str = MCP_SERVER) -> str:
+    """`[mcp_servers.<name>]` holding `entry`, under engram's mark."""
+    lines = ["", TOML_MARK, f"[mcp_servers.{name}]", *(f"{k} = {_toml(v)}" for k, v in entry.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -77,24 +117,35 @@ def _toml_tables(text: str, path: str) -> dict:
                           "the command again") from None
 
 
-def toml_with_server(text: str | None, entry: dict, path: str) -> tuple[str, str]:
-    """(the TOML text with engram's table, note); the text unchanged when it has one."""
+def _marked(text: str) -> set[str]:
+    """The `[mcp_servers.*]` tables engram wrote: those right under its mark."""
+    lines = text.split("\n")
+    return {after[len("[mcp_servers."):-1] for line, after in zip(lines, lines[1:])
+            if line == TOML_MARK and after.startswith("[mcp_servers.") and after.endswith("]")}
+
+
+def toml_with_server(text: str | None, entry: dict, path: str) -> tuple[str, str, str | None]:
+    """(the TOML text with engram's table, note, the table's name); the text unchanged when
+    it has that table already, or when other tools' tables hold every name."""
     text = text or ""
-    if SERVER in _toml_tables(text, path):
-        ours = TOML_MARK in text
-        if ours and toml_without_server(text) + toml_block(entry) == text:
-            return text, "MCP server already registered"
-        if not ours:
-            return text, "an 'engram' MCP server of your own is configured there; left as it is"
+    marked = _marked(text)
+    name, foreign = choose(_toml_tables(text, path), lambda n: n in marked)
+    if name is None:
+        return text, note(None, foreign), None
+    if name in marked:
+        if toml_without_server(text) + toml_block(entry, name) == text:
+            return text, note(name, foreign, already=True), name
         text = toml_without_server(text)
     sep = "" if not text or text.endswith("\n") else "\n"
-    return text + sep + toml_block(entry), "MCP server registered"
+    return text + sep + toml_block(entry, name), note(name, foreign), name
 
 
 def toml_without_server(text: str) -> str:
-    """The TOML text without the table engram appended (from its mark to the next table)."""
-    at = text.find("\n" + TOML_MARK + "\n")
-    if at < 0:
-        return text
-    end = text.find("\n[", at + len(TOML_MARK) + 2 + len(f"[mcp_servers.{SERVER}]"))
-    return text[:at] + (text[end + 1:] if end >= 0 else "")
+    """The TOML text without the tables engram appended (each from its mark to the next table)."""
+    while True:
+        at = text.find("\n" + TOML_MARK + "\n")
+        if at < 0:
+            return text
+        header_end = text.find("\n", at + len(TOML_MARK) + 2)
+        end = text.find("\n[", header_end) if header_end >= 0 else -1
+        text = text[:at] + (text[end + 1:] if end >= 0 else "")

@@ -2,7 +2,7 @@
 
 Two shapes exist. Claude Code, Codex and Gemini CLI nest: event -> [matcher group
 {matcher?, hooks: [handler]}]. GSD 2 is flat: event -> [handler]. A handler is engram's
-when its command runs `engram-hook` or `engram.hook`; nothing else is ever touched.
+when its command starts engram's hook (`is_ours`); nothing else is ever touched.
 Installing twice is a no-op: an event whose engram entries already equal the wanted
 ones is left as it is; otherwise engram's entries are replaced where the first of them
 stood (a new install appends them after the user's own).
@@ -11,17 +11,42 @@ stood (a new install appends them after the user's own).
 from __future__ import annotations
 
 import copy
+import os
+import shlex
 
-MARKERS = ("engram-hook", "engram.hook")
+from engram.config import HOOK_ARGS
+
+# The interpreter words of the hook command when it is not bin/engram-hook: config.HOOK_ARGS,
+# and what installs before -P wrote.
+RUNNER_ARGS = (HOOK_ARGS, ("-m", "engram.hook"))
 
 
 class Malformed(ValueError):
     """The settings hold a `hooks` value of a shape the harness would not accept either."""
 
 
+def command_words(command) -> list[str]:
+    """A hook command's words after its leading VAR=value assignments ([] when it does not parse)."""
+    try:
+        words = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return []
+    while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():
+        words.pop(0)
+    return words
+
+
 def is_ours(handler) -> bool:
-    command = handler.get("command") if isinstance(handler, dict) else None
-    return isinstance(command, str) and any(m in command for m in MARKERS)
+    """A handler engram wrote: `[VAR=value] <runner> <Event> --harness NAME`, the runner being
+    an engram-hook script (a checkout's or the plugin's bin/, $ENGRAM_HOME/bin/) or an
+    interpreter with RUNNER_ARGS. Other tools' commands that merely hold those words, such
+    as another memory tool's `~/.lore/bin/engram-hook` or `python -m engram.hooks.pre_tool_use`,
+    are theirs."""
+    words = command_words(handler.get("command") if isinstance(handler, dict) else None)
+    if "--harness" not in words[1:]:
+        return False
+    return os.path.basename(words[0]) == "engram-hook" or any(
+        tuple(words[1:1 + len(args)]) == args for args in RUNNER_ARGS)
 
 
 def _check(hooks, nested: bool) -> dict:

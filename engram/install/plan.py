@@ -32,6 +32,8 @@ class Change:
     before: str | None  # None: the file does not exist
     after: str | None  # None: delete the file
     note: str = ""
+    holds_server: bool = False  # the file is where the harness keeps engram's MCP server
+    server: str | None = None  # and the name the server has there after the change (None: it has none)
 
     @property
     def changed(self) -> bool:
@@ -101,10 +103,10 @@ def plan_install(mod, project: str | None) -> Change:
         if after is None:
             after = jsonedit.set_member(text or "", "hooks", hooks)
     entry = _mcp_entry(mod, project)
-    if entry is not None and entry[0] == path:  # the server's entry goes in the same file (Gemini CLI)
-        after, said = _with_mcp_server(after or "", entry[1], mod.ALLOW_COMMENTS)
-        note += "; " + said
-    return Change(mod.NAME, path, text, after, note)
+    if entry is None or entry[0] != path:
+        return Change(mod.NAME, path, text, after, note)
+    after, said, name = _with_mcp_server(after or "", entry[1], mod.ALLOW_COMMENTS)  # the same file (Gemini CLI)
+    return Change(mod.NAME, path, text, after, f"{note}; {said}", holds_server=True, server=name)
 
 
 def _mcp_entry(mod, project: str | None) -> tuple[str, dict] | None:
@@ -114,39 +116,33 @@ def _mcp_entry(mod, project: str | None) -> tuple[str, dict] | None:
     return mod.mcp_entry(project, *mcp.server())
 
 
-def _with_mcp_server(text: str, entry: dict, allow_comments: bool) -> tuple[str, str]:
-    """(text with `mcpServers.engram` = entry, note); a server of the user's own by that name is kept."""
+def _with_mcp_server(text: str, entry: dict, allow_comments: bool) -> tuple[str, str, str | None]:
+    """(text with engram's `mcpServers` entry, note, its name): under `engram`, or `engram-memory`
+    where another tool's server is called `engram` (install/mcp.py: never overwritten)."""
     from engram.install import mcp
 
     doc = jsonedit.loads(text, allow_comments) if text.strip() else {}
-    servers = doc.get("mcpServers")
-    if isinstance(servers, dict) and mcp.SERVER in servers:
-        if servers[mcp.SERVER] == entry:
-            return text, "MCP server already registered"
-        if not _is_our_server(servers[mcp.SERVER]):
-            return text, "an 'engram' MCP server of your own is configured there; left as it is"
-    if isinstance(servers, dict):
-        return jsonedit.set_member(text, mcp.SERVER, entry, ("mcpServers",)), "MCP server registered"
-    return jsonedit.set_member(text, "mcpServers", {mcp.SERVER: entry}), "MCP server registered"
-
-
-def _is_our_server(entry) -> bool:
-    """An `engram mcp` server entry engram wrote: args `-P -m engram mcp` (config.MODULE_ARGS),
-    or `-m engram mcp` as installs before -P wrote it."""
-    from engram.config import MODULE_ARGS
-
-    return isinstance(entry, dict) and entry.get("args") in ([*MODULE_ARGS, "mcp"], ["-m", "engram", "mcp"])
+    servers = doc.get("mcpServers") if isinstance(doc.get("mcpServers"), dict) else {}
+    name, foreign = mcp.choose(servers)
+    if name is None:
+        return text, mcp.note(None, foreign), None
+    if servers.get(name) == entry:
+        return text, mcp.note(name, foreign, already=True), name
+    if isinstance(doc.get("mcpServers"), dict):
+        return jsonedit.set_member(text, name, entry, ("mcpServers",)), mcp.note(name, foreign), name
+    return jsonedit.set_member(text, "mcpServers", {name: entry}), mcp.note(name, foreign), name
 
 
 def _without_mcp_server(doc: dict, drop_key: bool) -> dict:
-    """The document without engram's `mcpServers.engram` (and without `mcpServers` if it
-    held only that and `drop_key`)."""
-    from engram.install import mcp
+    """The document without engram's `mcpServers` entries (and without `mcpServers` if it
+    held only those and `drop_key`); other tools' servers stay, whatever their names."""
+    from engram.config import MCP_SERVERS, is_own_mcp_server
 
     servers = doc.get("mcpServers")
-    if not isinstance(servers, dict) or not _is_our_server(servers.get(mcp.SERVER)):
+    ours = [n for n in MCP_SERVERS if isinstance(servers, dict) and is_own_mcp_server(servers.get(n))]
+    if not ours:
         return doc
-    rest = {k: v for k, v in servers.items() if k != mcp.SERVER}
+    rest = {k: v for k, v in servers.items() if k not in ours}
     out = dict(doc)
     if rest or not drop_key:
         out["mcpServers"] = rest
@@ -224,14 +220,14 @@ def plan_uninstall(mod, project: str | None, manifest: dict) -> Change:
 
 
 def _removed_server(text: str, doc: dict, no_server: dict) -> str:
-    """`text` without engram's MCP server entry, when `no_server` says it goes."""
-    from engram.install import mcp
-
+    """`text` without engram's MCP server entries, when `no_server` says they go."""
     if no_server == doc:
         return text
     if "mcpServers" not in no_server:
         return jsonedit.remove_member(text, "mcpServers")
-    return jsonedit.remove_member(text, mcp.SERVER, ("mcpServers",))
+    for name in [n for n in doc["mcpServers"] if n not in no_server["mcpServers"]]:
+        text = jsonedit.remove_member(text, name, ("mcpServers",))
+    return text
 
 
 def _targeted_removal(text: str, doc: dict, hooks: dict, drop_key: bool, mod) -> str | None:
@@ -354,7 +350,19 @@ def _has_key(text: str | None, key: str) -> bool:
 
 
 def _had_engram(change: Change) -> bool:
-    return any(m in (change.before or "") for m in merge.MARKERS)
+    """Whether the file held engram's entries before this change (its manifest entry then
+    keeps the backup taken before engram first came): its hooks, or its marked TOML table."""
+    from engram.install import mcp
+
+    text = change.before or ""
+    if mcp.TOML_MARK in text:
+        return True
+    try:
+        doc = jsonedit.loads(text, allow_comments=True) if text.strip() else {}
+    except ValueError:
+        return False
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    return bool(merge.commands(hooks, True) or merge.commands(hooks, False))
 
 
 # -- an MCP server in a TOML file of its own (Codex's config.toml; engram.install.mcp) ---------
@@ -376,8 +384,8 @@ def plan_mcp_file(mod, project: str | None) -> Change | None:
         return None
     path, entry = found
     text = _read_text(path)
-    after, note = mcp.toml_with_server(text, entry, path)
-    return Change(mod.NAME, path, text, after if after != (text or "") else text, note)
+    after, note, name = mcp.toml_with_server(text, entry, path)
+    return Change(mod.NAME, path, text, after if after != (text or "") else text, note, holds_server=True, server=name)
 
 
 def plan_mcp_file_removal(mod, project: str | None, manifest: dict) -> Change | None:

@@ -26,8 +26,33 @@ def interpreter() -> str:
     return os.path.abspath(sys.executable)
 
 
+def own_command() -> str | None:
+    """This installation's `engram` script: next to its interpreter (a venv's or pipx's bin/)."""
+    path = os.path.join(os.path.dirname(interpreter()), "engram")
+    return path if os.path.isfile(path) else None
+
+
+def shebang(path: str) -> list[str]:
+    """The words of a script's `#!` line ([] for a program, or a file that cannot be read)."""
+    from engram.fsio import read_regular
+
+    head = read_regular(path, 512) or b""
+    return head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() if head.startswith(b"#!") else []
+
+
+def runs_this(path: str) -> bool:
+    """Whether the `engram` at `path` runs this installation: it is `own_command` (a pipx
+    link resolves to it), or a script started by this interpreter. Other memory tools ship
+    a command called `engram` too (a Go binary from brew, another Python package)."""
+    own = own_command()
+    if own and os.path.realpath(path) == os.path.realpath(own):
+        return True
+    words = shebang(path)
+    return bool(words) and os.path.abspath(words[0]) == interpreter()
+
+
 def record_interpreter(home: str) -> str:
-    """Write $ENGRAM_HOME/python, which bin/engram-hook runs; its path."""
+    """Write $ENGRAM_HOME/python, which plugin/bin/engram-hook runs; its path."""
     from engram.fsio import write_atomic
 
     path = os.path.join(home, PYTHON_FILE)
@@ -36,11 +61,11 @@ def record_interpreter(home: str) -> str:
 
 
 def write_launcher(home: str) -> str:
-    """Write $ENGRAM_HOME/bin/engram-hook, a stable path to engram's hook: what the
-    repository's hooks.json runs when copied into a settings file, outside a Claude Code
-    plugin (its commands fall back from ${CLAUDE_PLUGIN_ROOT} to it). It runs the same
-    command `engram install` registers, and, like bin/engram-hook, never fails the agent
-    when that command is gone. Its path."""
+    """Write $ENGRAM_HOME/bin/engram-hook, a stable path to engram's hook: what the plugin's
+    hooks/hooks.json runs when copied into a settings file, outside a Claude Code plugin (its
+    commands fall back from ${CLAUDE_PLUGIN_ROOT} to it). It runs the same command `engram
+    install` registers, and, like plugin/bin/engram-hook, never fails the agent when that
+    command is gone. Its path."""
     from engram.fsio import write_atomic
     from engram.install import runner_target, runner_words
 

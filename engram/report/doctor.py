@@ -38,26 +38,29 @@ def home() -> str:
 # -- interpreter -------------------------------------------------------------------------
 
 
-def interpreter() -> list[Check]:
+def interpreter(plugin: bool = False) -> list[Check]:
+    """This interpreter, and the one the hooks run (recorded by `engram install`; a `plugin`
+    finds it only there, or in the checkout it runs from)."""
     from engram import __version__
-    from engram.install import checkout_script, setup
+    from engram.install import plugin_dir, setup
 
     v = sys.version_info
     out = [Check(OK if v >= (3, 11) else FAIL, "interpreter",
                  f"Python {v.major}.{v.minor}.{v.micro} at {sys.executable}, engram {__version__}",
                  "" if v >= (3, 11) else "install engram with Python 3.11 or newer")]
     recorded = setup.recorded_interpreter(home())
-    script = checkout_script()
+    checkout = os.path.dirname(plugin_dir()) if plugin_dir() else None
     if recorded is None:
-        level = WARN if script else OK
+        level = WARN if checkout or plugin else OK
+        fix = "run `engram install --plugin`" if plugin else "run `engram install`" if level != OK else ""
         out.append(Check(level, "hook interpreter", f"none recorded in {home()}/python"
-                         + (f"; bin/engram-hook falls back to {os.path.dirname(os.path.dirname(script))}/.venv"
-                            if script else ""), "run `engram install`" if level != OK else ""))
+                         + (f"; plugin/bin/engram-hook falls back to {checkout}/.venv" if checkout else
+                            "; the plugin's hooks find no engram to run" if plugin else ""), fix))
         return out
     if not os.access(recorded, os.X_OK):
         return out + [Check(FAIL, "hook interpreter", f"{recorded} (recorded in {home()}/python) is gone, "
                             "so hooks run nothing", "run `engram install` with the Python engram is installed in")]
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(script)) if script else "")
+    env = dict(os.environ, PYTHONPATH=checkout or "")
     res = subprocess.run([recorded, "-c", "import engram.hook"], capture_output=True, text=True, env=env, timeout=30)
     if res.returncode != 0:
         last = (res.stderr.strip().splitlines() or ["?"])[-1]
@@ -69,17 +72,9 @@ def interpreter() -> list[Check]:
 # -- registrations -----------------------------------------------------------------------
 
 
-def _command_target(command: str) -> str | None:
-    """The executable a registered hook command starts (after VAR=value words)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    words = [w for w in words if not ("=" in w and w.split("=", 1)[0].isidentifier())]
-    return words[0] if words else None
-
-
-def registration(name: str, project: str | None) -> list[Check]:
+def registration(name: str, project: str | None, plugin: str | None = None) -> list[Check]:
+    """The harness's hooks in its settings (the user's, or `project`'s), next to engram's
+    `plugin` when the harness has it enabled."""
     from engram.errors import EngramError
     from engram.harnesses.registry import get
     from engram.install import hook_command, merge, plan
@@ -94,25 +89,40 @@ def registration(name: str, project: str | None) -> list[Check]:
     hooks = doc.get("hooks")
     commands = merge.commands(hooks, mod.NESTED)
     if not commands:
-        if project or not found(mod):
-            return []  # a harness this user does not use is none of doctor's business
-        return [Check(OK, label, f"found; engram is not registered in {path} "
-                      f"(`engram install --harness {name}` adds it)")]
+        return _unregistered(mod, path, project, plugin)
     good, bad = merge.coverage(hooks, mod.wanted(hook_command), mod.NESTED)
     out = []
     for cmd in sorted(set(commands)):
-        target = _command_target(cmd)
+        target = (merge.command_words(cmd) or [None])[0]
         if target and os.path.isabs(target) and not os.access(target, os.X_OK):
             out.append(Check(FAIL, label, f"a hook runs {target}, which does not exist",
                              f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
             break
-    out += [Check(WARN, label, problem, fix) for problem, fix in mod.doctor_warnings(doc)]
+    if plugin:
+        out.append(Check(WARN, label, f"engram's plugin {plugin} is enabled and engram's hooks are in {path} too: "
+                         "each hook runs twice", f"`engram uninstall --harness {name}" + (f" --project {project}`"
+                                                                                           if project else "`")
+                         + " (the plugin keeps working)"))
     if bad:
         out.append(Check(WARN, label, f"{path}: engram hooks missing or out of date for {', '.join(bad)}",
                          f"`engram install --harness {name}" + (f" --project {project}`" if project else "`")))
     else:
         out.append(Check(OK, label, f"{len(good)} hooks registered in {path}" + mod.doctor_caveat(doc, project)))
     return out
+
+
+def _unregistered(mod, path: str, project: str | None, plugin: str | None) -> list[Check]:
+    """No hook of engram's in the settings file: the plugin has them, or engram is not set up
+    for this harness (said only for a harness this user has: the others are none of doctor's business)."""
+    if project:
+        return []
+    if plugin:
+        return [Check(OK, mod.LABEL, f"engram runs as the {mod.LABEL} plugin {plugin}: its hooks and MCP server "
+                      "come with the plugin")]
+    if not found(mod):
+        return []
+    return [Check(OK, mod.LABEL, f"found; engram is not registered in {path} "
+                  f"(`engram install --harness {mod.NAME}` adds it)")]
 
 
 def found(mod) -> bool:
@@ -171,11 +181,10 @@ def mcp_server() -> list[Check]:
     return [Check(OK, "MCP server", f"`engram mcp` starts and lists {', '.join(tools)}")]
 
 
-def mcp_registrations(names: list[str]) -> list[Check]:
-    """Per harness with engram's hooks: does its agent have the query_knowledge tool?"""
-    import shlex
-
-    from engram.config import mcp_registered
+def mcp_registrations(names: list[str], plugins: dict[str, str | None]) -> list[Check]:
+    """Per harness with engram's hooks: does its agent have the query_knowledge tool? (engram's
+    plugin, where enabled, declares the server itself)."""
+    from engram.config import MCP_SERVER, mcp_server_name
     from engram.harnesses.registry import get
     from engram.install import mcp
 
@@ -183,28 +192,69 @@ def mcp_registrations(names: list[str]) -> list[Check]:
     argv, env = mcp.server()
     for name in names:
         mod = get(name)
-        command = mod.mcp_command(None, argv, env)
-        if command is None and mod.mcp_entry(None, argv, env) is None:
+        servers = mod.mcp_servers(None)
+        if servers is None and mod.mcp_entry(None, argv, env) is None:
             continue  # no way to register it is known for this harness
-        if mcp_registered(name):
-            out.append(Check(OK, f"MCP {mod.LABEL}", "engram's MCP server is registered (query_knowledge)"))
-        elif command:
+        registered = mcp_server_name(name)
+        if plugins.get(name):
+            out.append(Check(OK, f"MCP {mod.LABEL}", f"the plugin {plugins[name]} declares engram's MCP server "
+                             "(query_knowledge)"))
+        elif registered:
+            out.append(Check(OK, f"MCP {mod.LABEL}", "engram's MCP server is registered"
+                             + (f" as '{registered}'" if registered != MCP_SERVER else "") + " (query_knowledge)"))
+        elif servers is not None:
             out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered (or engram does not "
-                             "know it is), so the agent has no query_knowledge tool",
-                             f"`{shlex.join(command)}`, then `engram install` again"))
+                             "know it is), so the agent has no query_knowledge tool", _mcp_fix(mod, servers)))
         else:
             out.append(Check(WARN, f"MCP {mod.LABEL}", "engram's MCP server is not registered",
                              f"`engram install --harness {name}`"))
     return out
 
 
+def _mcp_fix(mod, servers: dict) -> str:
+    """The command that registers engram's server with a harness whose CLI does, under the name
+    install would give it."""
+    from engram.config import MCP_SERVERS
+    from engram.install import mcp
+
+    name = mcp.choose(servers)[0]
+    if name is None:
+        return f"other tools' MCP servers hold {' and '.join(MCP_SERVERS)}: rename one of them, then `engram install`"
+    return f"`{shlex.join(mod.mcp_command(None, name, *mcp.server()))}`, then `engram install` again"
+
+
 # -- data ----------------------------------------------------------------------------------
+
+
+def command() -> list[Check]:
+    """Whether `engram` typed in a shell runs this installation: other memory tools ship a
+    command called engram too, and the first on PATH wins."""
+    import shutil
+
+    from engram.install import setup
+
+    found, own = shutil.which("engram"), setup.own_command()
+    mine = own or f"{setup.interpreter()} -m engram"
+    if found is None:
+        return [Check(OK, "command", f"`engram` is not on PATH; engram's hints name {mine}")]
+    if setup.runs_this(found):
+        return [Check(OK, "command", f"`engram` on PATH is this installation ({found})")]
+    words = setup.shebang(found)
+    what = f"a script run by {' '.join(words)}" if words else "a program, not a script of engram's (another tool's?)"
+    return [Check(WARN, "command", f"the `engram` first on PATH, {found}, is {what}, not this installation ({mine}): "
+                  "typing `engram` runs that one", f"run this one as {mine} (engram's own hints do), or put "
+                  f"{os.path.dirname(own or setup.interpreter())} first on PATH")]
 
 
 def data_dir() -> list[Check]:
     h = home()
     if not os.path.isdir(h):
-        return [Check(WARN, "data dir", f"{h} does not exist yet", "`engram install` creates it")]
+        return [Check(WARN, "data dir", f"{h} does not exist yet", "`engram install` (`--plugin` with engram's "
+                      "Claude Code plugin) creates it")]
+    return _data_dir_access(h) + shared_data_dir(h)
+
+
+def _data_dir_access(h: str) -> list[Check]:
     mode = os.stat(h).st_mode & 0o777
     if not os.access(h, os.W_OK | os.X_OK):
         return [Check(FAIL, "data dir", f"{h} is not writable by you, so hooks capture nothing",
@@ -213,6 +263,19 @@ def data_dir() -> list[Check]:
         return [Check(WARN, "data dir", f"{h} has mode {mode:o}: other users can read your sessions",
                       f"chmod 700 {h}")]
     return [Check(OK, "data dir", f"{h} (mode 700)")]
+
+
+def shared_data_dir(h: str) -> list[Check]:
+    """A file engram never writes where another memory tool keeps its data: engram's databases
+    are per project (projects/<id>/engram.db), and a Go tool also called engram keeps its own
+    in ~/.engram/engram.db, the default ENGRAM_HOME."""
+    foreign = os.path.join(h, "engram.db")
+    if not os.path.lexists(foreign):
+        return []
+    return [Check(WARN, "data dir", f"{foreign} is not engram's (its databases are {h}/projects/*/engram.db): "
+                  "another tool called engram keeps its data in the same folder",
+                  "both work while each keeps to its own files; to part them, set ENGRAM_HOME to another "
+                  "folder where your harness starts and run `engram install` again (it pins ENGRAM_HOME in the hooks)")]
 
 
 def _kind(mode: int) -> str:
@@ -492,16 +555,17 @@ def run_all(project: str | None = None) -> list[Check]:
     """Every check, in the order `engram doctor` prints them."""
     from engram.harnesses.registry import HARNESSES
 
-    checks = interpreter()
+    plugins = {name: load().plugin_enabled(project) for name, load in HARNESSES.items()}
+    checks = interpreter(any(plugins.values()))
     hooked = []
     for name in HARNESSES:
-        mine = registration(name, None) + (registration(name, project) if project else [])
+        mine = registration(name, None, plugins[name]) + (registration(name, project, plugins[name]) if project else [])
         checks += mine
-        if any(c.level != OK or "hooks registered" in c.message for c in mine):
+        if plugins[name] or any(c.level != OK or "hooks registered" in c.message for c in mine):
             hooked.append(name)
     if hooked:
-        checks += mcp_server() + mcp_registrations(hooked)
-    for fn in (data_dir, special_files, databases, vectors, providers, backlog, faults):
+        checks += mcp_server() + mcp_registrations(hooked, plugins)
+    for fn in (command, data_dir, special_files, databases, vectors, providers, backlog, faults):
         try:
             checks += fn()
         except Exception as exc:  # a broken check is reported, never a traceback

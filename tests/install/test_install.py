@@ -177,7 +177,7 @@ def test_project_level_creates_and_removes_its_files(home, tmp_path):
 
 def test_an_old_engram_entry_is_replaced_not_duplicated(home, settings):
     path = home / settings["claude-code"]
-    old = {"type": "command", "command": "/old/checkout/bin/engram-hook Stop", "timeout": 10}
+    old = {"type": "command", "command": "/old/checkout/bin/engram-hook Stop --harness claude-code", "timeout": 10}
     d = doc(path)
     d["hooks"]["Stop"] = [{"hooks": [old]}, {"hooks": [{"type": "command", "command": "say done"}]}]
     path.write_text(json.dumps(d, indent=2))
@@ -187,11 +187,44 @@ def test_an_old_engram_entry_is_replaced_not_duplicated(home, settings):
     assert merge.is_ours(stop[0]["hooks"][0])
 
 
+# Other memory tools' hook commands that hold engram's words (issue 24, item 11): a launcher
+# called engram-hook of their own, a Python package called engram with a `hooks` module.
+FOREIGN_HOOKS = ["~/.lore/bin/engram-hook beforeSubmitPrompt", "python3 -m engram.hooks.pre_tool_use",
+                 "python3 -m piia_engram.hooks.auto_save_on_stop", "engram hook session-start",
+                 "${CLAUDE_PLUGIN_ROOT}/scripts/session-stop.sh  # engram"]
+
+
+@pytest.mark.parametrize("command", FOREIGN_HOOKS)
+def test_another_tools_engram_hook_is_never_taken_for_engrams(home, settings, command):
+    path = home / settings["claude-code"]
+    d = doc(path)
+    d["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": command}]}]
+    path.write_text(json.dumps(d, indent=2))
+    before = path.read_text()
+    assert not merge.is_ours({"command": command})
+    engram("install", "--harness", "claude-code")
+    assert doc(path)["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": command}]}
+    engram("uninstall", "--harness", "claude-code")
+    assert path.read_text() == before
+
+
+@pytest.mark.parametrize("command", ["/src/engram/plugin/bin/engram-hook Stop --harness claude-code",
+                                     "ENGRAM_HOME=/data/e /v/bin/python -P -c 'from engram.hook import entry; entry()' "
+                                     "Stop --harness codex",
+                                     "/v/bin/python -m engram.hook Stop --harness gemini",
+                                     '"${CLAUDE_PLUGIN_ROOT:-${ENGRAM_HOME:-$HOME/.engram}}"/bin/engram-hook Stop '
+                                     "--harness claude-code"])
+def test_every_command_engram_writes_or_wrote_is_engrams(command):
+    assert merge.is_ours({"command": command})
+
+
 def test_plugin_mode_writes_no_settings(home, engram_home, capsys, snapshot):
     before = snapshot(home)
     assert engram("install", "--plugin") == 0
     assert snapshot(home) == before and (engram_home / "python").exists()
-    assert "--plugin-dir" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "claude plugin marketplace add" in out and "claude plugin install engram@engram" in out
+    assert "--plugin-dir" in out
 
 
 def test_uninstall_when_nothing_is_installed(home, capsys, snapshot):

@@ -11,19 +11,36 @@ import tomllib
 import pytest
 
 from engram.cli import main
-from engram.config import MODULE_ARGS, mcp_registered
+from engram.config import MODULE_ARGS, mcp_registered, mcp_server_name
 from engram.install import jsonedit
 
 SERVER = [os.path.abspath(sys.executable), *MODULE_ARGS, "mcp"]
 
-FAKE_CLAUDE = """#!/bin/sh
-# A stand-in for Claude Code's CLI: logs its argv, keeps one MCP server's state in a file.
-echo "$*" >> "$FAKE_CLAUDE_DIR/calls"
-case "$1 $2" in
-  "mcp get") [ -f "$FAKE_CLAUDE_DIR/engram" ] && exit 0; echo "No MCP server found with name: $3" >&2; exit 1 ;;
-  "mcp add") touch "$FAKE_CLAUDE_DIR/engram"; echo "Added stdio MCP server $6" ;;
-  "mcp remove") rm -f "$FAKE_CLAUDE_DIR/engram"; echo "Removed MCP server" ;;
-esac
+# A stand-in for Claude Code's CLI: logs its argv and keeps MCP servers in ~/.claude.json as
+# the real one does (2.1.197: user scope in `mcpServers`, local scope under `projects[cwd]`;
+# tests/realclis/test_names.py runs the real one).
+FAKE_CLAUDE = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+with open(os.path.join(os.environ["FAKE_CLAUDE_DIR"], "calls"), "a") as f:
+    f.write(" ".join(args) + "\\n")
+path = os.path.join(os.environ["HOME"], ".claude.json")
+doc = json.load(open(path)) if os.path.exists(path) else {{}}
+scope = args[args.index("--scope") + 1] if "--scope" in args else "local"
+holder = doc if scope == "user" else doc.setdefault("projects", {{}}).setdefault(os.getcwd(), {{}})
+servers = holder.setdefault("mcpServers", {{}})
+if args[:2] == ["mcp", "add"]:
+    cut = args.index("--")
+    env = dict(args[i + 1].split("=", 1) for i in range(cut) if args[i] == "--env")
+    name = args[cut - 1]
+    if name in servers:
+        sys.exit(f"MCP server {{name}} already exists in {{scope}} config")
+    servers[name] = {{"type": "stdio", "command": args[cut + 1], "args": args[cut + 2:], "env": env}}
+    print(f"Added stdio MCP server {{name}}")
+elif args[:2] == ["mcp", "remove"]:
+    if servers.pop(args[-1], None) is None:
+        sys.exit(f"No MCP server found with name: {{args[-1]}}")
+json.dump(doc, open(path, "w"), indent=2)
 """
 
 
@@ -31,7 +48,7 @@ esac
 def fake_claude(tmp_path, monkeypatch):
     bin_dir = tmp_path / "fake-bin"
     bin_dir.mkdir()
-    (bin_dir / "claude").write_text(FAKE_CLAUDE)
+    (bin_dir / "claude").write_text(FAKE_CLAUDE.format(python=sys.executable))
     os.chmod(bin_dir / "claude", 0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_CLAUDE_DIR", str(bin_dir))
@@ -48,7 +65,7 @@ def test_claude_code_gets_the_server_through_its_cli_once(home, fake_claude, eng
     add = [c for c in calls(fake_claude) if c.startswith("mcp add")]
     assert add == [f"mcp add --scope user --env ENGRAM_HOME={engram_home} engram -- {' '.join(SERVER)}"]
     assert mcp_registered("claude-code")
-    assert main(["install"]) == 0  # already there: `claude mcp get` says so, nothing is added twice
+    assert main(["install"]) == 0  # already there (~/.claude.json says so): nothing is added twice
     assert len([c for c in calls(fake_claude) if c.startswith("mcp add")]) == 1
     assert main(["uninstall", "--harness", "claude-code"]) == 0
     assert calls(fake_claude)[-1] == "mcp remove --scope user engram" and not mcp_registered("claude-code")
@@ -80,14 +97,68 @@ def test_codex_gets_a_table_in_config_toml_and_gemini_an_entry_in_settings(home,
     assert not mcp_registered("codex") and not mcp_registered("gemini")
 
 
-def test_a_server_of_the_users_own_called_engram_is_left_alone(home, settings, capsys):
+FOREIGN = {"command": "/opt/homebrew/bin/engram", "args": ["mcp"]}  # another memory tool's server, called engram
+
+
+def test_another_tools_engram_server_in_config_toml_stays_and_ours_is_engram_memory(home, capsys):
     toml = home / ".codex" / "config.toml"
-    toml.write_text(toml.read_text() + '\n[mcp_servers.engram]\ncommand = "my-engram"\n')
+    toml.write_text(toml.read_text() + '\n[mcp_servers.engram]\ncommand = "/opt/homebrew/bin/engram"\nargs = ["mcp"]\n')
     before = toml.read_text()
     assert main(["install", "--harness", "codex"]) == 0
-    assert toml.read_text() == before and "of your own" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "an MCP server called 'engram' that engram did not write" in out and "registered as 'engram-memory'" in out
+    text = toml.read_text()
+    assert text.startswith(before)  # every byte of it, ours appended
+    servers = tomllib.loads(text)["mcp_servers"]
+    assert servers["engram"] == FOREIGN and servers["engram-memory"]["args"] == SERVER[1:]
+    assert mcp_server_name("codex") == "engram-memory"
+    assert main(["install", "--harness", "codex"]) == 0 and toml.read_text() == text  # idempotent
     assert main(["uninstall", "--harness", "codex"]) == 0
-    assert toml.read_text() == before
+    assert toml.read_text() == before and mcp_server_name("codex") is None
+
+
+def test_another_tools_engram_server_in_gemini_settings_stays_and_ours_is_engram_memory(home, settings, capsys):
+    path = home / settings["gemini"]
+    path.write_text(path.read_text().replace('"mcpServers": {', '"mcpServers": {\n    "engram": '
+                                                                + json.dumps(FOREIGN) + ","))
+    before = path.read_text()
+    assert main(["install", "--harness", "gemini"]) == 0
+    servers = jsonedit.loads(path.read_text(), allow_comments=True)["mcpServers"]
+    assert servers["engram"] == FOREIGN and servers["engram-memory"]["args"] == SERVER[1:]
+    assert json.dumps(FOREIGN) in path.read_text()  # the other tool's entry, as it was written
+    assert mcp_server_name("gemini") == "engram-memory"
+    assert main(["uninstall", "--harness", "gemini"]) == 0
+    assert path.read_text() == before and mcp_server_name("gemini") is None
+
+
+def test_another_tools_engram_server_in_claude_json_stays_and_ours_is_engram_memory(home, fake_claude, capsys):
+    claude_json = home / ".claude.json"
+    claude_json.write_text(json.dumps({"mcpServers": {"engram": dict(FOREIGN, type="stdio", env={})}}, indent=2))
+    assert main(["install"]) == 0
+    out = capsys.readouterr().out
+    assert "an MCP server called 'engram' that engram did not write" in out
+    assert "MCP server 'engram-memory' registered" in out and mcp_server_name("claude-code") == "engram-memory"
+    servers = json.loads(claude_json.read_text())["mcpServers"]
+    assert servers["engram"] == dict(FOREIGN, type="stdio", env={}) and servers["engram-memory"]["args"] == SERVER[1:]
+    assert not any(c.startswith("mcp remove") for c in calls(fake_claude))
+    assert main(["uninstall", "--harness", "claude-code"]) == 0
+    assert calls(fake_claude)[-1] == "mcp remove --scope user engram-memory"
+    assert set(json.loads(claude_json.read_text())["mcpServers"]) == {"engram"}
+
+
+def test_when_other_tools_hold_both_names_nothing_is_added(home, capsys):
+    toml = home / ".codex" / "config.toml"
+    taken = "".join(f'\n[mcp_servers.{n}]\ncommand = "x"\n' for n in ("engram", "engram-memory"))
+    toml.write_text(toml.read_text() + taken)
+    before = toml.read_text()
+    assert main(["install", "--harness", "codex"]) == 0
+    assert toml.read_text() == before and "engram's MCP server was not added" in capsys.readouterr().out
+    assert not mcp_registered("codex")
+
+
+def test_an_install_before_the_second_name_is_read_as_engram(engram_home):
+    (engram_home / "mcp.json").write_text('{"codex": true}')
+    assert mcp_server_name("codex") == "engram" and mcp_registered("codex")
 
 
 def test_a_malformed_config_toml_is_one_line_and_left_alone(home, capsys):
@@ -137,4 +208,4 @@ def test_the_manifest_declares_mcp_and_no_unused_dependency():
     for name in names:
         module = modules.get(name, name)
         assert f"import {module}" in source or f"from {module}" in source or f'find_spec("{module}")' in source, name
-    assert json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["mcpServers"]["engram"]
+    assert json.loads((REPO / "plugin" / ".mcp.json").read_text())["mcpServers"]["engram"]

@@ -1,4 +1,4 @@
-"""The repository is a Claude Code plugin: manifest, root hooks.json, bin/ executables."""
+"""The Claude Code plugin: plugin/ (manifest, hooks/hooks.json, .mcp.json, bin/), the repository its marketplace."""
 
 from __future__ import annotations
 
@@ -7,25 +7,39 @@ import os
 import subprocess
 
 import pytest
-from testing.helpers import REPO, events, payload
+from testing.helpers import PLUGIN, REPO, events, payload
 
 from engram.harnesses import claude_code
 
+# Everything the plugin folder holds: Claude Code copies the whole folder into its plugin cache.
+PLUGIN_FILES = {".claude-plugin/plugin.json", "hooks/hooks.json", ".mcp.json", "bin/engram-hook", "bin/engram-mcp"}
 
-def manifest() -> dict:
-    return json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+
+def plugin_hooks() -> dict:
+    return json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
 
 
-def test_manifest_points_at_the_root_hooks_file():
-    m = manifest()
-    assert m["name"] == "engram" and m["hooks"] == "./hooks.json"
-    assert (REPO / m["hooks"]).is_file()
-    mcp = m["mcpServers"]["engram"]["command"]
-    assert mcp.startswith("${CLAUDE_PLUGIN_ROOT}/") and os.access(REPO / mcp.split("/", 1)[1], os.X_OK)
+def test_the_marketplace_serves_the_plugin_folder_which_holds_only_the_plugin():
+    market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
+    (entry,) = market["plugins"]
+    assert entry["name"] == "engram" and entry["source"] == "./plugin"
+    assert {str(p.relative_to(PLUGIN)) for p in PLUGIN.rglob("*") if p.is_file()} == PLUGIN_FILES
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "engram"
+    assert "hooks" not in manifest and "mcpServers" not in manifest  # in hooks/hooks.json and .mcp.json, by default
+    assert not (REPO / ".claude-plugin" / "plugin.json").exists() and not (REPO / "bin").exists()  # one copy of each
+
+
+def test_the_mcp_server_is_declared_in_the_plugins_mcp_json():
+    """`claude plugin details` counts a plugin's servers from its .mcp.json (2.1.197 showed 0 for
+    servers declared only in plugin.json)."""
+    (server,) = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"].values()
+    command = server["command"]
+    assert command == "${CLAUDE_PLUGIN_ROOT}/bin/engram-mcp" and os.access(PLUGIN / "bin" / "engram-mcp", os.X_OK)
 
 
 def test_hooks_json_registers_what_install_registers():
-    hooks = json.loads((REPO / "hooks.json").read_text())["hooks"]
+    hooks = plugin_hooks()
     assert set(hooks) == set(claude_code.EVENTS)
     for event, groups in hooks.items():
         (group,) = groups
@@ -40,22 +54,25 @@ def test_the_plugin_command_runs_with_state_outside_the_plugin(tmp_path, engram_
     """Expand ${CLAUDE_PLUGIN_ROOT} as Claude Code does and run the hook through a shell."""
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)
-    hooks = json.loads((REPO / "hooks.json").read_text())["hooks"]
-    cmd = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
-    env = dict(os.environ, CLAUDE_PLUGIN_ROOT=str(REPO), ENGRAM_NO_WORKER="1")
-    before = sorted(p.name for p in REPO.iterdir())
+    cmd = plugin_hooks()["UserPromptSubmit"][0]["hooks"][0]["command"]
+    env = dict(os.environ, CLAUDE_PLUGIN_ROOT=str(PLUGIN), ENGRAM_NO_WORKER="1")
+    before = sorted(str(p) for p in PLUGIN.rglob("*"))
     res = subprocess.run(["sh", "-c", cmd], input=json.dumps(payload("UserPromptSubmit", "pl1", proj, prompt="hi")).encode(),
                          capture_output=True, env=env, cwd=str(proj), timeout=30)
     assert res.returncode == 0 and res.stdout == b"", res.stderr
     assert [e["type"] for e in events(proj, "pl1")] == ["user_prompt"]
-    assert sorted(p.name for p in REPO.iterdir()) == before  # nothing written into the plugin dir
+    assert sorted(str(p) for p in PLUGIN.rglob("*")) == before  # nothing written into the plugin dir
 
 
-def bare_plugin(tmp_path) -> tuple[str, dict]:
-    """The plugin as Claude Code installs it (no .venv), on a machine where `engram install` never ran."""
-    plugin = tmp_path / "plugin"
+def bare_plugin(tmp_path, checkout: bool = False) -> tuple[str, dict]:
+    """The plugin as Claude Code installs it (its folder only, no .venv), on a machine where
+    `engram install` never ran; with `checkout`, the folder sits in a checkout (--plugin-dir)."""
+    plugin = tmp_path / "src" / "plugin"
     (plugin / "bin").mkdir(parents=True)
-    script = (REPO / "bin" / "engram-hook").read_text()
+    if checkout:
+        (tmp_path / "src" / "engram").mkdir()
+        (tmp_path / "src" / "engram" / "hook.py").write_text("")
+    script = (PLUGIN / "bin" / "engram-hook").read_text()
     (plugin / "bin" / "engram-hook").write_text(script)
     os.chmod(plugin / "bin" / "engram-hook", 0o755)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ENGRAM_HOME": str(tmp_path / "none")}
@@ -71,15 +88,18 @@ def test_engram_hook_without_any_interpreter_exits_zero(tmp_path):
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
-def test_the_plugin_without_an_interpreter_tells_the_user_at_session_start(tmp_path, harness):
+@pytest.mark.parametrize("checkout", [False, True])
+def test_the_plugin_without_an_interpreter_tells_the_user_at_session_start(tmp_path, harness, checkout):
     """Finding 2: no silent failure. SessionStart prints the harness's user-visible systemMessage
-    with the one command that turns memory on; the agent's context gets nothing."""
-    hook, env = bare_plugin(tmp_path)
+    with the one command that turns memory on (naming the checkout when the plugin sits in
+    one; Claude Code's plugin cache holds the plugin folder only); the agent's context gets nothing."""
+    hook, env = bare_plugin(tmp_path, checkout)
     res = subprocess.run([hook, "SessionStart", "--harness", harness], input=b"{}", capture_output=True, env=env)
     assert res.returncode == 0
     out = json.loads(res.stdout)
     assert set(out) == {"systemMessage"}
-    assert f"pipx install '{os.path.dirname(os.path.dirname(hook))}' && engram install --plugin" in out["systemMessage"]
+    source = f"'{tmp_path / 'src'}'" if checkout else "/path/to/your/engram/checkout"
+    assert f"pipx install {source} && engram install --plugin" in out["systemMessage"]
     gsd = subprocess.run([hook, "SessionStart", "--harness", "gsd"], input=b"{}", capture_output=True, env=env)
     assert gsd.returncode == 0 and gsd.stdout == b""  # GSD 2 shell hooks print nothing
 
@@ -87,7 +107,7 @@ def test_the_plugin_without_an_interpreter_tells_the_user_at_session_start(tmp_p
 def _copied_settings(tmp_path) -> dict:
     """hooks.json copied into a settings file, which users do (docs/harnesses.md, "Use it with Claude Code")."""
     settings = tmp_path / "settings.json"
-    settings.write_text(json.dumps({"hooks": json.loads((REPO / "hooks.json").read_text())["hooks"]}, indent=2))
+    settings.write_text(json.dumps({"hooks": plugin_hooks()}, indent=2))
     return json.loads(settings.read_text())["hooks"]
 
 
@@ -102,7 +122,7 @@ def test_copied_hooks_json_runs_inside_and_outside_a_plugin(tmp_path, engram_hom
     env = dict(os.environ, ENGRAM_NO_WORKER="1")
     env.pop("CLAUDE_PLUGIN_ROOT", None)
     if inside_plugin:
-        env["CLAUDE_PLUGIN_ROOT"] = str(REPO)
+        env["CLAUDE_PLUGIN_ROOT"] = str(PLUGIN)
     else:
         assert main(["install", "--plugin"]) == 0  # writes $ENGRAM_HOME/bin/engram-hook
     hooks = _copied_settings(tmp_path)

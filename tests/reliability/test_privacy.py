@@ -181,7 +181,7 @@ def test_kill_switch_every_event_every_harness_in_process(tmp_path, engram_home,
 def test_kill_switch_subprocess_and_off_values(tmp_path, engram_home):
     root = make_project(tmp_path)
     body = json.dumps({"session_id": "k", "cwd": str(root), "prompt": "hi"}).encode()
-    hook_bin = Path(__file__).resolve().parents[2] / "bin" / "engram-hook"
+    hook_bin = Path(__file__).resolve().parents[2] / "plugin" / "bin" / "engram-hook"
     for event in EVENT_NAMES[:10]:
         res = subprocess.run([sys.executable, "-m", "engram.hook", event], input=body, capture_output=True,
                              env={**os.environ, "ENGRAM_DISABLE": "1"}, timeout=30)

@@ -4,7 +4,7 @@ The harness runs engram's hooks in the project. Started as `python -m engram.hoo
 project's root came first on sys.path, so a cloned repository with a `fcntl.py` (or
 `json.py`, `contextlib.py`, ...) at its root had that file executed on every tool call, by
 every hook. engram's processes now start with -P (engram.config.HOOK_ARGS, MODULE_ARGS):
-the hook as `engram install` registers it, bin/engram-hook, the worker a Stop starts, and
+the hook as `engram install` registers it, plugin/bin/engram-hook, the worker a Stop starts, and
 the MCP server.
 """
 
@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 import pytest
-from testing.helpers import REPO, events, payload, project_dir, wait_for
+from testing.helpers import PLUGIN, events, payload, project_dir, wait_for
 
 from engram.config import HOOK_ARGS, MODULE_ARGS
 
@@ -43,7 +43,7 @@ def _hook(argv: list[str], event: str, root, **fields) -> None:
 @pytest.mark.parametrize("launch", ["installed", "checkout"])
 def test_no_hook_nor_the_worker_it_starts_imports_the_projects_files(hostile, launch):
     root, marker = hostile
-    argv = [sys.executable, *HOOK_ARGS] if launch == "installed" else ["sh", str(REPO / "bin" / "engram-hook")]
+    argv = [sys.executable, *HOOK_ARGS] if launch == "installed" else ["sh", str(PLUGIN / "bin" / "engram-hook")]
     _hook(argv, "SessionStart", root, source="startup")
     _hook(argv, "UserPromptSubmit", root, prompt="Run the tests.")
     _hook(argv, "PostToolUse", root, tool_name="Bash", tool_input={"command": "pytest -q"},

@@ -208,15 +208,15 @@ def test_doctor_names_a_special_file_in_the_queues_and_notices(proj_s0, engram_h
 
 
 def test_a_fifo_as_the_recorded_interpreter_hangs_neither_the_launcher_nor_doctor(proj_s0, engram_home, figures):
-    """bin/engram-hook reads $ENGRAM_HOME/python before any Python runs: `cat` on a FIFO waits
+    """plugin/bin/engram-hook reads $ENGRAM_HOME/python before any Python runs: `cat` on a FIFO waits
     for a writer, and so did doctor's check of it."""
-    from testing.helpers import REPO
+    from testing.helpers import PLUGIN
 
     os.mkfifo(engram_home / "python")
     env = {k: v for k, v in os.environ.items() if k != "ENGRAM_PYTHON"}
     body = json.dumps(payload("SessionStart", "s", proj_s0, source="startup")).encode()
     t = time.monotonic()
-    res = subprocess.run(["sh", str(REPO / "bin" / "engram-hook"), "SessionStart"], input=body, capture_output=True,
+    res = subprocess.run(["sh", str(PLUGIN / "bin" / "engram-hook"), "SessionStart"], input=body, capture_output=True,
                          env=env, timeout=60)
     assert res.returncode == 0 and time.monotonic() - t < FAST
     t = time.monotonic()

@@ -119,13 +119,64 @@ def test_missing_recorded_interpreter_fails(engram_home, capsys):
     assert code == 1 and any("/nonexistent/python3" in x for x in lines["FAIL"])
 
 
-def test_plugin_and_settings_together_warn(home, capsys, settings):
+def test_plugin_and_settings_together_warn(home, capsys):
+    from testing.helpers import PLUGIN
+    from testing.settings import claude_plugin
+
     main(["install", "--harness", "claude-code"])
-    path = home / settings["claude-code"]
-    path.write_text(path.read_text().replace('"formatter@acme": true', '"formatter@acme": true, "engram@engram": true'))
+    claude_plugin(home, PLUGIN)
     capsys.readouterr()
     code, lines = doctor(capsys)
-    assert code == 0 and any("runs twice" in x for x in lines["WARN"])
+    (twice,) = [x for x in lines["WARN"] if "runs twice" in x]
+    assert code == 0 and "engram@engram (user scope)" in twice
+    assert "engram uninstall --harness claude-code" in lines["_all"][0]
+
+
+def test_an_enabled_plugin_is_recognised_and_engram_install_not_advised(home, capsys):
+    """Issue 24, item 8: with the plugin on, doctor advised `engram install`, the double install."""
+    from testing.helpers import PLUGIN
+    from testing.settings import claude_plugin
+
+    claude_plugin(home, PLUGIN)
+    main(["install", "--plugin"])
+    capsys.readouterr()
+    code, lines = doctor(capsys)
+    out = lines["_all"][0]
+    assert code == 0 and "engram install --harness claude-code" not in out and "runs twice" not in out
+    (claude,) = [x for x in lines["OK"] if x.startswith("OK    Claude Code ")]
+    assert "runs as the Claude Code plugin engram@engram (user scope)" in claude
+    assert any("MCP Claude Code" in x and "declares engram's MCP server" in x for x in lines["OK"])
+
+
+@pytest.mark.parametrize("case", ["disabled", "another tool's plugin called engram", "another project's"])
+def test_a_plugin_that_is_not_engrams_or_not_on_here_is_not_taken_for_it(home, capsys, tmp_path, case):
+    from testing.helpers import PLUGIN
+    from testing.settings import claude_plugin
+
+    if case == "disabled":
+        claude_plugin(home, PLUGIN, enabled=False)
+    elif case == "another project's":
+        (tmp_path / "other" / ".git").mkdir(parents=True)
+        claude_plugin(home, PLUGIN, scope="project", project=tmp_path / "other")
+    else:
+        other = tmp_path / "other-engram"
+        (other / "scripts").mkdir(parents=True)
+        (other / "scripts" / "session-start.sh").write_text("#!/bin/sh\n")
+        claude_plugin(home, other)
+    code, lines = doctor(capsys)
+    (claude,) = [x for x in lines["OK"] if x.startswith("OK    Claude Code ")]
+    assert "found; engram is not registered" in claude
+
+
+def test_a_project_scope_plugin_counts_in_its_project(home, capsys, tmp_path):
+    from testing.helpers import PLUGIN
+    from testing.settings import claude_plugin
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    claude_plugin(home, PLUGIN, scope="project", project=proj)
+    code, lines = doctor(capsys, "--project", str(proj))
+    assert any("runs as the Claude Code plugin engram@engram (project scope)" in x for x in lines["OK"])
 
 
 def test_a_default_install_says_nothing_about_keys_it_never_asked_for(home, capsys, engram_home, monkeypatch):

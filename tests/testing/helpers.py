@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+PLUGIN = REPO / "plugin"  # the Claude Code plugin; its bin/engram-hook is what installs from a checkout run
 SCRIPTS = REPO / "tests" / "scripts"
 SHARED = Path(os.environ.get("ENGRAM_SHARED") or REPO.parent / "shared")
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"

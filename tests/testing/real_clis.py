@@ -152,6 +152,14 @@ class Sandbox:
     def install(self, *args: str) -> str:
         return self.engram("install", "--harness", self.harness, *args).stdout
 
+    # -- the harness's own CLI, as the user runs it ------------------------------------------
+
+    def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        """A subcommand of the harness's CLI (`claude plugin install ...`, `codex mcp list`) in
+        the project, stdin closed: the interactive ones (`claude doctor`) would wait for a TTY."""
+        return subprocess.run([PINS[self.harness][2], *args], cwd=str(self.proj), env=self.env(), capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=timeout)
+
     # -- one headless run of the CLI -------------------------------------------------------
 
     def command(self, api: AgentAPI, prompt: str, resume: str | None = None) -> tuple[list[str], dict[str, str]]:

@@ -109,3 +109,27 @@ def files():
 @pytest.fixture
 def settings():
     return SETTINGS
+
+
+def claude_plugin(home: Path, folder: Path, *, pid: str = "engram@engram", scope: str = "user",
+                  project: Path | None = None, enabled: bool = True) -> None:
+    """Record a Claude Code plugin as `claude plugin install` does (2.1.197; the real CLI's
+    records are checked by tests/realclis/test_plugin.py): the install in
+    ~/.claude/plugins/installed_plugins.json, the switch in its scope's settings file."""
+    import json
+
+    record = home / ".claude" / "plugins" / "installed_plugins.json"
+    data = json.loads(record.read_text()) if record.exists() else {"version": 2, "plugins": {}}
+    install = {"scope": scope, "installPath": str(folder), "version": "0.1.0",
+               "installedAt": "2026-01-01T00:00:00.000Z", "lastUpdated": "2026-01-01T00:00:00.000Z"}
+    if project is not None:
+        install["projectPath"] = str(project)
+    data["plugins"].setdefault(pid, []).append(install)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(data, indent=2))
+    base = home if scope == "user" else project
+    settings = base / ".claude" / ("settings.local.json" if scope == "local" else "settings.json")
+    doc = json.loads(settings.read_text()) if settings.exists() else {}
+    doc.setdefault("enabledPlugins", {})[pid] = enabled
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(doc, indent=2))
