@@ -154,7 +154,8 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
         for a, b in zip(paths, paths[1:]):
             g.edge(out[a], out[b], "interacts_with", 0.4)
     for path in _read_files(events, deleted, set(out)):
-        desc = f"{path}: {roles[path]}" if roles.get(path) else f"{path}: read while working on \"{clip_words(goal, 120)}\"."
+        desc = f"{path}: {roles[path]}" if roles.get(path) else (
+            f"{path}: read while working on \"{clip_words(goal, 120)}\".")
         out[path] = g.node("f", _path_name(path), "concept", desc, files=[path],
                            evidence=[next(e["seq"] for e in events if e.get("path") == path)],
                            data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {})})

@@ -23,7 +23,9 @@ HANDLERS: dict = {}
 INJECTABLE = {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}
 # Our own MCP tools, under each name install may give the server and the plugin's: saving a
 # decision is a decision event, querying is not captured.
-DECISION_TOOLS = {*(f"mcp__{server}__save_decision" for server in MCP_SERVERS),
+# Codex spells a server's "-" as "_" in tool names (mcp__engram_memory__save_decision).
+DECISION_TOOLS = {*(f"mcp__{name}__save_decision"
+                    for server in MCP_SERVERS for name in {server, server.replace("-", "_")}),
                   "mcp__plugin_engram_engram__save_decision"}
 OWN_QUERY_SUFFIX = "__query_knowledge"
 # The agents' own task lists (docs/harness-contracts.md §1.9, §2.7, §3.5): tool -> (list field,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
+from engram.config import MCP_SERVERS
 from engram.harnesses import claude_code
 from engram.harnesses.claude_code import as_dict as _d
 from engram.harnesses.claude_code import as_str as _s
@@ -29,7 +30,7 @@ LABEL = "Gemini CLI"
 HANDLERS: dict = {}
 INJECTABLE = {"SessionStart", "BeforeAgent", "AfterTool"}
 SEARCH_TOOLS = {"glob", "grep_search", "search_file_content", "grep", "list_directory"}
-OWN_MCP = "mcp_engram_"
+OWN_MCP = tuple(f"mcp_{name}_" for name in MCP_SERVERS)  # engram's server, under either name
 
 
 def _abs(path: str, cwd: str) -> str:
@@ -95,8 +96,9 @@ def tool_call(tool: str, tin: dict, resp, cwd: str) -> list[dict]:
     error = (_s(_d(err).get("message")) or _s(err) or "tool failed") if err else None
     base: dict = {"tool": tool, "ok": error is None, "error": error}
     path = _abs(_s(tin.get("file_path")) or _s(tin.get("absolute_path")) or _s(tin.get("path")), cwd)
-    if tool.startswith(OWN_MCP):
-        return claude_code.tool_call("mcp__engram__" + tool[len(OWN_MCP):], tin, resp, error)
+    own = next((p for p in OWN_MCP if tool.startswith(p)), None)
+    if own:
+        return claude_code.tool_call("mcp__engram__" + tool[len(own):], tin, resp, error)
     if tool == "read_file":
         content = _text(r)
         return [dict(base, action="read", path=path, offset=tin.get("offset"), limit=tin.get("limit"),

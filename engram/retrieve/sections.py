@@ -91,7 +91,8 @@ class _Budget:
     def text(self, header: str) -> str:
         out = [header]
         for g in GROUPS:
-            lines = self.lines[g] + ([COMPACT_FILES + ", ".join(self.files) + "."] if g == "Files" and self.files else [])
+            files = [COMPACT_FILES + ", ".join(self.files) + "."] if g == "Files" and self.files else []
+            lines = self.lines[g] + files
             if lines:
                 out += [g + ":"] + lines
         if self.low:
