@@ -179,7 +179,8 @@ def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: 
     counts: dict[str, int] = {}
     for e in events:
         path = e.get("path")
-        if e.get("type") == "file_read" and e.get("ok") and isinstance(path, str) and path and not path.endswith("/"):
+        if (e.get("type") == "file_read" and e.get("ok", True) is not False and isinstance(path, str) and path
+                and not path.endswith("/")):
             counts[path] = counts.get(path, 0) + 1
     ranked = [p for p, n in sorted(counts.items(), key=lambda kv: -kv[1])
               if n >= 2 and p not in written and p not in deleted]

@@ -50,7 +50,9 @@ def _first_sentence(text: str, n: int = 200) -> str:
 
 
 def _ok_writes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in events if e.get("type") == "file_write" and e.get("ok", True) and e.get("path")]
+    """The writes that did not fail (one whose result the transcript does not show counts: the
+    session worked on that file)."""
+    return [e for e in events if e.get("type") == "file_write" and e.get("ok", True) is not False and e.get("path")]
 
 
 def files_modified(events: list[dict[str, Any]]) -> list[str]:

@@ -21,7 +21,7 @@ EDGE_TYPES = ("requires", "interacts_with", "discovered_during", "caused_by", "r
 EPISODE_KEY = "episode"
 # The knowledge kinds a node may carry in data.kind (docs/knowledge.md); "file", "tool",
 # "library" and "technology" are the offline builder's concept kinds.
-KINDS = ("command", "gotcha", "unfinished", "instruction", "mention", "file", "tool", "library", "technology")
+KINDS = ("command", "command_run", "gotcha", "unfinished", "instruction", "mention", "file", "tool", "library", "technology")
 KEY_MAX = 200
 
 

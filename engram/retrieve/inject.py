@@ -33,7 +33,7 @@ SESSION_HEADER = f"Project memory from earlier sessions (engram; {AS_DATA}):"
 PROMPT_HEADER = f"Project memory related to this prompt (engram; {AS_DATA}):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
 # The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
-STANDING = (("unfinished", 8), ("command", 8), ("gotcha", 8), ("instruction", 8), ("file", 16))
+STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8), ("file", 16))
 STANDING_EPISODES = 2
 
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 from engram.retrieve import tiers
 from engram.text import inert
 
-GROUPS = ("Where we left off", "Commands that work", "Known problems", "Decisions and instructions", "Files",
-          "Also known", "Earlier sessions")
+GROUPS = ("Where we left off", "Commands that work", "Commands run (exit status not recorded)", "Known problems",
+          "Decisions and instructions", "Files", "Also known", "Earlier sessions")
 # Each group's share of the budget in the first pass, so no group crowds out the others;
 # the second pass spends what is left in group order.
-SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, "Known problems": 0.2,
+SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, "Commands run (exit status not recorded)": 0.05,
+         "Known problems": 0.2,
          "Decisions and instructions": 0.15, "Files": 0.15, "Also known": 0.05, "Earlier sessions": 0.05}
-_BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work", "gotcha": "Known problems",
+_BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work",
+            "command_run": "Commands run (exit status not recorded)", "gotcha": "Known problems",
             "instruction": "Decisions and instructions", "file": "Files"}
 _BY_TYPE = {"error": "Known problems", "decision": "Decisions and instructions", "episode": "Earlier sessions"}
 COMPACT_FILES = "- Also worked on: "

@@ -24,8 +24,8 @@ MAX_DESCRIPTION = 600
 MAX_SUMMARY = 200
 LOW_PREFIX = "Also in memory (details via the query_knowledge tool): "
 # Knowledge kinds whose description is written to be shown whole (consolidate/knowledge).
-STANDING_KINDS = ("unfinished", "command", "gotcha", "instruction")
-SELF_CONTAINED = ("unfinished", "command", "gotcha")  # their description says all the name does
+STANDING_KINDS = ("unfinished", "command", "command_run", "gotcha", "instruction")
+SELF_CONTAINED = ("unfinished", "command", "command_run", "gotcha")  # their description says all the name does
 LABELS = {"decision": "Decision", "error": "Past error", "finding": "Finding", "concept": "Concept",
           "episode": "Earlier session", "pattern": "Recurring pattern"}  # fmt: skip
 

@@ -95,6 +95,24 @@ def project_commands(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return dict(ranked)
 
 
+def commands_run(events: list[dict[str, Any]], working: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{canonical command: {"purpose", "runs", "evidence"}}: project commands run with no exit
+    status recorded (an export that shows none) and no known failure: run, not known to work."""
+    out: dict[str, dict[str, Any]] = {}
+    failing: set[str] = set()
+    for ev in shell_events(events):
+        parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) and not _NOT_A_RUN & set(p.split())]
+        if failed(ev):
+            failing |= {cl.canonical(p) for p in parts}
+        elif ev.get("exit_code") is None:
+            for part in parts:
+                rec = out.setdefault(cl.canonical(part), {"purpose": cl.purpose(part), "runs": 0, "evidence": []})
+                rec["runs"] += 1
+                rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+    kept = {c: r for c, r in out.items() if c not in working and c not in failing}
+    return dict(sorted(kept.items(), key=lambda kv: -kv[1]["runs"])[:MAX_COMMANDS])
+
+
 def retired_commands(events: list[dict[str, Any]], working: dict[str, dict[str, Any]]) -> dict[str, str]:
     """{canonical command that stopped working: the working command of its purpose that followed}."""
     out: dict[str, str] = {}

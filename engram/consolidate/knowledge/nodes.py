@@ -40,6 +40,12 @@ def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[di
                          rec["evidence"], op="update"))  # its newer run says when it last worked
     retire = [{"key": "command:" + old, "by": "command:" + new, "reason": f"`{old}` failed; `{new}` worked"}
               for old, new in commands.retired_commands(events, working).items()]
+    retire += [{"key": "command-run:" + canon, "by": "command:" + canon, "reason": "seen working"} for canon in working]
+    for canon, rec in commands.commands_run(events, working).items():
+        desc = f"`{canon}` ({rec['purpose']}) ran {rec['runs']} time(s); no exit status was recorded."
+        out.append(_node("c", f"{canon} (exit status not recorded)", "concept", desc,
+                         {"kind": "command_run", "key": "command-run:" + canon, "purpose": rec["purpose"]},
+                         rec["evidence"], op="update"))
     return out, retire
 
 
@@ -89,6 +95,25 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
         if pr["alias"]:
             node["data"]["alias"] = pr["alias"]
         out.append(node)
+    filed, shut = unfinished.issues(session)
+    for i in filed:
+        title = f": {i['title']}" if i["title"] else ""
+        out.append(_unfinished(f"Issue #{i['number']} open", f"Issue #{i['number']} was filed{title}; not seen "
+                               f"closed since.", i["key"], i["evidence"]))
+    pending, committed = unfinished.uncommitted(session)
+    if pending:
+        more = f" and {pending['more']} more" if pending["more"] else ""
+        out.append(_unfinished("Changes left uncommitted", "Written after the session's last commit, not committed "
+                               f"in it: {', '.join('`' + f + '`' for f in pending['files'])}{more}.",
+                               pending["key"], pending["evidence"]))
+    elif committed:
+        retire.append({"key": "uncommitted", "by": None, "reason": "committed"})
+    state = unfinished.last_session(session)
+    if state:
+        asked = "; ".join(f'"{a}"' for a in state["asked"])
+        desc = (f"Last session ({state['ts']}) asked: {asked}." if asked else f"Last session ({state['ts']}).") + (
+            f" Its last reply: \"{state['ended']}\"" if state["ended"] else "")
+        out.append(_unfinished("The last session", desc, state["key"], state["evidence"]))
     left, removed = unfinished.leftovers(session)
     for f in left:  # one node per file (its own key); SessionStart shows one rm's files on one line
         node = _unfinished(f"Left in the working tree: {f['path']}", f"`{f['path']}` is still in the working "
@@ -103,6 +128,7 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
         retire.append({"key": "last-request", "by": None, "reason": "the last request was answered"})
     retire += [{"key": k, "by": None, "reason": "the check passed"} for k in passing]
     retire += [{"key": k, "by": None, "reason": "merged, closed, or its branch deleted"} for k in closed]
+    retire += [{"key": k, "by": None, "reason": "closed"} for k in shut]
     retire += [{"key": k, "by": None, "reason": "removed"} for k in removed]
     if had_list and not todo:
         retire.append({"key": "todos", "by": None, "reason": "every item of the task list was done"})

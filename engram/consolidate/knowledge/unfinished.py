@@ -22,7 +22,7 @@ from typing import Any
 from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
 from engram.consolidate.knowledge.commands import failed as failed_run
-from engram.consolidate.knowledge.user_words import clean_prompt
+from engram.consolidate.knowledge.user_words import clean_prompt, substantive
 from engram.text import clip_words
 
 MAX_TODOS = 8
@@ -159,6 +159,65 @@ def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                     failed[p] = {"key": "leftover:" + p, "path": p, "command": clip_words(part, 100),
                                  "error": cl.error_signature(ev.get("output") or ""), "evidence": [ev["seq"]]}
     return list(failed.values())[:5], removed
+
+
+_ISSUE_URL = re.compile(r"https?://\S+?/issues/(\d+)")
+_ISSUE_CLOSE = re.compile(r"^gh issue close\s+(?:\S+\s+)*?#?(\d+)\b")
+_TITLE = re.compile(r"(?:-t|--title)[ =](\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def issues(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """([issues the session filed with `gh issue create` and did not close], [keys closed]),
+    numbers from the tool's own output, titles from the command line."""
+    opened: dict[str, dict[str, Any]] = {}
+    closed: list[str] = []
+    for ev in shell_events(events):
+        if not ran(ev):
+            continue
+        for part in cl.normalise(ev["command"]):
+            close = _ISSUE_CLOSE.match(part)
+            if close:
+                closed.append("issue:" + close.group(1))
+                opened.pop("issue:" + close.group(1), None)
+            elif part.startswith("gh issue create"):
+                m = _ISSUE_URL.search(str(ev.get("output") or ""))
+                title = _TITLE.search(ev["command"])
+                if m:
+                    opened["issue:" + m.group(1)] = {"key": "issue:" + m.group(1), "number": m.group(1),
+                                                      "title": title.group(1).strip("\"'") if title else "",
+                                                      "evidence": [ev["seq"]]}
+    return list(opened.values()), closed
+
+
+def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bool]:
+    """(the files written after the session's last commit, when it committed at all, else
+    None; whether a commit succeeded in it). A session that never ran `git commit` says
+    nothing: its work may be committed by the user, outside the agent."""
+    commits = [e["seq"] for e in shell_events(events) if ran(e)
+               and any(cl.family(p)[:2] == ("git", "commit") for p in cl.normalise(e["command"]))]
+    if not commits:
+        return None, False
+    after = list(dict.fromkeys(e["path"] for e in events if e.get("type") == "file_write" and e.get("ok") is not False
+                               and e.get("path") and e["seq"] > commits[-1]))
+    if not after:
+        return None, True
+    return {"key": "uncommitted", "files": after[:8], "more": max(0, len(after) - 8),
+            "evidence": [commits[-1]]}, True
+
+
+def last_session(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the session was asked (its distinct substantive requests, latest last) and how its
+    last reply ended: where the next session picks up."""
+    asked = list(dict.fromkeys(clip_words(clean_prompt(e.get("prompt")), 160) for e in events
+                               if e.get("type") == "user_prompt" and substantive(e.get("prompt"))))
+    replies = [e for e in events if e.get("type") == "turn_complete" and str(e.get("agent_summary") or "").strip()]
+    if not asked and not replies:
+        return None
+    last = replies[-1] if replies else None
+    seqs = [e["seq"] for e in events if e.get("type") == "user_prompt"][-3:] + ([last["seq"]] if last else [])
+    day = str((last or events[-1]).get("ts") or "")[:10]
+    return {"key": "last-session", "asked": asked[-4:], "ended": clip_words(last["agent_summary"], 360) if last else "",
+            "ts": day, "evidence": seqs}
 
 
 def last_request(events: list[dict[str, Any]]) -> dict[str, Any] | None:
