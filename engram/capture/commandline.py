@@ -180,8 +180,11 @@ def _unquote(word: str) -> str:
 def canonical(normalised: str) -> str:
     """A normalised part without what selects a subset: file arguments, patterns, a bare `--`."""
     words = split_words(normalised)
-    out, skip = words[:1], False
-    for w in words[1:]:
+    lead = 0
+    while lead < len(words) - 1 and "=" in words[lead] and not words[lead].startswith("-"):
+        lead += 1  # `VAR=value` assignments, then the program: never a file argument
+    out, skip = words[: lead + 1], False
+    for w in words[lead + 1:]:
         if skip:
             skip = False
             continue
@@ -245,6 +248,19 @@ _CANNOT_RUN = re.compile(r"command not found|no rule to make target|unknown opti
 def cannot_run(output: str) -> bool:
     """The output says the command itself could not run (a missing tool, script or target)."""
     return bool(_CANNOT_RUN.search(str(output or "")[:4000]))
+
+
+# What a shell or a CLI prints when the command line itself was refused: a failure seen in
+# the output even where the transcript recorded no exit status (an export that shows none).
+_REFUSED = re.compile(r"not a valid statement separator|ParserError|illegal option|invalid option|"
+                      r"couldn't find a project to run|unexpected argument|is not recognized as the name|"
+                      r"^\s*(?:fatal|error): ", re.I | re.M)
+
+
+def refused(output: str) -> bool:
+    """The output shows the shell or the program refusing the command line (see _REFUSED)."""
+    text = str(output or "")[:4000]
+    return cannot_run(text) or bool(_REFUSED.search(text))
 
 
 _VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?:[\w.-]*/)+[\w.-]+", re.I)

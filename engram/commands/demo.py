@@ -52,6 +52,12 @@ from decimal import Decimal
 def add(a: Decimal, b: Decimal) -> Decimal:
     return a + b
 '''
+# A release script that needs a variable: the non-build gotcha of the demo (a failure, then
+# the variant that worked), which comes back the moment the same failure does.
+PUBLISH = '''#!/bin/sh
+if [ -z "$INVOICE_ENV" ]; then echo "error: INVOICE_ENV must be set (staging or production)" >&2; exit 2; fi
+echo "published invoices to $INVOICE_ENV"
+'''
 TEST_CALC = '''import unittest
 from decimal import Decimal
 
@@ -76,6 +82,7 @@ class Session:
 
     def __init__(self, demo: "Demo", session_id: str):
         self.demo, self.id = demo, session_id
+        self.last = ""  # what the hook printed for the last shell command
 
     def hook(self, event: str, **fields) -> str:
         import subprocess
@@ -119,6 +126,7 @@ class Session:
                          tool_response={"oldTodos": [], "newTodos": todos})
 
     def bash(self, command: str) -> tuple[int, str]:
+        """Run it in the project; the hook's output is kept in `last`."""
         import subprocess
 
         # CLAUDECODE=1 is what Claude Code sets in its shell tool's environment
@@ -126,11 +134,11 @@ class Session:
                              text=True, env=dict(self.demo.env, CLAUDECODE="1"), timeout=120)
         output = (res.stdout + res.stderr).strip()
         if res.returncode == 0:
-            self.hook("PostToolUse", tool_name="Bash", tool_input={"command": command},
-                      tool_response={"stdout": output, "stderr": "", "interrupted": False})
+            self.last = self.hook("PostToolUse", tool_name="Bash", tool_input={"command": command},
+                                  tool_response={"stdout": output, "stderr": "", "interrupted": False})
         else:
-            self.hook("PostToolUseFailure", tool_name="Bash", tool_input={"command": command},
-                      error=f"Exit code {res.returncode}\n{output}")
+            self.last = self.hook("PostToolUseFailure", tool_name="Bash", tool_input={"command": command},
+                                  error=f"Exit code {res.returncode}\n{output}")
         return res.returncode, output
 
 
@@ -150,6 +158,10 @@ class Demo:
         self.engram = "engram" if has_cli else "python -m engram"  # in the agent's shell (PATH above)
         with open(os.path.join(self.project, "calc.py"), "w") as f:
             f.write(CALC)
+        os.makedirs(os.path.join(self.project, "tools"))
+        with open(os.path.join(self.project, "tools", "publish.sh"), "w") as f:
+            f.write(PUBLISH)
+        os.chmod(os.path.join(self.project, "tools", "publish.sh"), 0o755)
 
     def project_dir(self) -> str:
         from engram.config import Project
@@ -218,6 +230,10 @@ def first_session(demo: Demo) -> Session:
     print(f"  fixed multiply() to stay in Decimal; tests: exit {code}")
     s.bash(f'{demo.engram} decide "Use Decimal for all money arithmetic, never float" '
            f'--rationale "float rounding broke invoice totals" --files calc.py')
+    code, _ = s.bash("./tools/publish.sh")
+    print(f"  published: `./tools/publish.sh` exit {code} (INVOICE_ENV not set)")
+    code, _ = s.bash("INVOICE_ENV=staging ./tools/publish.sh")
+    print(f"  `INVOICE_ENV=staging ./tools/publish.sh`: exit {code}")
     s.todos([("Add multiply() with a unit test", "completed"), ("Add apply_discount() to calc.py", "pending")])
     print("  the agent's task list ends with apply_discount() still pending")
     s.hook("Stop", stop_hook_active=False,
@@ -310,10 +326,13 @@ def second_session(demo: Demo) -> None:
     heading("Session 5 starts: what engram injects at SessionStart")
     s = Session(demo, "demo-session-5")
     show(context_of(s.hook("SessionStart", source="startup")))
-    heading(f"The user asks {PROMPT!r}: the prompt brings up what SessionStart did not show")
-    show(context_of(s.hook("UserPromptSubmit", prompt=PROMPT)), "(nothing new)")
     heading("The agent's first read of invoice.py: what is linked to that file, not shown yet")
     show(context_of(s.read("invoice.py")), "(nothing new)")
+    heading(f"The user asks {PROMPT!r}: the prompt brings up what was not shown yet")
+    show(context_of(s.hook("UserPromptSubmit", prompt=PROMPT)), "(nothing new)")
+    heading("The agent runs ./tools/publish.sh and it fails as in session 2: the way round comes back at once")
+    code, _ = s.bash("./tools/publish.sh")
+    show(context_of(s.last), "(nothing)")
     heading(f"On demand: engram query {QUESTION!r}")
     out = subprocess.run([*demo.engram.split(), "query", QUESTION, "--project", demo.project],
                          capture_output=True, text=True, env=demo.env, timeout=60)

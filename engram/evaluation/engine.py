@@ -101,12 +101,15 @@ def _master_step(master: str, root: str, session: corpus.Session, build: Build, 
         project = config.Project.from_cwd(root).ensure()
         path = project.events_path(session.id)
         if (root, session.id) in cache:
-            with open(path, "wb") as f:
-                f.write(cache[(root, session.id)])
+            if cache[(root, session.id)]:
+                with open(path, "wb") as f:
+                    f.write(cache[(root, session.id)])
         else:
             replay(session.payloads(root), root, _timer(run), session.harness)
-            with open(path, "rb") as f:
-                cache[(root, session.id)] = f.read()
+            cache[(root, session.id)] = b""  # a session with no prompt and no tool call leaves no stream
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    cache[(root, session.id)] = f.read()
         run.consolidation.append(_consolidate(project, session.id, build))
         return read_events(path)[0]
 

@@ -264,6 +264,15 @@ def of_kind(conn, kind: str, limit: int) -> list[dict]:
     return [dict(zip(cols, row)) for row in cur]
 
 
+def recent_of_kind(conn, kind: str, limit: int) -> list[dict]:
+    """Live nodes whose data.kind is `kind`, most recently updated first (index nodes_kind)."""
+    cur = conn.execute(
+        f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = ? AND n.status = 'active' "
+        f"AND +n.strength > 0 ORDER BY n.updated_at DESC, n.strength DESC, n.id LIMIT ?", (kind, int(limit)))
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur]
+
+
 def latest_episodes(conn, limit: int) -> list[dict]:
     """The newest live episode nodes (the partial index nodes_live_episodes, in its order)."""
     cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.type = 'episode' AND n.status = 'active' "

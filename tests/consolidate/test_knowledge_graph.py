@@ -23,12 +23,14 @@ def test_open_work_is_closed_by_a_later_session(tmp_path):
     a.command("git checkout -b fix/notes").command('gh pr create -t "Fix notes"', output=PR_URL.format(n=380))
     a.test(2, 1, ("tests/test_notes.py::test_body",))
     _done(a, "a")
-    assert _live(a, "unfinished") == ["Failing at the end: pytest -q", "PR #380 open"]
+    assert _live(a, "unfinished") == ["Failing at the end: pytest -q", "PR #380 open", "The last session"]
 
     b = Session(root, "b").start().prompt("Merge the notes PR once the tests pass.")
     b.write("src/notes.py", "def body(n):\n    return n['content']\n").test(3, 0).command("gh pr merge 380 --squash")
     _done(b, "b")
-    assert _live(b, "unfinished") == []
+    assert _live(b, "unfinished") == ["The last session"]  # b's own: it replaced a's
+    (desc,) = rows(b.project, "SELECT description FROM nodes WHERE status = 'active' AND name = 'The last session'")
+    assert "Merge the notes PR once the tests pass." in desc[0] and "Done." in desc[0]
     reasons = rows(b.project, "SELECT name, json_extract(data, '$.history[0].reason') FROM nodes "
                               "WHERE status = 'superseded' AND json_extract(data, '$.kind') = 'unfinished' ORDER BY name")
     assert reasons == [("Failing at the end: pytest -q", "the check passed"),

@@ -77,7 +77,7 @@ def test_next_session_starts_with_each_piece_of_knowledge_once_in_its_group(proj
     text = context(send("SessionStart", proj, session="s2", source="startup"))
     g = groups(text)
     expected = {
-        "Unfinished": ["Add total() to src/calc.py (in progress)", "Document total() in README.md"],
+        "Where we left off": ["Add total() to src/calc.py (in progress)", "Document total() in README.md"],
         "Commands that work": ["`make all` builds the project", "`pytest -q` runs the tests"],
         "Known problems": ["`make build` fails: make: *** No rule to make target 'build'. Stop.; `make all` worked",
                            "`pytest -q`: 1 failing test(s) (tests/test_calc.py::test_total). Fixed by changing "

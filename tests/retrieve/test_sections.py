@@ -21,7 +21,7 @@ def test_groups_come_in_their_order_with_one_heading_each():
              (_node(4, type="error"), 0.9), (_node(5, data='{"kind": "command"}', description="`make test` tests"), 1.0)]
     text, shown = sections.render(items, 1000, "H")
     assert text.split("\n") == [
-        "H", "Unfinished:", "- PR #3 open", "Commands that work:", "- `make` builds", "- `make test` tests",
+        "H", "Where we left off:", "- PR #3 open", "Commands that work:", "- `make` builds", "- `make test` tests",
         "Known problems:", "- node 4 — The full description, number 4. It has a second sentence. [files: src/a.py]",
         "Decisions and instructions:",
         "- node 1 — The full description, number 1. It has a second sentence. [files: src/a.py]"]
@@ -44,11 +44,25 @@ def test_a_node_is_shown_once():
     assert text.count("node 1") == 1 and shown == [("n001", tiers.FULL)]
 
 
-def test_quotas_leave_room_for_every_group_before_the_rest():
+def test_shares_leave_room_for_every_group_before_the_rest():
+    """Thirty long commands first in the ranking cannot take a later group's share."""
     cmds = [(_node(i, data='{"kind": "command"}', description=f"`cmd{i}` " + "word " * 20), 1.0) for i in range(30)]
-    text, _ = sections.render(cmds + [(_node(99, type="decision"), 0.9)], 500, "H")
-    assert "Decisions and instructions:" in text
-    assert text.count("`cmd") == sections.QUOTA["Commands that work"] or tiers.tokens(text) <= 500
+    files = [(_node(50 + i, data='{"kind": "file", "role": "the request handlers"}', name=f"src/f{i}.py",
+                    description="the request handlers"), 1.0) for i in range(3)]
+    text, _ = sections.render(cmds + files + [(_node(99, type="decision"), 0.9)], 500, "H")
+    assert "Decisions and instructions:" in text and "Files:" in text
+    assert tiers.tokens(text) <= 500
+
+
+def test_files_whose_description_says_nothing_more_share_one_line():
+    named = [(_node(i, data='{"kind": "file"}', name=f"src/m{i}.py", description=f"src/m{i}.py: changed"), 1.0)
+             for i in range(3)]
+    role = [(_node(9, data='{"kind": "file", "role": "the job queue"}', name="src/q.py",
+                   description="src/q.py: the job queue"), 1.0)]
+    text, shown = sections.render(role + named, 1000, "H")
+    assert text.split("\n")[1:] == ["Files:", "- src/q.py: the job queue",
+                                     "- Also worked on: `src/m0.py`, `src/m1.py`, `src/m2.py`."]
+    assert len(shown) == 4
 
 
 @pytest.mark.parametrize("budget", [20, 50, 120, 400])
@@ -84,7 +98,7 @@ def test_the_files_one_failed_rm_left_share_one_line_and_all_count_as_shown():
                      description=f"`{path}` is still in the working tree: `{command}` failed (blocked).")
     items = [(left(2, "b.js"), 1.0), (left(1, "a.js"), 1.0), (left(3, "c.js", "rm c.js"), 1.0)]
     text, shown = sections.render(items, 1000, "H")
-    assert text.split("\n")[1:] == ["Unfinished:", "- `a.js` and `b.js` are still in the working tree: `rm a.js b.js` "
+    assert text.split("\n")[1:] == ["Where we left off:", "- `a.js` and `b.js` are still in the working tree: `rm a.js b.js` "
                                     "failed (blocked).", "- `c.js` is still in the working tree: `rm c.js` failed "
                                     "(blocked)."]
     assert sorted(nid for nid, _ in shown) == ["n001", "n002", "n003"]

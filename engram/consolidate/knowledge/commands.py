@@ -25,7 +25,6 @@ from engram.capture import shellcmd, testparse
 from engram.capture import commandline as cl
 from engram.text import clip_words
 
-SHELL_TYPES = ("command", "build", "test_run")
 WINDOW = 8
 MAX_COMMANDS = 12
 MAX_GOTCHAS = 8
@@ -40,7 +39,8 @@ _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "
 
 
 def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in events if e.get("type") in SHELL_TYPES and e.get("command")]
+    """Every shell command of the events (reads and searches through the shell included)."""
+    return [e for e in events if isinstance(e.get("command"), str) and e.get("command")]
 
 
 def _output_failed(ev: dict[str, Any]) -> bool:
@@ -57,10 +57,18 @@ def ran(ev: dict[str, Any]) -> bool:
 
 
 def failed(ev: dict[str, Any]) -> bool:
-    """The command failed: a known non-zero exit (or a tool error). An unknown exit status is
-    neither success nor failure."""
+    """The command failed: a known non-zero exit (or a tool error), or, with no exit status
+    recorded, an output showing the command line refused (a shell's parse error, a missing
+    program). An unknown status without such output is neither success nor failure."""
     code = ev.get("exit_code")
-    return ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
+    if ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0):
+        return True
+    return code is None and cl.refused(ev.get("error_summary") or ev.get("output") or "")
+
+
+def quiet(ev: dict[str, Any]) -> bool:
+    """Ran with no exit status recorded and no error shown: not known to work, not known to fail."""
+    return ev.get("exit_code") is None and not failed(ev) and not cl.refused(ev.get("output") or "")
 
 
 def code_failure(ev: dict[str, Any]) -> bool:
@@ -200,15 +208,17 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         sig = _signature(ev)
         if not fail or not sig:
             continue
-        key = (cl.family(fail[0])[0] if cl.family(fail[0]) else "", sig)
+        env = cl.refused(ev.get("error_summary") or ev.get("output") or "") and not cl.cannot_run(sig)
+        key = ("" if env else cl.family(fail[0])[0] if cl.family(fail[0]) else "", cl.error_key(sig) if env else sig)
         rec = found.setdefault(key, {"command": " && ".join(fail), "error": sig, "worked": "", "times": 0,
-                                     "evidence": []})
+                                     "evidence": [], "shell": env, "observed": True})
         rec["times"] += 1
         rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         for nxt in shell[i + 1: i + 1 + WINDOW]:
             parts = cl.normalise(nxt["command"])
-            if ran(nxt) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
+            if (ran(nxt) or quiet(nxt)) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
                 rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
+                rec["observed"] = ran(nxt)  # else it ran with no error shown, its status not recorded
                 break
             if failed(nxt) and _signature(nxt) == sig:
                 break  # the same failure again: its own turn decides what worked

@@ -57,9 +57,14 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         if g["error"] in carried:
             continue
         desc = f"`{clip_words(g['command'], 120)}` fails: {g['error']}"
-        desc += f"; `{clip_words(g['worked'], 120)}` worked instead." if g["worked"] else \
-            f" (seen {g['times']} times, no working variant yet)."
-        name = clip_words(f"{g['command']} fails: {g['error']}", 80)
+        if g["worked"]:
+            desc += f"; `{clip_words(g['worked'], 120)}` " + (
+                "worked instead." if g["observed"] else "ran next with no error shown (its exit status not recorded).")
+        else:
+            desc += f" (seen {g['times']} times, no working variant yet)."
+        # A failure of the shell itself (a parse error, a refused option) is one gotcha whatever
+        # the command: named by its error, so each session's meeting reinforces the same node.
+        name = clip_words(f"Shell: {g['error']}" if g["shell"] else f"{g['command']} fails: {g['error']}", 80)
         data = {"kind": "gotcha", "family": cl.family_key(g["command"]), "error_key": cl.error_key(g["error"]),
                 "worked": clip_words(g["worked"], 200), "times": g["times"]}
         out.append(_node("g", name, "error", desc, data, g["evidence"]))
@@ -75,8 +80,10 @@ def _unfinished(name: str, desc: str, key: str, evidence: list[int]) -> Proposal
                  op="update")  # the item's newer state replaces its description
 
 
-def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
-    """Open work at the end of the session, and the keys its later events closed."""
+def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
+                     ) -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """Open work at the end of the session, and the keys its later events closed; `said`: the
+    instructions' sentences, which the last session's requests do not repeat."""
     out, retire = [], []
     failing, passing = unfinished.checks(session)
     for f in failing:
@@ -108,7 +115,7 @@ def unfinished_nodes(session: list[dict[str, Any]]) -> tuple[list[Proposal], lis
                                pending["key"], pending["evidence"]))
     elif committed:
         retire.append({"key": "uncommitted", "by": None, "reason": "committed"})
-    state = unfinished.last_session(session)
+    state = unfinished.last_session(session, said)
     if state:
         asked = "; ".join(f'"{a}"' for a in state["asked"])
         desc = (f"Last session ({state['ts']}) asked: {asked}." if asked else f"Last session ({state['ts']}).") + (
@@ -170,8 +177,13 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
     """(node proposals, retire entries) for a range of events, `prior` = the session before it,
     `known` = what the graph holds (consolidate/worker.known_nodes)."""
     cmds, retire = command_nodes(events)
-    todo, closed = unfinished_nodes(prior + events)
+    rules = instruction_nodes(events, _earlier(prior, known))
+    todo, closed = unfinished_nodes(prior + events, {n["description"] for n in rules}
+                                    | {i["text"] for i in user_words.instructions(prior)})
     carried = {n["data"]["error"] for n in todo if n["data"].get("error")}
+    return cmds + gotcha_nodes(events, carried) + todo + rules, retire + closed
+
+
+def _earlier(prior: list[dict[str, Any]], known: list[str]) -> dict[str, str]:
     this_session = user_words.agents_named(prior)  # the graph's node of these may be this session's own
-    earlier = {k: v for k, v in named_before(list(known)).items() if k not in this_session}
-    return cmds + gotcha_nodes(events, carried) + todo + instruction_nodes(events, earlier), retire + closed
+    return {k: v for k, v in named_before(list(known)).items() if k not in this_session}

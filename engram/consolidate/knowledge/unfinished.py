@@ -23,6 +23,7 @@ from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
 from engram.consolidate.knowledge.commands import failed as failed_run
 from engram.consolidate.knowledge.user_words import clean_prompt, substantive
+from engram.graph import decision_text
 from engram.text import clip_words
 
 MAX_TODOS = 8
@@ -205,18 +206,23 @@ def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bo
             "evidence": [commits[-1]]}, True
 
 
-def last_session(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """What the session was asked (its distinct substantive requests, latest last) and how its
-    last reply ended: where the next session picks up."""
-    asked = list(dict.fromkeys(clip_words(clean_prompt(e.get("prompt")), 160) for e in events
-                               if e.get("type") == "user_prompt" and substantive(e.get("prompt"))))
+def last_session(events: list[dict[str, Any]], said: set[str] = frozenset()) -> dict[str, Any] | None:
+    """What the session was asked (its distinct substantive requests, latest last; without the
+    sentences `said` already holds as instructions) and how its last reply ended: where the
+    next session picks up."""
+    def request(prompt: str) -> str:
+        kept = said | {d["text"] for d in decision_text.decision_sentences(prompt)}  # shown as decisions
+        return " ".join(x for x in decision_text.sentences(clean_prompt(prompt)) if x.strip() not in kept)
+
+    requests = (request(str(e.get("prompt") or "")) for e in events if e.get("type") == "user_prompt")
+    asked = list(dict.fromkeys(clip_words(r, 160) for r in requests if substantive(r)))
     replies = [e for e in events if e.get("type") == "turn_complete" and str(e.get("agent_summary") or "").strip()]
     if not asked and not replies:
         return None
     last = replies[-1] if replies else None
     seqs = [e["seq"] for e in events if e.get("type") == "user_prompt"][-3:] + ([last["seq"]] if last else [])
     day = str((last or events[-1]).get("ts") or "")[:10]
-    return {"key": "last-session", "asked": asked[-4:], "ended": clip_words(last["agent_summary"], 360) if last else "",
+    return {"key": "last-session", "asked": asked[-4:], "ended": clip_words(clean_prompt(last["agent_summary"]), 360) if last else "",
             "ts": day, "evidence": seqs}
 
 
