@@ -34,7 +34,7 @@ PROMPT_HEADER = f"Project memory related to this prompt (engram; {AS_DATA}):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
 # The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
 STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8))
-RECENT_FILES = 12  # the files the latest sessions worked on; older ones come when named or read
+RECENT_FILES, STRONG_FILES = 12, 8  # the files the latest sessions worked on, and the most worked on
 STANDING_EPISODES = 2
 
 
@@ -87,6 +87,7 @@ def standing(conn) -> list[tuple[dict, float]]:
     for kind, n in STANDING:
         out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
     out += [(node, 0.9) for node in readonly.recent_of_kind(conn, "file", RECENT_FILES)]
+    out += [(node, 0.8) for node in readonly.of_kind(conn, "file", STRONG_FILES)]  # render shows each once
     return out + [(node, 0.5) for node in distinct_episodes(readonly.latest_episodes(conn, 4 * STANDING_EPISODES))]
 
 
