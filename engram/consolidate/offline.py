@@ -129,7 +129,7 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
     """File concepts for the files written; a file deleted (or moved) here retires its node,
     by the node of the path it ends at (made here for a file the shell moved and nothing wrote)."""
     deleted = _deleted(events, prior)
-    writes = [w for w in oe._ok_writes(events) if w["path"] not in deleted]
+    writes = [w for w in oe._ok_writes(events) if w["path"] not in deleted and not tool_file(w["path"])]
     stats: dict[str, list[int]] = {}
     for w in writes:
         s = stats.setdefault(w["path"], [0, 0, 0, w["seq"]])
@@ -145,7 +145,8 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
         desc = f"{path}: {roles[path]}" if roles.get(path) else (
             f"{path}: {'created' if created else 'changed'} while working on \"{clip_words(goal, 120)}\".")
         out[path] = g.node("f", _path_name(path), "concept", desc, files=[path], evidence=[first],
-                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {})})
+                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {}),
+                                 **({"rules": True} if rules_file(path) else {})})
     turns: dict[Any, list[str]] = {}
     for w in writes:
         if w["path"] in out and w["path"] not in turns.setdefault(w.get("turn"), []):
@@ -158,7 +159,8 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
             f"{path}: read while working on \"{clip_words(goal, 120)}\".")
         out[path] = g.node("f", _path_name(path), "concept", desc, files=[path],
                            evidence=[next(e["seq"] for e in events if e.get("path") == path)],
-                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {})})
+                           data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {}),
+                                 **({"rules": True} if rules_file(path) else {})})
     for path, moved in deleted.items():
         while moved in deleted:  # a -> b -> c: a ends at c
             moved = deleted[moved]
@@ -171,6 +173,24 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
 
 
 MAX_READ_FILES = 8
+# Where agents and users keep a project's standing rules for the agent: such a file written or
+# read again holds instructions a next session must follow.
+RULE_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md")
+RULE_DIRS = (".cursor/rules/", ".claude/rules/", ".windsurf/rules/", ".github/instructions/")
+
+
+# Files of the tools around the agent (transcript exports, checkpoints, dependencies): no part
+# of the project a next session needs to know.
+TOOL_DIRS = (".specstory/", ".entire/", "node_modules/", ".git/", ".venv/", "__pycache__/")
+
+
+def tool_file(path: str) -> bool:
+    return any(d in "/" + path.replace("\\", "/") for d in ("/" + x for x in TOOL_DIRS))
+
+
+def rules_file(path: str) -> bool:
+    p = path.replace("\\", "/")
+    return p.rsplit("/", 1)[-1] in RULE_FILES or any(d in "/" + p for d in ("/" + x for x in RULE_DIRS))
 
 
 def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: set[str]) -> list[str]:
@@ -183,7 +203,7 @@ def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: 
                 and not path.endswith("/")):
             counts[path] = counts.get(path, 0) + 1
     ranked = [p for p, n in sorted(counts.items(), key=lambda kv: -kv[1])
-              if n >= 2 and p not in written and p not in deleted]
+              if n >= 2 and p not in written and p not in deleted and not tool_file(p)]
     return ranked[:MAX_READ_FILES]
 
 

@@ -18,23 +18,25 @@ from __future__ import annotations
 from engram.retrieve import tiers
 from engram.text import inert
 
-GROUPS = ("Where we left off", "Commands that work", "Commands run (exit status not recorded)", "Known problems",
-          "Decisions and instructions", "Files", "Also known", "Earlier sessions")
+RUN = "Commands run (exit status not recorded)"
+GROUPS = ("Where we left off", "Commands that work", RUN, "Known problems", "Decisions and instructions", "Files",
+          "Also known", "Earlier sessions")
 # Each group's share of the budget in the first pass, so no group crowds out the others;
 # the second pass spends what is left in group order.
-SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, "Commands run (exit status not recorded)": 0.05,
-         "Known problems": 0.2,
+SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, RUN: 0.05, "Known problems": 0.2,
          "Decisions and instructions": 0.15, "Files": 0.15, "Also known": 0.05, "Earlier sessions": 0.05}
-_BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work",
-            "command_run": "Commands run (exit status not recorded)", "gotcha": "Known problems",
-            "instruction": "Decisions and instructions", "file": "Files"}
+_BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work", "command_run": RUN,
+            "gotcha": "Known problems", "instruction": "Decisions and instructions", "file": "Files"}
 _BY_TYPE = {"error": "Known problems", "decision": "Decisions and instructions", "episode": "Earlier sessions"}
-COMPACT_FILES = "- Also worked on: "
+# Groups whose items (all, or those that say nothing beyond their name) share one line.
+COMPACT = {"Files": "- Also worked on: ", RUN: "- "}
 
 
 def group_of(node: dict) -> str:
-    kind = tiers.data_of(node).get("kind")
-    return _BY_KIND.get(kind) or _BY_TYPE.get(node.get("type") or "") or "Also known"
+    data = tiers.data_of(node)
+    if data.get("kind") == "file" and data.get("rules"):
+        return "Decisions and instructions"  # the project's rules for the agent live in that file
+    return _BY_KIND.get(data.get("kind")) or _BY_TYPE.get(node.get("type") or "") or "Also known"
 
 
 def says_more(node: dict) -> bool:
@@ -50,7 +52,7 @@ class _Budget:
         self.low_prefix = low_prefix
         self.lines: dict[str, list[str]] = {g: [] for g in GROUPS}
         self.spent: dict[str, int] = {g: 0 for g in GROUPS}
-        self.files: list[str] = []  # files named only (their description says nothing more)
+        self.compact: dict[str, list[str]] = {g: [] for g in COMPACT}  # named only, on one line
         self.low: list[str] = []
         self.shown: list[tuple[str, int]] = []
 
@@ -65,12 +67,13 @@ class _Budget:
         """Place the node at its tier, or a lower one that fits; False when nothing fits
         (with `capped`, within the group's share of the budget)."""
         cap = int(SHARE[group] * self.total) if capped else None
-        heading = 0 if self.lines[group] or self.files and group == "Files" else tiers.tokens(group + ":") + 1
-        if group == "Files" and not says_more(node):
-            path = inert(str(node.get("name") or ""), 160)
-            cost = tiers.tokens(f"`{path}`, ") + (0 if self.files else tiers.tokens(COMPACT_FILES) + heading)
+        heading = 0 if self.lines[group] or self.compact.get(group) else tiers.tokens(group + ":") + 1
+        if group in COMPACT and (group != "Files" or not says_more(node)):
+            name = inert(str(tiers.data_of(node).get("command") or node.get("name") or ""), 160)
+            listed = self.compact[group]
+            cost = tiers.tokens(f"`{name}`, ") + (0 if listed else tiers.tokens(COMPACT[group]) + heading)
             if self._spend(group, cost, cap):
-                self.files.append(f"`{path}`")
+                listed.append(f"`{name}`")
                 self.shown.append((node["id"], tiers.LOW))
                 return True
             return False
@@ -93,8 +96,8 @@ class _Budget:
     def text(self, header: str) -> str:
         out = [header]
         for g in GROUPS:
-            files = [COMPACT_FILES + ", ".join(self.files) + "."] if g == "Files" and self.files else []
-            lines = self.lines[g] + files
+            listed = self.compact.get(g)
+            lines = self.lines[g] + ([COMPACT[g] + ", ".join(listed) + "."] if listed else [])
             if lines:
                 out += [g + ":"] + lines
         if self.low:

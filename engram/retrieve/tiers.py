@@ -139,6 +139,10 @@ def body(node: dict, level: int) -> str:
     """What a node says at a tier, cut at a word boundary, without its name when it holds it."""
     if node.get("type") == "episode":
         return _episode_body(node)
+    if data_of(node).get("rules"):  # a file of the project's rules for the agent
+        role = str(data_of(node).get("role") or "")
+        return inert(f"The project's rules for the agent are in {node.get('name')}" + (f": {role}" if role else ""),
+                     MAX_DESCRIPTION)
     desc = " ".join(str(node.get("description") or "").split())
     kind = data_of(node).get("kind")
     if level == FULL or kind in STANDING_KINDS:

@@ -44,7 +44,8 @@ def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[di
     for canon, rec in commands.commands_run(events, working).items():
         desc = f"`{canon}` ({rec['purpose']}) ran {rec['runs']} time(s); no exit status was recorded."
         out.append(_node("c", f"{canon} (exit status not recorded)", "concept", desc,
-                         {"kind": "command_run", "key": "command-run:" + canon, "purpose": rec["purpose"]},
+                         {"kind": "command_run", "key": "command-run:" + canon, "purpose": rec["purpose"],
+                          "command": canon},
                          rec["evidence"], op="update"))
     return out, retire
 
