@@ -38,6 +38,7 @@ RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("n
 # ("test/utils/error-sanitizer.test.ts", "sanitizeErrorMessage"); an exception's class name
 # ("TypeError", "ModuleNotFoundError") counts whole.
 _ERROR = re.compile(r"(?<![\w./\\-])(?:errors?|fatal|failed|failure|blocked|denied|not found|cannot|can't|"
+                    r"not a valid|is not recognized|couldn't|could not|unexpected argument|illegal option|"
                     r"unknown (?:option|command)|no such|exception|traceback|refused|timed out|not recogni[sz]ed|"
                     r"did not match|invalid|conflict|rejected|aborting|would be overwritten)(?![\w/\\-]|\.\w)|"
                     r"(?<![\w./\\-])(?-i:[A-Z]\w*(?:Error|Exception))(?![\w/\\-]|\.\w)", re.I)
@@ -229,11 +230,19 @@ def purpose(normalised: str) -> str:
     return ""
 
 
+# Lines tools print around the error, not the error: PowerShell's record, rustc's and npm's
+# pointers to more help, a stack trace's prompt.
+_BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more information about this error",
+                "npm ERR! A complete log of this run", "npm error A complete log of this run", "Run with --stacktrace",
+                "note: run with `RUST_BACKTRACE", "error: could not compile", "Error: Process completed with exit code")
+
+
 def error_signature(output: str, limit: int = 220) -> str:
-    """The first line of `output` that says what went wrong (with the list it introduces)."""
+    """The first line of `output` that says what went wrong (with the list it introduces),
+    passing over the lines tools print around an error (_BOILERPLATE)."""
     lines = [ln.strip() for ln in str(output or "").split("\n")]
     for i, ln in enumerate(lines):
-        if ln and not (ln + " ").startswith(_PASSING) and _ERROR.search(ln):
+        if ln and not (ln + " ").startswith(_PASSING) and not ln.startswith(_BOILERPLATE) and _ERROR.search(ln):
             extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
             return clip_words(" ".join([ln] + extra), limit)
     tail = [ln for ln in lines if ln]

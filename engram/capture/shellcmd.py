@@ -117,10 +117,35 @@ def classify(command: str) -> str:
     return best
 
 
+def _quoted_segments(command: str) -> list[list[str]]:
+    """Like `_segments`, but a quoted span is one word, without its quotes (a path with spaces:
+    `cat "d:\\my project\\a.cs"`), and separators inside quotes separate nothing."""
+    out, words, buf, quote, in_word = [], [], [], "", False
+    for ch in command + "\n":
+        if quote:
+            if ch == quote:
+                quote = ""
+            else:
+                buf.append(ch)
+        elif ch in "'\"":
+            quote, in_word = ch, True
+        elif ch.isspace() or ch in "&|;()":
+            if in_word:
+                words.append("".join(buf))
+                buf, in_word = [], False
+            if ch in "&|;()\n" and words:
+                out.append(words)
+                words = []
+        else:
+            buf.append(ch)
+            in_word = True
+    return out
+
+
 def read_targets(command: str) -> list[str]:
     """File arguments of the read commands in a command line (for Codex-style reads)."""
     out = []
-    for seg in _segments(command or ""):
+    for seg in _quoted_segments(command or ""):
         words = _strip(seg)
         if words and _classify_words(words) == READ:
             out += [w for w in words[1:] if _is_path_arg(w) and not (words[0] == "sed" and w.endswith("p"))]
