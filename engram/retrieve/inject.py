@@ -34,7 +34,7 @@ PROMPT_HEADER = f"Project memory related to this prompt (engram; {AS_DATA}):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
 # The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
 STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8))
-RECENT_FILES, STRONG_FILES = 12, 8  # the files the latest sessions worked on, and the most worked on
+RECENT_FILES, STRONG_FILES = 20, 10  # the files the latest sessions worked on, and the most worked on
 STANDING_EPISODES = 2
 
 
