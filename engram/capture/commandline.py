@@ -33,7 +33,9 @@ SETUP = {("npm", "install"), ("npm", "ci"), ("npm", "i"), ("yarn", "install"), (
          ("pip", "install"), ("uv", "sync"), ("poetry", "install"), ("bundle", "install"), ("go", "mod"),
          ("cargo", "fetch"), ("composer", "install")}
 RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("npm", "start"), ("cargo", "run"),
-           ("go", "run"), ("docker", "compose"), ("just",), ("make",), ("task",), ("python", "-m"), ("uv", "run")}
+           ("go", "run"), ("docker", "compose"), ("just",), ("make",), ("task",), ("python", "-m"), ("uv", "run"),
+           ("dotnet", "run"), ("dotnet", "ef"), ("mix",), ("bundle", "exec"), ("rails",), ("php", "artisan"),
+           ("poetry", "run"), ("./gradlew",), ("gradle",), ("mvn",), ("deno", "task")}
 # An error word counts as a word of prose: not inside a path or an identifier
 # ("test/utils/error-sanitizer.test.ts", "sanitizeErrorMessage"); an exception's class name
 # ("TypeError", "ModuleNotFoundError") counts whole.

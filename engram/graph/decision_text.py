@@ -111,14 +111,28 @@ def decision_sentences(text: str) -> list[dict[str, Any]]:
     ("should we use X?" is not a decision).
     """
     out = []
-    for s in sentences(text):
+    said = sentences(text)
+    for i, s in enumerate(said):
         if s.rstrip().endswith("?") or len(s) > 300:
             continue
         parsed = parse(s)
         if _NOW_SETTING.match(s) or (_OPENER.match(s) and _DECISION_SHAPED.search(s)
                                      and (parsed["requires"] or parsed["forbids"])):
-            out.append({"text": s[:300], **parsed})
+            out.append({"text": with_antecedent(said, i)[:300], **parsed})
     return out
+
+
+_PRONOUN = re.compile(r"\b(?:it|this|that|them|these|those)\b", re.I)
+
+
+def with_antecedent(said: list[str], i: int) -> str:
+    """Sentence `i`, after the sentence before it when it is a short one pointing back with a
+    pronoun ("THIS RAILWAY CONFIG NOW WORKS. DO NOT TOUCH IT AGAIN."): a fragment alone says
+    nothing a next session can act on."""
+    s = said[i]
+    if i and len(s.split()) <= 8 and _PRONOUN.search(s) and not said[i - 1].rstrip().endswith("?"):
+        return f"{said[i - 1].strip()} {s.strip()}"
+    return s
 
 
 def alternative_choices(text: str) -> list[dict[str, Any]]:

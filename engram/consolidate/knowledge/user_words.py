@@ -34,8 +34,10 @@ _FILLER = {"ok", "okay", "yes", "yeah", "yep", "sure", "continue", "go", "on", "
            "merge", "thanks", "great", "good", "fine", "next", "again", "more", "same"}
 _AGENT = re.compile(r"@agent-[\w.-]+\w")
 _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
-                   r"(?:don'?t|do not|never|always|stop|avoid|must|make sure|remember to|you (?:should|must)|"
-                   r"no need to|only|keep|why (?:are|did|do) you|use\b|prefer)\b", re.I)
+                   r"(?:don'?t|do not|never|always|stop|avoid|must|make sure|remember to|"
+                   r"you (?:should|must|need to|have to)|no need to|only|keep|"
+                   r"why (?:on earth )?(?:are|did|do|would) you|"
+                   r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|use\b|prefer)\b", re.I)
 _RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop)\b", re.I)
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
@@ -106,11 +108,13 @@ def _agent(ev: dict[str, Any], name: str, clause: str, sentence: str, earlier: s
             "evidence": [ev["seq"]]}
 
 
-def _sentence_items(ev: dict[str, Any], s: str, taken: set[str], earlier: set[str]) -> list[dict[str, Any]]:
-    """The instructions of one sentence; one naming a subagent is judged clause by clause."""
+def _sentence_items(ev: dict[str, Any], s: str, taken: set[str], earlier: set[str],
+                    whole: str = "") -> list[dict[str, Any]]:
+    """The instructions of one sentence (`whole`: it with the sentence its pronoun points back
+    to, when it does); one naming a subagent is judged clause by clause."""
     if not _AGENT.search(s):
-        ok = s not in taken and _RULE.match(s) and len(s.split()) >= 3
-        return [_instruction(ev, s)] if ok else []
+        ok = s not in taken and (whole or s) not in taken and _RULE.match(s) and len(s.split()) >= 3
+        return [_instruction(ev, whole or s)] if ok else []
     out = []
     for clause in _clauses(s):
         rest = _ADDRESSED.sub("", clause)  # "@agent-x make sure to …": the agent addressed, then a rule for it
@@ -140,8 +144,9 @@ def instructions(events: list[dict[str, Any]], earlier: set[str] = frozenset()) 
             continue
         text = clean_prompt(ev.get("prompt"))
         taken = {d["text"] for d in decision_text.decision_sentences(str(ev.get("prompt") or ""))}
-        for s in (x.strip() for x in decision_text.sentences(text)):
-            for item in _sentence_items(ev, s, taken, earlier):
+        said = [x.strip() for x in decision_text.sentences(text)]
+        for i, s in enumerate(said):
+            for item in _sentence_items(ev, s, taken, earlier, decision_text.with_antecedent(said, i)):
                 key = item["name"].casefold() if item["agent"] else " ".join(item["name"].casefold().split())
                 old = out.get(key)
                 if old is None or (_RANK[item["kind"]], item["explicit"]) > (_RANK[old["kind"]], old["explicit"]):
