@@ -171,8 +171,13 @@ def run(args: argparse.Namespace) -> int:
     for mod, plugin in enabled.values():
         print(f"{mod.LABEL:<12} engram's plugin {plugin} is enabled and brings engram's hooks and MCP server: "
               "nothing written (disable the plugin first to register engram in the settings instead)")
+    from engram.config import project_root
+
     for mod in dict.fromkeys(mod for mod, _ in changes):
         print(runnable(f"Next ({mod.LABEL}): {mod.next_step(project)}"))
+        untrusted = mod.folder_trust(project or project_root(os.getcwd()))
+        if untrusted:  # e.g. Gemini CLI disables the server in a folder it does not trust
+            print(f"Next ({mod.LABEL}): {untrusted[0]}; {untrusted[1]}")
     print(runnable("Next (history): run `engram backfill` in a project to import its existing Claude Code sessions"))
     for mod, step in plugins.values():
         on = mod.plugin_enabled(project)

@@ -56,3 +56,9 @@ if TYPE_CHECKING:
         def doctor_caveat(self, doc: dict, project: str | None) -> str: ...  # appended to "N hooks registered"
         # engram's own plugin, when the harness has it enabled (for the user, or in `project`): which one
         def plugin_enabled(self, project: str | None) -> str | None: ...
+        # -- trust: a harness that runs hooks or servers only where the user trusted them --------
+        # the key its config records trust in hook `index` of `group` of `event` of `settings` under
+        # (uninstall removes it, doctor looks for it); None when it records none
+        def trust_key(self, settings: str, event: str, group: int, index: int) -> str | None: ...
+        # why it will not run engram's hooks or server in the folder `root`, and the fix; None when it will
+        def folder_trust(self, root: str) -> tuple[str, str] | None: ...

@@ -350,3 +350,11 @@ def plugin_enabled(project: str | None) -> str | None:
     from engram.harnesses import claude_plugin
 
     return ", ".join(claude_plugin.enabled(project)) or None
+
+
+def trust_key(settings: str, event: str, group: int, index: int) -> None:
+    return None  # it runs the hooks of its settings files without a trust record
+
+
+def folder_trust(root: str) -> None:
+    return None

@@ -202,3 +202,14 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
 
 def plugin_enabled(project: str | None) -> None:
     return None  # no plugin of engram's for Codex
+
+
+def trust_key(settings: str, event: str, group: int, index: int) -> str:
+    """`hooks.state."<hooks.json>:<event_in_snake_case>:<group>:<index>"` in config.toml, where
+    Codex 0.171.0 records the hash of a hook the user trusted in /hooks (harness-contracts §9.2)."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+    return f"{settings}:{snake}:{group}:{index}"
+
+
+def folder_trust(root: str) -> None:
+    return None  # a project's hooks need a trusted project; doctor reads the hooks' own trust

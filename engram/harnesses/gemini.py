@@ -235,3 +235,41 @@ def doctor_caveat(doc: dict, project: str | None) -> str:
 
 def plugin_enabled(project: str | None) -> None:
     return None  # no plugin of engram's for Gemini CLI
+
+
+def trust_key(settings: str, event: str, group: int, index: int) -> None:
+    return None
+
+
+def folder_trust(root: str) -> tuple[str, str] | None:
+    """Gemini CLI disables a folder's settings and MCP servers (and headless --yolo) until the
+    user trusts it, when folder trust is on (it is by default): `~/.gemini/trustedFolders.json`
+    maps a path to TRUST_FOLDER, TRUST_PARENT (the folder's parent and all below it) or
+    DO_NOT_TRUST, the longest matching path deciding (harness-contracts §9.3)."""
+    home = os.path.join(os.path.expanduser("~"), ".gemini")
+    settings = _json_file(os.path.join(home, "settings.json"))
+    if _d(_d(_d(settings).get("security")).get("folderTrust")).get("enabled") is False:
+        return None
+    rules = _d(_json_file(os.path.join(home, "trustedFolders.json")))
+    folder = os.path.realpath(root)
+    best, level = -1, None  # Gemini's rule: the longest matching path decides (isPathTrusted)
+    for path, trust in rules.items():
+        where = os.path.realpath(os.path.expanduser(str(path)))
+        where = os.path.dirname(where) if trust == "TRUST_PARENT" else where
+        if (folder == where or folder.startswith(where.rstrip("/") + "/")) and len(str(path)) > best:
+            best, level = len(str(path)), trust
+    if level in ("TRUST_FOLDER", "TRUST_PARENT") or os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return None
+    return (f"Gemini CLI does not trust {root}: there it disables engram's MCP server and the folder's settings",
+            "start `gemini` in that folder and choose to trust it (or add it to ~/.gemini/trustedFolders.json)")
+
+
+def _json_file(path: str):
+    """A small JSON file's object ({} when it is missing, unreadable, or not plain JSON)."""
+    from engram.fsio import read_regular
+
+    raw = read_regular(path, 1 << 20)
+    try:
+        return jsonio.loads(raw.decode("utf-8", "replace")) if raw else {}
+    except ValueError:
+        return {}

@@ -149,3 +149,17 @@ def toml_without_server(text: str) -> str:
         header_end = text.find("\n", at + len(TOML_MARK) + 2)
         end = text.find("\n[", header_end) if header_end >= 0 else -1
         text = text[:at] + (text[end + 1:] if end >= 0 else "")
+
+
+def toml_without_tables(text: str, headers: list[str]) -> str:
+    """The TOML text without the tables headed `[<header>]` (each to the next table header or
+    the end), every other line kept as it was."""
+    wanted = {f"[{h}]" for h in headers}
+    out, skipping = [], False
+    for line in text.splitlines(keepends=True):
+        head = line.strip()
+        if head.startswith("["):
+            skipping = head in wanted
+        if not skipping:
+            out.append(line)
+    return "".join(out)

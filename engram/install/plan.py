@@ -400,15 +400,50 @@ def plan_mcp_file_removal(mod, project: str | None, manifest: dict) -> Change | 
         return None
     path = found[0]
     text = _read_text(path)
-    if text is None or mcp.TOML_MARK not in text:
+    trusted = trust_tables(mod, project)
+    if text is None or (mcp.TOML_MARK not in text and not any(f"[{t}]" in text for t in trusted)):
         return Change(mod.NAME, path, text, text, "no MCP server of engram's")
-    after: str | None = mcp.toml_without_server(text)
+    after: str | None = mcp.toml_without_tables(mcp.toml_without_server(text), trusted)
     known, original = recorded_original(manifest["files"].get(path))
     if known and original is None and not tomllib.loads(after):
         return Change(mod.NAME, path, text, None, "removed the file engram created")
     if known and original is not None and tomllib.loads(original) == tomllib.loads(after):
         after = original
     return Change(mod.NAME, path, text, after, "removed engram's MCP server")
+
+
+def trust_tables(mod, project: str | None) -> list[str]:
+    """The config tables in which the harness recorded the user's trust in engram's hooks
+    (Codex's `hooks.state."<key>"`): they go with the hooks."""
+    path = mod.settings_path(project)
+    try:
+        _, doc = load(path, mod.ALLOW_COMMENTS)
+    except EngramError:
+        return []
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    out = []
+    for event, groups in hooks.items():
+        for gi, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                key = mod.trust_key(path, event, gi, hi) if merge.is_ours(handler) else None
+                if key:
+                    out.append(f'hooks.state.{json.dumps(key)}')
+    return out
+
+
+def mcp_file_path(mod, project: str | None) -> str | None:
+    """The harness's TOML config file beside its settings (Codex's config.toml), if it has one."""
+    found = _mcp_file(mod, project)
+    return found[0] if found else None
+
+
+def read_text_or_empty(path: str) -> str:
+    """A config file's text ("" when it is missing or unreadable: doctor only looks)."""
+    try:
+        return _read_text(path) or ""
+    except EngramError:
+        return ""
 
 
 def _read_text(path: str) -> str | None:

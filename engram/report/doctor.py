@@ -111,6 +111,30 @@ def registration(name: str, project: str | None, plugin: str | None = None) -> l
     return out
 
 
+def trust(names: list[str], project: str | None) -> list[Check]:
+    """Harnesses that run engram's hooks or server only where the user trusted them: Codex's
+    record of trusted hooks (in its config file), Gemini CLI's trusted folders (this folder)."""
+    from engram.config import project_root
+    from engram.harnesses.registry import get
+    from engram.install import plan
+
+    here = project or project_root(os.getcwd())
+    out = []
+    for name in names:
+        mod = get(name)
+        problem = mod.folder_trust(here)
+        if problem:
+            out.append(Check(WARN, mod.LABEL, problem[0], problem[1]))
+        for scope in ([None, project] if project else [None]):
+            tables = plan.trust_tables(mod, scope)
+            config = plan.mcp_file_path(mod, scope)
+            text = plan.read_text_or_empty(config) if config else ""
+            if tables and not any(f"[{t}]" in text for t in tables):
+                out.append(Check(WARN, mod.LABEL, f"{mod.LABEL} has not trusted engram's hooks yet: it skips them",
+                                 mod.next_step(scope)))
+    return out
+
+
 def _unregistered(mod, path: str, project: str | None, plugin: str | None) -> list[Check]:
     """No hook of engram's in the settings file: the plugin has them, or engram is not set up
     for this harness (said only for a harness this user has: the others are none of doctor's business)."""
@@ -564,7 +588,7 @@ def run_all(project: str | None = None) -> list[Check]:
         if plugins[name] or any(c.level != OK or "hooks registered" in c.message for c in mine):
             hooked.append(name)
     if hooked:
-        checks += mcp_server() + mcp_registrations(hooked, plugins)
+        checks += mcp_server() + mcp_registrations(hooked, plugins) + trust(hooked, project)
     for fn in (command, data_dir, special_files, databases, vectors, providers, backlog, faults):
         try:
             checks += fn()

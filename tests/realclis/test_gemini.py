@@ -29,3 +29,17 @@ def test_a_session_end_to_end_and_its_own_context_never_becomes_a_prompt(sandbox
     sb.wait_idle()
     goals = " ".join(e["goal"] for e in sb.episodes())
     assert "Project memory" not in goals and "hook_context" not in goals
+
+
+def test_an_untrusted_folder_is_named_by_install_and_doctor_as_gemini_shows_it(sandbox):
+    """Gemini CLI disables engram's MCP server in a folder it does not trust; engram says so."""
+    sb = sandbox("gemini")
+    assert "Gemini CLI does not trust" in sb.install()
+    listed = sb.cli("mcp", "list")
+    assert "Disabled" in listed.stdout + listed.stderr  # what Gemini itself shows for the server
+    doc = sb.engram("doctor", check=False).stdout
+    assert "Gemini CLI does not trust" in doc, doc
+    sb.write_json(sb.home / ".gemini" / "trustedFolders.json", {str(sb.proj): "TRUST_FOLDER"})
+    listed = sb.cli("mcp", "list")
+    assert "Disabled" not in listed.stdout + listed.stderr and "engram" in listed.stdout + listed.stderr
+    assert "does not trust" not in sb.engram("doctor", check=False).stdout
