@@ -38,6 +38,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--labels", metavar="FILE", default=None,
                    help="knowledge labels (JSON, the format of engram/evaluation/knowledge_labels.json; "
                         "default: the labels shipped for the shared fixtures)")
+    p.add_argument("--corpus", metavar="DIR", default=None,
+                   help="score only the labelled corpus (engram/evaluation/corpus): DIR holds <project>/<file> copies "
+                        "of its public transcripts, each checked against its git blob (docs/evaluation.md)")
+    p.add_argument("--split", choices=("dev", "held-out"), default=None,
+                   help="with --corpus: only the projects of this split (default: both)")
+    p.add_argument("--projects", metavar="NAME,...", default=None, help="with --corpus: only these projects")
     p.set_defaults(func=run)
 
 
@@ -74,10 +80,35 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def run_corpus(args: argparse.Namespace) -> int:
+    """`engram eval --corpus DIR`: the knowledge score on the labelled corpus, by split and kind."""
+    import tempfile
+
+    from engram.errors import EngramError
+    from engram.evaluation import corpus_eval
+    from engram.evaluation.run import stderr
+
+    where = os.path.expanduser(args.corpus)
+    if not os.path.isdir(where):
+        raise EngramError(f"--corpus {args.corpus}: no such directory (it holds <project>/<file> copies of the "
+                          "corpus transcripts; see docs/evaluation.md)")
+    names = [n for n in (args.projects or "").split(",") if n] or None
+    unknown = sorted(set(names or []) - set(corpus_eval.records()))
+    if unknown:
+        raise EngramError(f"--projects: {unknown[0]} is not a corpus project ({', '.join(corpus_eval.records())})")
+    with tempfile.TemporaryDirectory(prefix="engram-corpus-") as base:
+        results = corpus_eval.evaluate(where, base, projects=names, split=args.split, say=stderr)
+    print("\n".join(corpus_eval.write_report(results, args.out)))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from engram.errors import EngramError
     from engram.evaluation import knowledge, report
     from engram.evaluation.run import Options, evaluate, stderr
+
+    if args.corpus:
+        return run_corpus(args)
 
     if not 1 <= args.chains <= 12:
         raise EngramError(f"--chains {args.chains}: must be between 1 and 12")

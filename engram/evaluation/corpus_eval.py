@@ -130,3 +130,35 @@ def totals(results: dict[str, Any]) -> dict[str, Any]:
                 words[f"{res['split']}:{src}"] += [w["mean"]] * w["sessions"]
     return {"items": {k: {"delivered": v[0], "needed": v[1]} for k, v in sorted(tally.items())},
             "words": {k: round(sum(v) / len(v), 1) for k, v in sorted(words.items())}}
+
+
+def table(tot: dict[str, Any], split: str) -> list[str]:
+    """A markdown table: delivered / needed per kind for engram and the two baselines."""
+    from engram.evaluation.knowledge import KINDS, SOURCES
+
+    def cell(src: str, kind: str) -> str:
+        v = tot["items"].get(f"{split}:{src}:{kind}")
+        return f"{v['delivered']}/{v['needed']}" if v else "-"
+
+    rows = [f"| {kind} | " + " | ".join(cell(src, kind) for src in SOURCES) + " |"
+            for kind in ("all", *KINDS) if f"{split}:engram:{kind}" in tot["items"]]
+    words = " | ".join(str(tot["words"].get(f"{split}:{src}", "-")) for src in SOURCES)
+    return [f"| {split} | " + " | ".join(SOURCES) + " |", "|---|" + "---|" * len(SOURCES), *rows,
+            f"| words per session | {words} |"]
+
+
+def write_report(results: dict[str, Any], out: str) -> list[str]:
+    """corpus.json (every item, every text) and corpus.md (the tables) in `out`; their paths."""
+    os.makedirs(out, exist_ok=True)
+    tot = totals(results)
+    lines = ["# The labelled corpus: what each later session started with", ""]
+    for split in SPLITS:
+        if any(r["split"] == split for r in results.values()):
+            names = ", ".join(n for n, r in results.items() if r["split"] == split)
+            lines += [f"{split}: {names}", "", *table(tot, split), ""]
+    paths = [os.path.join(out, "corpus.md"), os.path.join(out, "corpus.json")]
+    with open(paths[0], "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    with open(paths[1], "w", encoding="utf-8") as f:
+        json.dump({"totals": tot, "projects": results}, f, indent=1)
+    return paths

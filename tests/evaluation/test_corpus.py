@@ -1,0 +1,67 @@
+"""The labelled corpus: its records as shipped, and the runner on a corpus of our own samples."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from testing.helpers import REPO
+
+from engram.errors import EngramError
+from engram.evaluation import corpus_eval, knowledge
+
+SHOP = REPO / "tests" / "history" / "data" / "shop"
+
+
+def test_the_shipped_corpus_is_broad_blind_labelled_and_split_by_project():
+    recs = corpus_eval.records()
+    needs = [n for r in recs.values() for lab in r["labels"].values() for n in lab["needs"]]
+    assert len(recs) >= 8 and len(needs) >= 200
+    languages = {r["language"].split()[0].split("(")[0].strip().lower() for r in recs.values()}
+    assert len(languages) >= 4, languages
+    assert {r["split"] for r in recs.values()} == {"dev", "held-out"}
+    for name, r in recs.items():
+        files = {s["file"].rsplit(".", 1)[0] for s in r["sessions"]}
+        assert all(re.fullmatch(r"[0-9a-f]{40}", s["blob"]) for s in r["sessions"]), name
+        for sid, lab in r["labels"].items():
+            assert sid in files and lab["split"] == r["split"], (name, sid)
+            for n in lab["needs"]:
+                assert n["kind"] in knowledge.KINDS and set(n["from"]) <= files, (name, n["id"])
+                re.compile(n["pattern"])
+
+
+def shop_record(files: list[str]) -> dict:
+    sessions = [{"id": f.rsplit(".", 1)[0], "file": f, "path": f, "commit": "0" * 40, "bytes": 0,
+                 "blob": corpus_eval.blob_id((SHOP / f).read_bytes())} for f in files]
+    second = sessions[1]["id"]
+    need = {"id": "cart-tests", "kind": "file", "from": [sessions[0]["id"]], "text": "the cart's tests",
+            "pattern": r"test_cart", "evidence": "runs them again"}
+    return {"project": "shop", "split": "held-out", "language": "Python", "repository": "ours/shop",
+            "sessions": sessions, "labels": {second: {"split": "held-out", "needs": [need]}}}
+
+
+def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, monkeypatch):
+    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
+    (tmp_path / "corpus" / "shop").mkdir(parents=True)
+    for f in files:
+        shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
+    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
+    results = corpus_eval.evaluate(str(tmp_path / "corpus"), str(tmp_path / "work"))
+    (row,) = results["shop"]["score"]["items"]
+    assert set(row) >= {"engram", "recency", "bm25"} and row["kind"] == "file"
+    assert "Project memory from earlier sessions" in results["shop"]["texts"]["02-codex-rollout"]["engram"]
+    md, js = corpus_eval.write_report(results, str(tmp_path / "out"))
+    assert "| held-out | engram | recency | bm25 |" in open(md).read()
+    assert json.load(open(js))["totals"]["items"]["held-out:engram:file"]["needed"] == 1
+
+
+def test_a_transcript_that_is_not_the_labelled_one_is_one_line(tmp_path, monkeypatch):
+    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
+    (tmp_path / "shop").mkdir()
+    for f in files:
+        shutil.copy(SHOP / f, tmp_path / "shop" / f)
+    (tmp_path / "shop" / files[1]).write_text("{}\n")
+    with pytest.raises(EngramError, match=r"02-codex-rollout.jsonl: not the labelled transcript"):
+        corpus_eval.check_files(shop_record(files), str(tmp_path))
