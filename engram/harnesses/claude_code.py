@@ -180,7 +180,8 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
 
 def render(event: str, context: str | None, notice: str | None = None) -> str:
     """Stdout for the event: the context for Claude where the event takes it, the notice for
-    the user as `systemMessage` (shown to the user, not to Claude; §1.6), or nothing."""
+    the user as `systemMessage` (shown to the user, not to Claude: harness-contracts.md §1.6),
+    or nothing."""
     return output(event, context if event in INJECTABLE else None, notice)
 
 

@@ -127,7 +127,7 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
 
 def render(event: str, context: str | None, notice: str | None = None) -> str:
     """hookSpecificOutput JSON where Codex takes context, the user's notice as `systemMessage`
-    (a UI warning, §2.4); nothing else (Stop rejects text)."""
+    (a UI warning: harness-contracts.md §2.4); nothing else (Stop rejects text)."""
     if event not in INJECTABLE:
         return ""
     return claude_code.output(event, context, notice)

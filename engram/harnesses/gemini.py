@@ -156,8 +156,8 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
 
 
 def render(event: str, context: str | None, notice: str | None = None) -> str:
-    """The hookSpecificOutput JSON object with the user's notice as `systemMessage` (§3.4), or
-    nothing: Gemini's stdout must be pure JSON."""
+    """The hookSpecificOutput JSON object with the user's notice as `systemMessage`
+    (harness-contracts.md §3.4), or nothing: Gemini's stdout must be pure JSON."""
     if event not in INJECTABLE:
         return ""
     return claude_code.output(event, context, notice)

@@ -73,7 +73,7 @@ def valid(name: str, where: str = "--provider") -> str:
     return name
 
 
-def runnable(provider: ModuleType, chosen: bool) -> tuple[bool, str]:
+def _runnable(provider: ModuleType, chosen: bool) -> tuple[bool, str]:
     """(may run here, why): an API provider when consent.py lets it spend, a harness CLI when
     it is on PATH (naming one is its consent)."""
     if provider.KEY_ENV:
@@ -99,7 +99,7 @@ def choose(cfg: dict[str, Any], requested: str | None = None, home: str | None =
     if name == "auto":
         return _auto(cfg, _home(home))
     provider = CHAT[name]
-    ok, why = runnable(provider, chosen=True)
+    ok, why = _runnable(provider, chosen=True)
     why_not = _held_back(provider, cfg, _home(home)) if ok else why
     if why_not and requested:
         if not ok and provider.KEY_ENV:
@@ -116,7 +116,7 @@ def _auto(cfg: dict[str, Any], home: str) -> tuple[ModuleType, str]:
     offline (generic keys and harness CLIs need the user to name the provider)."""
     held = []
     for provider in AUTO:
-        ok, why = runnable(provider, chosen=False)
+        ok, why = _runnable(provider, chosen=False)
         if not ok:
             continue
         reason = _held_back(provider, cfg, home)
@@ -144,7 +144,7 @@ def _chosen(cfg: dict[str, Any], requested: str | None, project: Any) -> tuple[M
     provider, why = choose(cfg, requested, _home_of(project))
     configured = CHAT.get(str(cfg.get("llmProvider") or "auto"))
     if provider is offline and configured not in (None, offline) and project is not None and not offline_forced():
-        ok, missing = runnable(configured, chosen=True)
+        ok, missing = _runnable(configured, chosen=True)
         if not ok:
             fallback.announce(project, configured.NAME, "unavailable", missing)
     return provider, why
@@ -186,7 +186,7 @@ def embedder(cfg: dict[str, Any] | None = None, conn: Any = None, home: str | No
     if provider is not offline and offline_forced():
         reason = "ENGRAM_OFFLINE is set"
     elif provider is not offline:
-        ok, why = runnable(provider, consent.named(cfg, "embeddingProvider", home))
+        ok, why = _runnable(provider, consent.named(cfg, "embeddingProvider", home))
         reason = None if ok else f"embeddingProvider {name!r}: {why}"
     if reason:
         local = offline.embedder(cfg)
