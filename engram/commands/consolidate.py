@@ -5,7 +5,7 @@ progress on stderr and one summary line per session on stdout (--json: one objec
 session). Without --session or --all it consolidates every session of the project that
 NEEDS_CONSOLIDATION (the same as --all). A session the project has never captured is an
 error. A session whose model answers were unusable is consolidated offline from then on
-(consolidate/unusable.py); `--redo ID` lets the model try that session again: its pending
+(consolidate/worker.py); `--redo ID` lets the model try that session again: its pending
 events now, its later ones as they come (what was consolidated offline stays).
 """
 
@@ -52,9 +52,9 @@ def _line(o: Any) -> str:
 
 def _redo(project: Any, session: str) -> None:
     """Forget that the model's answers for `session` were unusable, saying so."""
-    from engram.consolidate import unusable
+    from engram.consolidate.worker import forget_unusable
 
-    if unusable.forget(project, session):
+    if forget_unusable(project, session):
         print(f"{session}: the model is asked again for this session", file=sys.stderr)
     else:
         print(f"{session}: no unusable answers recorded; consolidating it as usual", file=sys.stderr)

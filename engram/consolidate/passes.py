@@ -5,7 +5,7 @@
 with `.text`). Every call goes through `call_json`: parse the reply as JSON, validate it
 against the schema in schema.py, and on failure send the validation error back once
 ("repair"); a second failure raises LLMError("malformed"), and the worker consolidates the
-session offline instead (consolidate/unusable.py). Prompts are package files
+session offline instead (consolidate/worker.py). Prompts are package files
 (engram/consolidate/prompts/*.txt).
 """
 

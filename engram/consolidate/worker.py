@@ -16,7 +16,9 @@ One run, under the session's lock (`episodes/<session>.lock`, one worker per ses
 3. build the episode + graph change request with the consolidator the entry point chose
    (`Models`): the offline one, or a model's (engram.providers).
    Answers still unusable after their one repair: the session is consolidated offline at
-   once, and recorded so the model is not asked for it again (unusable.py).
+   once, and marked in `unusable/<session>.json`, so later runs consolidate its new events
+   offline without asking the model (retrying on every Stop spent 14 calls and 18k tokens
+   on one 13-event session for nothing, issue 24); `engram consolidate --redo` removes it.
    Any other model failure (timeout, 429/5xx after retries) ends the run here: nothing
    was written, the state stays NEEDS_CONSOLIDATION, the fault is logged and left in
    `faults/<session>.json` for the next SessionStart to report.
@@ -32,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engram import jsonio, workers
-from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger, unusable
+from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.offline_episode import files_modified, outcome_known
+from engram.config import safe_name
 from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
@@ -43,6 +46,7 @@ from engram.text import strip_injected
 from engram.errors import LLMError
 
 Progress = Callable[[str], None]
+UNUSABLE = "unusable"  # unusable/<session>.json: the model's answers for it were unusable
 
 
 class Consolidator(Protocol):
@@ -197,6 +201,32 @@ def clear_fault(project: Any, session: str) -> None:
         pass
 
 
+def _unusable_path(project: Any, session: str) -> str:
+    return os.path.join(project.dir, UNUSABLE, safe_name(session) + ".json")
+
+
+def mark_unusable(project: Any, session: str, provider: str, reason: str) -> None:
+    """Remember that `provider`'s answers for `session` were unusable: {"at", "provider", "reason"}."""
+    private_dir(os.path.join(project.dir, UNUSABLE))
+    body = {"at": store.now(), "provider": provider, "reason": reason[:300]}
+    write_atomic(_unusable_path(project, session), jsonio.dumps(body).encode(), durable=False)
+
+
+def unusable_mark(project: Any, session: str) -> dict[str, Any] | None:
+    """The mark of `session`, or None (no file, or not one engram wrote)."""
+    rec = jsonio.read_object(_unusable_path(project, session), 4096)
+    return rec if isinstance(rec.get("provider"), str) and isinstance(rec.get("at"), str) else None
+
+
+def forget_unusable(project: Any, session: str) -> bool:
+    """Remove the mark of `session`, so the model is asked again; True when there was one."""
+    try:
+        os.unlink(_unusable_path(project, session))
+        return True
+    except FileNotFoundError:
+        return False
+
+
 # -- one session ----------------------------------------------------------------------------
 
 
@@ -325,8 +355,8 @@ def _index_gotchas(conn: Any, project: Any) -> None:
 
 def _for_session(project: Any, session: str, models: Models) -> Consolidator:
     """The consolidator the entry point chose, or offline for a session the model's answers
-    were unusable for before (unusable.py)."""
-    rec = unusable.recorded(project, session) if models.offline is not None else None
+    were unusable for before (mark_unusable)."""
+    rec = unusable_mark(project, session) if models.offline is not None else None
     if rec is None:
         return models.consolidator
     models.offline.why = (f"{rec['provider']}'s answers for this session were unusable ({rec['at']}); "
@@ -338,7 +368,7 @@ def _answers_unusable(project: Any, session: str, provider: str, offline: Consol
                       exc: LLMError) -> Consolidator:
     """The model's answers did not validate after their repair: the session is recorded, so
     the model is not asked for it again, and consolidated offline now."""
-    unusable.record(project, session, provider, str(exc))
+    mark_unusable(project, session, provider, str(exc))
     log(project.log_path, "worker", f"session={session} {provider}'s answers were unusable ({exc}): consolidated "
         "offline, and the model is not asked for this session again", "WARN")
     offline.why = f"{provider}'s answers were unusable: {exc}"

@@ -14,7 +14,8 @@ from testing.monitor import context, notice
 
 from engram import notices
 from engram.cli import main
-from engram.consolidate import trigger, unusable
+from engram.consolidate import trigger
+from engram.consolidate.worker import unusable_mark
 from engram.errors import ConfigError
 from engram.providers import health, registry
 
@@ -36,7 +37,7 @@ def test_garbage_answers_cost_one_call_and_one_repair_then_the_session_is_consol
     assert episode["provider"] == "offline" and episode["usage"]["requests"] == 2  # what the model cost is kept
     assert _nodes(s.project) > 0 and not trigger.needs_consolidation(s.project, "s1")
     assert rows(s.project, "SELECT count(*) FROM model_calls") == [(2,)]  # both calls in the ledger
-    assert unusable.recorded(s.project, "s1")["provider"] == "anthropic"
+    assert unusable_mark(s.project, "s1")["provider"] == "anthropic"
     assert "answers were unusable" in open(s.project.log_path).read()
     assert "consolidated" in capsys.readouterr().out
 
@@ -48,7 +49,7 @@ def test_garbage_answers_cost_one_call_and_one_repair_then_the_session_is_consol
     s.prompt("And trailing newlines.").test(6, 0).stop("Done.")
     assert _consolidate(root, "--redo", "s1") == 0  # the user asks the model again
     assert "the model is asked again" in capsys.readouterr().err
-    assert len(llm.calls) > 2 and unusable.recorded(s.project, "s1") is None
+    assert len(llm.calls) > 2 and unusable_mark(s.project, "s1") is None
     assert episode_file(s.project, "s1")["episodes"][-1]["provider"] == "anthropic"
 
 
