@@ -86,6 +86,18 @@ def test_the_users_shell_is_told_what_the_worker_used_in_the_harness_environment
     assert "this shell would choose offline" in _engram("doctor", environ=shell).stdout
 
 
+@pytest.mark.parametrize("key, embedded", [("VOYAGE_API_KEY", False), ("ENGRAM_VOYAGE_API_KEY", True)])
+def test_embeddings_spend_only_on_a_key_given_to_engram(llm, server, root, key, embedded):
+    """The spec's default embeddingProvider (`anthropic` = Voyage) never embeds on the harness's
+    VOYAGE_API_KEY: without engram's own key the worker's vectors are local."""
+    s = fix_session(root)
+    trigger.enqueue(s.project, ["s1"])
+    _engram("worker", "--project", s.project.dir,
+            environ=_worker_env(llm, {"ANTHROPIC_API_KEY": "sk-harness", key: "test-key", "VOYAGE_BASE_URL": server.url}))
+    assert sum(llm.counts.values()) == 0
+    assert bool(server.texts) == embedded  # the node names went to the embedding API only on engram's key
+
+
 @pytest.mark.parametrize("damage", ["", "{", '{"provider": "x"}', '{"provider": 1, "model": "", "why": "", "at": "x"}',
                                     json.dumps({"provider": "a", "model": "", "why": "w" * 5000,
                                                 "at": "2026-01-01T00:00:00Z"})])
