@@ -167,7 +167,7 @@ def tokens() -> None:
             spec = 400 * windows + 2000 + 200 * windows
             print(f"   {size:6}  {windows:7}  {len(u['calls']):5}  {u['input_tokens']:5}  {u['output_tokens']:6}"
                   f"  {u['input_tokens'] + u['output_tokens']:5}   {spec:5}  ({o.status})")
-    os.environ.pop("ANTHROPIC_API_KEY", None)
+    os.environ.pop("ENGRAM_ANTHROPIC_API_KEY", None)
 
 
 def main() -> int:

@@ -20,8 +20,9 @@ round 2, not tuned on) and tests/monitor/cases.json (the older in-sample triples
 
 A "warning" is any verdict other than NO_CONTRADICTION: precision = correct warnings /
 warnings, recall = contradictions warned / contradictions. A case that changes several
-files warns when the check of any of them does. When ANTHROPIC_API_KEY or OPENAI_API_KEY
-is set (and ENGRAM_OFFLINE is not), the configured API checker runs on the same cases too
+files warns when the check of any of them does. When engram may use a model (a key given to
+it, ENGRAM_ANTHROPIC_API_KEY / ENGRAM_OPENAI_API_KEY, or llmProvider named in config.json,
+and ENGRAM_OFFLINE not set), the configured API checker runs on the same cases too
 (one request per file); `--offline-only` skips it. `--verbose` lists every miss and false
 warning of the splits it prints: keep it off a held-out split until its figure is taken.
 
@@ -275,7 +276,8 @@ def main() -> int:
         here = config.Project.from_cwd(str(REPO)).ensure()  # the API calls go to this checkout's ledger and budget
         api = registry.checker(config.load_config()[0], project=here)
         if api.name == "offline":
-            print("api        not run: no ANTHROPIC_API_KEY / OPENAI_API_KEY (or ENGRAM_OFFLINE is set)\n")
+            print("api        not run: no key given to engram (ENGRAM_ANTHROPIC_API_KEY / ENGRAM_OPENAI_API_KEY, "
+                  "or llmProvider in config.json), or ENGRAM_OFFLINE is set\n")
         else:
             checkers.append(api)
     for path, label, splits in SETS:

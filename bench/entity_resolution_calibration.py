@@ -31,10 +31,12 @@ entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid
 on dev, dev2 and holdout2 only. `--split dev` prints only the halves tuning may look at
 (every round but round 5, and the in-sample pairs); `--split holdout` only the held-out one
 (holdout5); `--misses` lists each printed half's wrong pairs. Remote embedders need their
-key (VOYAGE_API_KEY / OPENAI_API_KEY); without one only the local embedder is measured.
+key (ENGRAM_VOYAGE_API_KEY or VOYAGE_API_KEY / ENGRAM_OPENAI_API_KEY or OPENAI_API_KEY: running
+this script names the embedder); without one only the local embedder is measured.
 `--adjudicate` puts the ambiguous band to the adjudicator the consolidation worker would use (the
 configured model consolidator's, engram.providers.registry.consolidation), as the worker does; with
-no model configured (no API key, or ENGRAM_OFFLINE) it says so and measures the bands alone.
+no model configured (no key given to engram nor llmProvider named, or ENGRAM_OFFLINE) it says so
+and measures the bands alone.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engram.consolidate import entity_resolution as er  # noqa: E402
 from engram.graph import aliases, store  # noqa: E402
 from engram.graph.connect import connect  # noqa: E402
+from engram.providers.base import env_api_key  # noqa: E402
 from engram.providers.offline import LocalEmbedder  # noqa: E402
 from engram.providers.openai import OpenAIEmbedder  # noqa: E402
 from engram.providers.voyage import VoyageEmbedder  # noqa: E402
@@ -192,9 +195,9 @@ def misses(pairs: list[Pair], sims, bands) -> str:
 def make(provider: str):
     if provider == "local":
         return LocalEmbedder()
-    if provider == "voyage" and os.environ.get("VOYAGE_API_KEY"):
+    if provider == "voyage" and env_api_key("VOYAGE_API_KEY"):
         return VoyageEmbedder()
-    if provider == "openai" and os.environ.get("OPENAI_API_KEY"):
+    if provider == "openai" and env_api_key("OPENAI_API_KEY"):
         return OpenAIEmbedder()
     return None
 
@@ -227,7 +230,8 @@ def adjudicator():
     here = config.Project.from_cwd(str(DATA.parents[2])).ensure()
     judge = registry.consolidation(config.load_config()[0], project=here).adjudicator
     print(f"adjudicator: {judge.model} on the ambiguous band" if judge else
-          "adjudicator: not run (no model consolidator: no ANTHROPIC_API_KEY / OPENAI_API_KEY, or ENGRAM_OFFLINE is set)")
+          "adjudicator: not run (no model consolidator: no key given to engram, ENGRAM_ANTHROPIC_API_KEY / "
+          "ENGRAM_OPENAI_API_KEY, nor llmProvider in config.json; or ENGRAM_OFFLINE is set)")
     return judge
 
 

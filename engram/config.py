@@ -39,6 +39,7 @@ DEFAULTS: dict = {
     "geminiModel": "",  # gemini -m; "" = the Gemini CLI's own default model
     "cliTimeoutMs": 180000,  # one headless harness-CLI call (its start-up included)
     "dailyTokenBudget": 500000,  # per model provider and local day; then offline until midnight
+    "maxProviderFailures": 3,  # model jobs failed in a row that pause a provider until midnight
     "fsync": False,  # fsync every JSONL append (slower; survives power loss, not just crashes)
     "tokenBudget": 1200,  # max tokens injected per SessionStart / UserPromptSubmit
     "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)
@@ -165,8 +166,25 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
         if key == "dailyTokenBudget" and value < 0:
             raise ConfigError(f"{path}: key 'dailyTokenBudget' must be 0 or more (0 keeps every model call off), "
                               f"got {value!r}; the default is {want!r}")
+        if key == "maxProviderFailures" and (not isinstance(value, int) or value < 1):
+            raise ConfigError(f"{path}: key 'maxProviderFailures' must be a whole number of 1 or more, "
+                              f"got {value!r}; the default is {want!r}")
         cfg[key] = value
     return cfg, warnings
+
+
+def save_setting(key: str, value: object, home: str | None = None) -> str:
+    """Set one key of config.json, keeping the user's others (`engram install --provider`);
+    the file's path. A file that cannot be read as settings raises ConfigError, untouched."""
+    import json
+
+    folder = home or engram_home()
+    path = os.path.join(folder, "config.json")
+    user = _user_settings(path)
+    user[key] = value
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    write_atomic(path, (json.dumps(user, indent=2) + "\n").encode())
+    return path
 
 
 # -- project identity ---------------------------------------------------------

@@ -67,7 +67,7 @@ def run(event: str, harness: str | None, raw: bytes, env_cwd: str, replay: bool 
     else:
         handler = adapter.HANDLERS.get(kind) or lifecycle.HANDLERS[kind]
         context = handler(ctx, **data)
-    return adapter.render(event, context)
+    return adapter.render(event, context, ctx.notice)
 
 
 def _fault(event: str, raw: bytes, exc: BaseException) -> None:

@@ -1,8 +1,10 @@
 """What engram does at each lifecycle event, harness-agnostic.
 
 Adapters translate a harness payload into calls of these functions and translate the
-returned context text (or None) back into the harness's output. The generic Python
-API (`engram.harnesses.generic`) calls them directly.
+returned context text (or None) back into the harness's output. What is meant for the user,
+not the agent (SessionStart's notices: the day's budget is spent, consolidations failed), is
+left in `ctx.notice` for the adapter's user channel. The generic Python API
+(`engram.harnesses.generic`) calls them directly.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ USER_SUMMARY_CHARS = 300
 class Ctx:
     """One hook invocation: which project, which session, which settings."""
 
-    __slots__ = ("project", "session", "cfg", "harness", "cwd", "transcript_path", "extra")
+    __slots__ = ("project", "session", "cfg", "harness", "cwd", "transcript_path", "extra", "notice")
 
     def __init__(self, session: str, cwd: str, harness: str = "claude-code",
                  transcript_path: str | None = None, home: str | None = None):
@@ -33,6 +35,7 @@ class Ctx:
         except config.ConfigError as exc:  # a typo in config.json must not stop capture
             self.cfg, warnings = dict(config.DEFAULTS), [f"{exc}; using the defaults until it is fixed"]
         self.extra: dict = {}  # added to every event: harness tags (GSD milestone/slice/task), a replay's ts
+        self.notice: str | None = None  # for the user, not the agent: the adapter's user channel shows it
         for w in warnings:
             self.log(w, "WARN")
 
@@ -98,6 +101,7 @@ def _low_prefix(ctx: Ctx) -> str:
 
 
 def session_start(ctx: Ctx, source: str = "startup") -> str | None:
+    """The context for the agent; the user's notices go to `ctx.notice`, never into it."""
     from engram import notices
     from engram.consolidate import trigger as consolidation
     from engram.retrieve import inject, shown
@@ -114,7 +118,14 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
     consolidation.after(ctx, "session_start")
     notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
     said = _recall(ctx, notices.text, ctx.project.home)  # e.g. the day's model budget is spent, once
-    return _join([said, notice, recalled])
+    ctx.notice = _join([said, notice])
+    return recalled
+
+
+def with_notice(ctx: Ctx, context: str | None) -> str | None:
+    """The user's notice before the context: for a harness with no channel to the user (GSD's
+    KNOWLEDGE.md section, the Python API), which shows both where it shows the context."""
+    return _join([ctx.notice, context])
 
 
 def prompt(ctx: Ctx, text: str) -> str | None:

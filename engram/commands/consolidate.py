@@ -1,10 +1,12 @@
-"""`engram consolidate [--session ID | --all] [--provider P] [--project DIR] [--json]`, in the foreground.
+"""`engram consolidate [--session ID | --all | --redo ID] [--provider P] [--project DIR] [--json]`, in the foreground.
 
 For backfills and debugging: the same consolidation the background worker runs, with
 progress on stderr and one summary line per session on stdout (--json: one object per
 session). Without --session or --all it consolidates every session of the project that
 NEEDS_CONSOLIDATION (the same as --all). A session the project has never captured is an
-error.
+error. A session whose model answers were unusable is consolidated offline from then on
+(consolidate/worker.py); `--redo ID` lets the model try that session again: its pending
+events now, its later ones as they come (what was consolidated offline stays).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def add_parser(subparsers: Any) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--session", metavar="ID", help="only this session")
     which.add_argument("--all", action="store_true", help="every session that needs consolidation (default)")
+    which.add_argument("--redo", metavar="ID", help="ask the model again for a session whose answers were unusable")
     add_provider_option(p, "override llmProvider (anthropic/openai need their API key, a harness CLI its login)")
     add_project_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object per session")
@@ -47,6 +50,16 @@ def _line(o: Any) -> str:
     return f"{o.session}: {o.status} (up to seq {o.to_seq})"
 
 
+def _redo(project: Any, session: str) -> None:
+    """Forget that the model's answers for `session` were unusable, saying so."""
+    from engram.consolidate.worker import forget_unusable
+
+    if forget_unusable(project, session):
+        print(f"{session}: the model is asked again for this session", file=sys.stderr)
+    else:
+        print(f"{session}: no unusable answers recorded; consolidating it as usual", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from engram.commands.worker import open_project
     from engram.config import load_config, safe_name
@@ -59,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     models = registry.consolidation(cfg, args.provider, project=project)  # a missing key is the user's to fix: one line, exit 1
+    args.session = args.session or args.redo
     if args.session:
         sessions = [safe_name(args.session)]
     else:  # every session with new events, and every one a lost or replaced engram.db no longer holds
@@ -67,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     if args.session and not os.path.exists(project.events_path(sessions[0])):
         raise EngramError(f"no session {args.session!r} in {project.root} ({project.events_path(sessions[0])} "
                           "does not exist); `engram consolidate` without --session takes every pending one")
+    if args.redo:
+        _redo(project, sessions[0])
     if not sessions:
         print("[]" if args.json else "nothing to consolidate")
         return 0

@@ -152,8 +152,8 @@ class Demo:
         # `python` and `engram` resolve to this interpreter's, as in the venv the agent would use
         path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
         self.env = dict(os.environ, ENGRAM_HOME=self.home, ENGRAM_OFFLINE="1", PATH=path)
-        for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"):
-            self.env.pop(key, None)
+        for key in [k for k in self.env if k.endswith(("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY"))]:
+            self.env.pop(key)  # the ENGRAM_ ones too
         has_cli = os.path.exists(os.path.join(os.path.dirname(sys.executable), "engram"))
         self.engram = "engram" if has_cli else "python -m engram"  # in the agent's shell (PATH above)
         with open(os.path.join(self.project, "calc.py"), "w") as f:

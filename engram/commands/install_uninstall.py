@@ -1,6 +1,6 @@
 """`engram install` / `engram uninstall`: register engram's hooks with a harness, or take them out.
 
-`engram install [--harness NAME]... [--gsd] [--project DIR] [--plugin] [--dry-run]`
+`engram install [--harness NAME]... [--gsd] [--project DIR] [--plugin] [--provider NAME] [--dry-run]`
 registers engram's hooks with a harness (Claude Code by default; codex, gemini, gsd, or
 all), at user level or, with --project, in that project, and its MCP server (the
 query_knowledge tool) the harness's own way: Claude Code through `claude mcp add` (the
@@ -10,13 +10,16 @@ nothing, the previous file is backed up under $ENGRAM_HOME/backups, and a malfor
 settings file is reported and left alone. It also creates the data dir, records this
 interpreter in $ENGRAM_HOME/python (plugin/bin/engram-hook runs it), writes
 $ENGRAM_HOME/bin/engram-hook (what hooks.json runs outside a plugin) and, with
---project, creates the project's database. --dry-run prints the diff of every file it
-would change and changes nothing.
+--project, creates the project's database. --provider records the model provider engram
+may spend with as `llmProvider` in $ENGRAM_HOME/config.json: without one (or an
+ENGRAM_*_API_KEY) engram consolidates offline, whatever keys your harness has. --dry-run
+prints the diff of every file it would change and changes nothing.
 
 examples:
   engram install                      Claude Code, user level
   engram install --harness all --dry-run
   engram install --harness codex --project ~/src/app
+  engram install --provider anthropic   engram may call Anthropic (ANTHROPIC_API_KEY)
 
 `engram uninstall [--harness NAME]... [--project DIR] [--dry-run]`
 Removes exactly what `engram install` added: engram's hook entries and MCP server, and
@@ -55,6 +58,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--gsd", action="store_true", help="also register the GSD 2 hooks")
     p.add_argument("--plugin", action="store_true",
                    help="Claude Code runs engram as a plugin: record the interpreter, write no settings")
+    p.add_argument("--provider", metavar="NAME", help="the model provider engram may spend with, recorded as "
+                   "llmProvider in config.json (auto, anthropic, openai, offline, claude-code, codex, gemini-cli)")
     p.set_defaults(func=run)
     p = subparsers.add_parser("uninstall", help="remove engram's hooks from harness settings (memory is kept)",
                               description=UNINSTALL_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,15 +147,23 @@ def run(args: argparse.Namespace) -> int:
     from engram.install import mcp, plan, setup
 
     project = project_dir(args)
+    if args.provider:
+        from engram.providers.registry import valid
+
+        valid(args.provider)
     names = harnesses(args, ("claude-code",))
     plugins = plugin_steps() if args.plugin else {}
     enabled = plugins_enabled([n for n in names if n not in plugins], project)
     names = [n for n in names if n not in plugins and n not in enabled]
     changes, errors = planned(names, project)
     if args.dry_run:
+        if args.provider:
+            print(f"config.json: would set llmProvider to {args.provider}")
         return _dry_run(changes, errors, [harness(n) for n in names], project)
     home = setup.ensure_home()
     print(f"data dir     {tilde(home)} (0700)")
+    if args.provider:
+        _record_provider(home, args.provider)
     print(f"interpreter  {setup.interpreter()} (recorded in {tilde(setup.record_interpreter(home))})")
     print(f"hook         {tilde(setup.write_launcher(home))} (what hooks.json runs outside a plugin)")
     manifest = plan.read_manifest()
@@ -199,6 +212,13 @@ def register_mcp(mod, project: str | None) -> None:
     registered, said = mod.register_mcp(project, name, *mcp.server()) if name else (False, mcp.note(None, []))
     mcp.record(mod.NAME, name if registered else None)
     print(f"{mod.LABEL:<12} {said}")
+
+
+def _record_provider(home: str, name: str) -> None:
+    """llmProvider in config.json: the user's consent to spend with that provider (providers/consent.py)."""
+    from engram.config import save_setting
+
+    print(f"provider     llmProvider = {name} in {tilde(save_setting('llmProvider', name, home))}")
 
 
 def _dry_run(changes, errors, mods: list, project: str | None) -> int:

@@ -37,10 +37,15 @@ def _by_type(nodes: dict[str, dict[str, int]]) -> str:
 
 
 def model_lines(m: dict[str, Any]) -> list[str]:
-    """Who consolidates and why, the daily budget, today's and the last 7 days' model use."""
+    """Who consolidates here and why, what the worker last used (it runs in the harness's
+    environment), the daily budget, today's and the last 7 days' model use."""
+    from engram import worker_use
+
     limit = m["daily_token_budget"]
     budget = f"; budget {limit:,} tokens a day per provider" if m["provider"] != "offline" else ""
     lines = [f"models       {m['provider']} ({m['why']}){budget}"]
+    if m.get("worker"):
+        lines.append(f"worker       last used {worker_use.text(m['worker'])}")
     if not m["use"]["last_7_days"]:
         return lines + ["model use    none in the last 7 days"]
     for window, label in (("today", "today"), ("last_7_days", "last 7 days")):

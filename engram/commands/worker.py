@@ -53,11 +53,26 @@ def run(args: argparse.Namespace) -> int:
     from engram.consolidate.worker import drain
     from engram.providers import registry
 
-    outcomes = drain(project, cfg, registry.consolidation(cfg, args.provider, project=project), slot_fd=args.slot_fd)
+    models = registry.consolidation(cfg, args.provider, project=project)
+    outcomes = drain(project, cfg, models, slot_fd=args.slot_fd)
+    _record_use(project, models, outcomes)
     done = sum(1 for o in outcomes if o.status == "consolidated")
     failed = [o.session for o in outcomes if o.status == "failed"]
     log(project.log_path, "worker", f"drained: {done} consolidated, {len(failed)} failed {failed or ''}", "INFO")
     return 1 if failed else 0
+
+
+def _record_use(project: Any, models: Any, outcomes: list[Any]) -> None:
+    """What the last session that ran a consolidator was consolidated with (engram/worker_use.py:
+    `status` and `doctor` show it, since this process has the harness's environment)."""
+    from engram import worker_use
+
+    ran = [o for o in outcomes if o.kind]
+    if not ran:
+        return
+    last = ran[-1]
+    used = models.consolidator.models if last.provider == models.consolidator.name else {}
+    worker_use.record(project.home, last.provider, ", ".join(dict.fromkeys(used.values())), last.why)
 
 
 def _checks(project: Any, cfg: dict[str, Any], args: argparse.Namespace) -> int:

@@ -4,8 +4,9 @@
 (engram.providers: `complete(system, user, model=, max_tokens=, usage=, step=) -> reply`
 with `.text`). Every call goes through `call_json`: parse the reply as JSON, validate it
 against the schema in schema.py, and on failure send the validation error back once
-("repair"); a second failure raises LLMError("malformed"), which leaves the session
-NEEDS_CONSOLIDATION. Prompts are package files (engram/consolidate/prompts/*.txt).
+("repair"); a second failure raises LLMError("malformed"), and the worker consolidates the
+session offline instead (consolidate/worker.py). Prompts are package files
+(engram/consolidate/prompts/*.txt).
 """
 
 from __future__ import annotations
@@ -122,14 +123,22 @@ def seq_ranges(seqs: list[int]) -> str:
 
 def pass1(provider: Chat, model: str, events: list[dict[str, Any]], cfg: dict[str, Any],
           usage: Usage) -> list[dict[str, Any]]:
-    """Window summaries, in window order; windows are summarised concurrently."""
+    """Window summaries, in window order; windows are summarised concurrently. Once one window
+    fails, the windows not yet started are not asked: the session fails or goes offline."""
     wins, users = pass1_prompts(events, cfg)
     system = prompt("pass1")
+    failed = threading.Event()
 
     def one(i: int, win: list[dict[str, Any]]) -> dict[str, Any]:
+        if failed.is_set():
+            raise LLMError("skipped", f"pass1[{i + 1}]: not asked, an earlier window failed")
         seqs = {e["seq"] for e in win}
-        summary = call_json(provider, system, users[i], model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
-                            step=f"pass1[{i + 1}]", validate=lambda v: schema.window_summary(v, seqs))
+        try:
+            summary = call_json(provider, system, users[i], model=model, max_tokens=PASS1_MAX_TOKENS, usage=usage,
+                                step=f"pass1[{i + 1}]", validate=lambda v: schema.window_summary(v, seqs))
+        except LLMError:
+            failed.set()
+            raise
         return {"window": i + 1, "seqs": [min(seqs), max(seqs)], **summary}
 
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(wins)))) as pool:

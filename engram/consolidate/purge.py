@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from engram import jsonio, workers
+from engram import jsonio, worker_use, workers
 from engram.capture import session_state
 from engram.consolidate import episode_file, trigger
+from engram.consolidate.worker import UNUSABLE
 from engram.errors import EngramError
 from engram.fsio import read_file, write_atomic
 from engram.graph.privacy import Terms, contains, scrub
@@ -142,8 +143,9 @@ def _episode_file(project: Any, session: str, terms: Terms, old_size: int,
 
 
 def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple[int, list[str]]:
-    """Log lines, fault records, queued write checks (they hold a diff) and the file-to-decision
-    cache that mention a term are removed; (how many, the files rewritten or deleted)."""
+    """Log lines, fault records, unusable-answer marks, queued write checks (they hold a diff),
+    the file-to-decision cache and the worker's record (worker.json) that mention a term are
+    removed; (how many, the files rewritten or deleted)."""
     lines_removed, rewritten = 0, []
     for path in (project.log_path, project.log_path + ".1"):
         try:
@@ -157,6 +159,8 @@ def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple
             if not dry_run:
                 write_atomic(path, b"\n".join(keep))
     dropped = _drop_files(os.path.join(project.dir, trigger.FAULTS), terms, dry_run)
+    dropped += _drop_files(os.path.join(project.dir, UNUSABLE), terms, dry_run)
+    dropped += _drop_files(project.home, terms, dry_run, only=(worker_use.FILE,))
     dropped += _drop_files(os.path.join(project.dir, "checks"), terms, dry_run)
     dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json",))
     return lines_removed + len(dropped), rewritten + dropped

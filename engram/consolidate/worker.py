@@ -15,9 +15,13 @@ One run, under the session's lock (`episodes/<session>.lock`, one worker per ses
    the light discussion consolidation; otherwise the full two passes.
 3. build the episode + graph change request with the consolidator the entry point chose
    (`Models`): the offline one, or a model's (engram.providers).
-   Any model failure (timeout, 429/5xx after retries, malformed after one repair) ends
-   the run here: nothing was written, the state stays NEEDS_CONSOLIDATION, the fault is
-   logged and left in `faults/<session>.json` for the next SessionStart to report.
+   Answers still unusable after their one repair: the session is consolidated offline at
+   once, and marked in `unusable/<session>.json`, so later runs consolidate its new events
+   offline without asking the model (retrying on every Stop spent 14 calls and 18k tokens
+   on one 13-event session for nothing, issue 24); `engram consolidate --redo` removes it.
+   Any other model failure (timeout, 429/5xx after retries) ends the run here: nothing
+   was written, the state stays NEEDS_CONSOLIDATION, the fault is logged and left in
+   `faults/<session>.json` for the next SessionStart to report.
 4. entity resolution, then ONE graph transaction that also records the event range.
 5. only then the episode file is replaced atomically, with the new mark.
 """
@@ -34,6 +38,7 @@ from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, 
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.offline_episode import files_modified, outcome_known
+from engram.config import safe_name
 from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
@@ -41,6 +46,7 @@ from engram.text import strip_injected
 from engram.errors import LLMError
 
 Progress = Callable[[str], None]
+UNUSABLE = "unusable"  # unusable/<session>.json: the model's answers for it were unusable
 
 
 class Consolidator(Protocol):
@@ -66,6 +72,7 @@ class Models:
     consolidator: Consolidator
     embedder: Any  # .name .model .dim .remote .embed(texts); wrapped in the cache here
     adjudicator: Any = None  # entity_resolution.Adjudicator for the ambiguous band; None offline
+    offline: Consolidator | None = None  # where a session whose model answers are unusable goes; None offline
 DISCUSSION_TYPES = ("user_prompt", "turn_complete")
 
 
@@ -75,6 +82,7 @@ class Outcome:
     status: str  # consolidated | nothing | recovered | busy | failed
     kind: str = ""
     provider: str = ""
+    why: str = ""  # why that provider (the consolidator's reason)
     from_seq: int = 0
     to_seq: int = 0
     episode_id: str | None = None
@@ -193,6 +201,32 @@ def clear_fault(project: Any, session: str) -> None:
         pass
 
 
+def _unusable_path(project: Any, session: str) -> str:
+    return os.path.join(project.dir, UNUSABLE, safe_name(session) + ".json")
+
+
+def mark_unusable(project: Any, session: str, provider: str, reason: str) -> None:
+    """Remember that `provider`'s answers for `session` were unusable: {"at", "provider", "reason"}."""
+    private_dir(os.path.join(project.dir, UNUSABLE))
+    body = {"at": store.now(), "provider": provider, "reason": reason[:300]}
+    write_atomic(_unusable_path(project, session), jsonio.dumps(body).encode(), durable=False)
+
+
+def unusable_mark(project: Any, session: str) -> dict[str, Any] | None:
+    """The mark of `session`, or None (no file, or not one engram wrote)."""
+    rec = jsonio.read_object(_unusable_path(project, session), 4096)
+    return rec if isinstance(rec.get("provider"), str) and isinstance(rec.get("at"), str) else None
+
+
+def forget_unusable(project: Any, session: str) -> bool:
+    """Remove the mark of `session`, so the model is asked again; True when there was one."""
+    try:
+        os.unlink(_unusable_path(project, session))
+        return True
+    except FileNotFoundError:
+        return False
+
+
 # -- one session ----------------------------------------------------------------------------
 
 
@@ -274,19 +308,24 @@ def _validated_mark(conn: Any, project: Any, session: str, mark: episode_file.Ma
 
 def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], models: Models,
                  new: list[dict[str, Any]], prior: list[dict[str, Any]], size: int, say: Progress) -> Outcome:
-    consolidator = models.consolidator
+    consolidator = _for_session(project, session, models)
     kind = kind_of(new, int(cfg["minEventsForFullConsolidation"]))
     usage = passes.Usage()
-    out = Outcome(session, "failed", kind, consolidator.name, new[0]["seq"], max(e["seq"] for e in new))
+    out = Outcome(session, "failed", kind, consolidator.name, consolidator.why, new[0]["seq"],
+                  max(e["seq"] for e in new))
     say(f"{session}: {len(new)} new events (seq {out.from_seq}-{out.to_seq}), {kind} consolidation, "
         f"{consolidator.name} ({consolidator.why})")
+    known = known_nodes(conn, new)
     try:
-        request = build_request(kind, consolidator, new, prior, cfg, usage, known_nodes(conn, new))
+        request = build_request(kind, consolidator, new, prior, cfg, usage, known)
     except LLMError as exc:
-        out.usage, out.error = usage.totals(), f"{exc.kind}: {exc}"
-        record_fault(project, session, exc.kind, str(exc), out.usage)
-        return out
-    out.provider = consolidator.name  # a model that became unusable handed over to offline
+        if exc.kind != "malformed" or models.offline is None:
+            out.usage, out.error = usage.totals(), f"{exc.kind}: {exc}"
+            record_fault(project, session, exc.kind, str(exc), out.usage)
+            return out
+        consolidator = _answers_unusable(project, session, consolidator.name, models.offline, exc)
+        request = build_request(kind, consolidator, new, prior, cfg, usage, known)
+    out.provider, out.why = consolidator.name, consolidator.why  # a model that became unusable handed over
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
     times = {e["seq"]: e.get("ts") for e in new}  # when each event happened: decisions are ordered by it
@@ -312,6 +351,28 @@ def _index_gotchas(conn: Any, project: Any) -> None:
         gotcha_index.write(conn, project.gotcha_index_path)
     except OSError as exc:
         log(project.log_path, "worker", f"gotcha index not written: {exc}", "WARN")
+
+
+def _for_session(project: Any, session: str, models: Models) -> Consolidator:
+    """The consolidator the entry point chose, or offline for a session the model's answers
+    were unusable for before (mark_unusable)."""
+    rec = unusable_mark(project, session) if models.offline is not None else None
+    if rec is None:
+        return models.consolidator
+    models.offline.why = (f"{rec['provider']}'s answers for this session were unusable ({rec['at']}); "
+                          f"`engram consolidate --redo {session}` asks it again")
+    return models.offline
+
+
+def _answers_unusable(project: Any, session: str, provider: str, offline: Consolidator,
+                      exc: LLMError) -> Consolidator:
+    """The model's answers did not validate after their repair: the session is recorded, so
+    the model is not asked for it again, and consolidated offline now."""
+    mark_unusable(project, session, provider, str(exc))
+    log(project.log_path, "worker", f"session={session} {provider}'s answers were unusable ({exc}): consolidated "
+        "offline, and the model is not asked for this session again", "WARN")
+    offline.why = f"{provider}'s answers were unusable: {exc}"
+    return offline
 
 
 def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models, offline: bool) -> Resolver:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
         def request(self, event: str, payload: dict) -> tuple[str, dict]: ...  # (lifecycle kind, its arguments)
         def session_id(self, payload: dict, cwd: str) -> Any: ...  # the payload's session
         def prepare(self, ctx: Any, event: str, payload: dict) -> None: ...  # tags for every event (ctx.extra)
-        def render(self, event: str, context: str | None) -> str: ...  # what the hook prints
+        # what the hook prints: `context` for the agent, `notice` for the user (SessionStart's notices)
+        # on the harness's user channel (systemMessage); GSD has none (gsd_units writes it to KNOWLEDGE.md)
+        def render(self, event: str, context: str | None, notice: str | None = None) -> str: ...
 
         # -- the install side: settings file, engram's entries, what the user does next ---------
         NESTED: bool  # entries grouped under matchers (Claude Code style) or flat (GSD)

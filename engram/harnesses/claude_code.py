@@ -178,13 +178,22 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
     return "ignore", {}
 
 
-def render(event: str, context: str | None) -> str:
-    """Stdout for the event: the JSON context object, or nothing."""
-    if not context or event not in INJECTABLE:
-        return ""
-    if len(context) > MAX_CONTEXT_CHARS:
-        context = context[: MAX_CONTEXT_CHARS - 20] + "\n[... cut by engram]"
-    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+def render(event: str, context: str | None, notice: str | None = None) -> str:
+    """Stdout for the event: the context for Claude where the event takes it, the notice for
+    the user as `systemMessage` (shown to the user, not to Claude: harness-contracts.md §1.6),
+    or nothing."""
+    return output(event, context if event in INJECTABLE else None, notice)
+
+
+def output(event: str, context: str | None, notice: str | None) -> str:
+    """The hook JSON of Claude Code's shape, which Codex and Gemini CLI read too: `context`
+    under hookSpecificOutput (cut to MAX_CONTEXT_CHARS), `notice` as systemMessage; "" for neither."""
+    out: dict = {"systemMessage": notice} if notice else {}
+    if context:
+        if len(context) > MAX_CONTEXT_CHARS:
+            context = context[: MAX_CONTEXT_CHARS - 20] + "\n[... cut by engram]"
+        out["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}
+    return jsonio.dumps(out) if out else ""
 
 
 # -- install: where its settings live, engram's entries there, the next step ----------

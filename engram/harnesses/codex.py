@@ -125,11 +125,12 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
     return "ignore", {}
 
 
-def render(event: str, context: str | None) -> str:
-    """hookSpecificOutput JSON where Codex takes context; nothing else (Stop rejects text)."""
-    if not context or event not in INJECTABLE:
+def render(event: str, context: str | None, notice: str | None = None) -> str:
+    """hookSpecificOutput JSON where Codex takes context, the user's notice as `systemMessage`
+    (a UI warning: harness-contracts.md §2.4); nothing else (Stop rejects text)."""
+    if event not in INJECTABLE:
         return ""
-    return claude_code.render(event, context)
+    return claude_code.output(event, context, notice)
 
 
 # -- install: where its settings live, engram's entries there, the next step ----------

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 
-from engram import jsonio
 from engram.config import MCP_SERVERS
 from engram.harnesses import claude_code
 from engram.harnesses.claude_code import as_dict as _d
@@ -156,13 +155,12 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
     return "ignore", {}
 
 
-def render(event: str, context: str | None) -> str:
-    """The hookSpecificOutput JSON object, or nothing: Gemini's stdout must be pure JSON."""
-    if not context or event not in INJECTABLE:
+def render(event: str, context: str | None, notice: str | None = None) -> str:
+    """The hookSpecificOutput JSON object with the user's notice as `systemMessage`
+    (harness-contracts.md §3.4), or nothing: Gemini's stdout must be pure JSON."""
+    if event not in INJECTABLE:
         return ""
-    if len(context) > claude_code.MAX_CONTEXT_CHARS:
-        context = context[: claude_code.MAX_CONTEXT_CHARS - 20] + "\n[... cut by engram]"
-    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+    return claude_code.output(event, context, notice)
 
 
 # -- install: where its settings live, engram's entries there, the next step ----------

@@ -50,8 +50,13 @@ def _run(session_id: str, cwd: str, harness: str, fn, *args):
 
 
 def on_session_start(session_id: str, cwd: str, source: str = "startup", *, harness: str = "generic") -> str | None:
-    """A session began (source: startup | resume | clear | compact). Returns context to show."""
-    return _run(session_id, cwd, harness, lifecycle.session_start, source)
+    """A session began (source: startup | resume | clear | compact). Returns context to show;
+    engram's notices for the user (a spent budget, failed consolidations) come first in it."""
+    return _run(session_id, cwd, harness, _session_start, source)
+
+
+def _session_start(ctx: lifecycle.Ctx, source: str) -> str | None:
+    return lifecycle.with_notice(ctx, lifecycle.session_start(ctx, source))
 
 
 def on_prompt(session_id: str, cwd: str, text: str, *, harness: str = "generic") -> str | None:

@@ -104,8 +104,9 @@ def request(event: str, payload: dict) -> tuple[str, dict]:
     return "ignore", {}
 
 
-def render(event: str, context: str | None) -> str:
-    """Nothing: GSD parses stdout only for block/reason, and engram never blocks."""
+def render(event: str, context: str | None, notice: str | None = None) -> str:
+    """Nothing: GSD parses stdout only for block/reason, and engram never blocks. It has no
+    channel to the user: SessionStart's notices go into the KNOWLEDGE.md section (gsd_units)."""
     return ""
 
 

@@ -67,7 +67,7 @@ def _session_start(ctx) -> None:
     from engram.harnesses import gsd_knowledge
 
     text = lifecycle.session_start(ctx, "startup")
-    gsd_knowledge.refresh(ctx, text)
+    gsd_knowledge.refresh(ctx, lifecycle.with_notice(ctx, text))  # GSD has no channel to the user
 
 
 def _unit(ctx, status: str = "", start: bool = True) -> None:

@@ -2,8 +2,9 @@
 contradiction check (Haiku with extended thinking); Voyage for embeddings, the vendor
 Anthropic recommends (`embeddingProvider: "anthropic"` means Voyage).
 
-The key comes from ANTHROPIC_API_KEY and the endpoint from ANTHROPIC_BASE_URL (tests point
-it at a local server on 127.0.0.1 that speaks the Messages API).
+The key comes from ENGRAM_ANTHROPIC_API_KEY, else ANTHROPIC_API_KEY (used only when the user
+chose the provider: providers/consent.py), and the endpoint from ANTHROPIC_BASE_URL (tests
+point it at a local server on 127.0.0.1 that speaks the Messages API).
 
 The system prompt (the fixed instructions and the answer's schema) is marked for prompt
 caching (`cache_control: ephemeral`), so the Pass 1 windows of a session, sent within
@@ -19,7 +20,7 @@ import os
 from typing import Any
 
 from engram.providers import voyage
-from engram.providers.base import ChatClient, Reply, classify_error
+from engram.providers.base import ChatClient, Reply, classify_error, env_api_key
 
 NAME = "anthropic"
 KEY_ENV = "ANTHROPIC_API_KEY"
@@ -27,12 +28,8 @@ URL_ENV = "ANTHROPIC_BASE_URL"
 THINKING_BUDGET = 1024  # the minimum Anthropic allows; a verdict itself is ~200 tokens
 
 
-def unusable() -> str | None:
-    return None if os.environ.get(KEY_ENV) else f"{KEY_ENV} is not set"
-
-
 def client(cfg: dict[str, Any], retries: int = 3, meter: Any = None) -> AnthropicChat:
-    chat = AnthropicChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
+    chat = AnthropicChat(api_key=env_api_key(KEY_ENV), base_url=os.environ.get(URL_ENV),
                          timeout=float(cfg.get("probeTimeoutMs", 30000)) / 1000.0, retries=retries)
     chat.meter = meter
     return chat

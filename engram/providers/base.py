@@ -41,6 +41,13 @@ def offline_forced() -> bool:
     return os.environ.get("ENGRAM_OFFLINE", "").lower() in TRUE
 
 
+def env_api_key(env: str) -> str:
+    """The key a provider calls with: engram's own variable (ENGRAM_ + `env`) first, else
+    `env`. The registry builds a provider on the generic `env` only when the user chose that
+    provider (providers/consent.py); building one is never consent by itself."""
+    return os.environ.get("ENGRAM_" + env) or os.environ.get(env, "")
+
+
 class EmbeddingError(EngramError):
     """An embedding request failed for good (after retries, or on a non-retryable status)."""
 

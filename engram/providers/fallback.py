@@ -4,8 +4,12 @@ The registry wraps every model-backed consolidator and checker in one of these. 
 failure that says the model is unusable now (LLMError / CheckFailed of kind `budget`,
 `auth` or `unavailable`) does not fail the session or count against the checker: the same
 work is done by the offline implementation, and so is everything after it in this process.
-Any other failure (timeout, 5xx after retries, a malformed answer) passes through as
-before: the session stays queued, the check counts as failed.
+Any other failure (timeout, 5xx after retries, a malformed answer) passes through: the
+worker consolidates a session with unusable answers offline and keeps one that timed out
+queued (consolidate/worker.py), the check counts as failed. Each such failure is counted
+against the provider and each job the model did clears the count (health.py); once the
+provider is paused (`maxProviderFailures` in a row, by this process or another), every later
+job of the run is done offline.
 
 A full consolidation starts on the model only when its whole estimate fits in what is left
 of today's budget (budget.Meter.session); a session that does not fit is consolidated
@@ -23,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engram.errors import LLMError
+from engram.providers import health
 from engram.providers.base import estimate_tokens
 
 UNUSABLE = ("budget", "auth", "unavailable")
@@ -45,8 +50,8 @@ def announce(project: Any, provider: str, kind: str, reason: str) -> None:
 class Consolidator:
     """A model consolidator that hands over to the offline one for good once the model is unusable."""
 
-    def __init__(self, model: Any, offline: Any, project: Any, why: str = ""):
-        self.model, self.offline, self.project = model, offline, project
+    def __init__(self, model: Any, offline: Any, project: Any, why: str = "", cfg: dict[str, Any] | None = None):
+        self.model, self.offline, self.project, self.cfg = model, offline, project, cfg or {}
         self.active = model
         self.short = False  # the current session went offline because it did not fit
         self.why = self.chosen = why  # why the registry chose the model; `why` also says why not, when not
@@ -66,7 +71,7 @@ class Consolidator:
         from engram.consolidate import passes
 
         job = lambda c: c.full(new, prior, cfg, usage, known)  # noqa: E731
-        self._resume()
+        self._start()
         meter = self.model.client.meter
         if self.active is not self.model or meter is None:
             return self._run(job)
@@ -79,31 +84,44 @@ class Consolidator:
         return job(self.offline)
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
-        self._resume()
+        self._start()
         return self._run(lambda c: c.discussion(new, prior, usage))
 
-    def _resume(self) -> None:
-        """The last session did not fit in the budget; this one may: back to the model."""
+    def _start(self) -> None:
+        """Before each session: back to the model if the last one did not fit in the budget (this
+        one may); offline for good once the provider is paused."""
         if self.short:
             self.active, self.short, self.why = self.model, False, self.chosen
+        paused = health.paused(self.project.home, self.model.name, self.cfg) if self.active is self.model else None
+        if paused:
+            self.active = self._offline(paused)
 
     def _run(self, job: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         if self.active is self.model:
             try:
-                return job(self.model)
+                done = job(self.model)
             except LLMError as exc:
                 if exc.kind not in UNUSABLE:
+                    health.failed(self.project, self.model.name, self.cfg, f"{exc.kind}: {exc}")
                     raise
                 announce(self.project, self.model.name, exc.kind, str(exc))
-                self.active, self.why = self.offline, f"{self.model.name} unusable: {exc}"
+                self.active = self._offline(f"{self.model.name} unusable: {exc}")
+            else:
+                health.succeeded(self.project.home, self.model.name)
+                return done
         return job(self.offline)
+
+    def _offline(self, why: str) -> Any:
+        """Offline for the rest of this run, saying why."""
+        self.why = why
+        return self.offline
 
 
 class Checker:
     """A model checker that hands over to the offline one for good once the model is unusable."""
 
-    def __init__(self, model: Any, offline: Any, project: Any):
-        self.model, self.offline, self.project = model, offline, project
+    def __init__(self, model: Any, offline: Any, project: Any, cfg: dict[str, Any] | None = None):
+        self.model, self.offline, self.project, self.cfg = model, offline, project, cfg or {}
         self.active = model
 
     @property
@@ -111,14 +129,21 @@ class Checker:
         return self.active.name
 
     def check(self, decisions: list[dict[str, Any]], path: str, diff: str) -> Any:
+        provider = self.model.name.split(":")[0]
+        if self.active is self.model and health.paused(self.project.home, provider, self.cfg):
+            self.active = self.offline
         if self.active is self.model:
             from engram.monitor.contradiction import CheckFailed
 
             try:
-                return self.model.check(decisions, path, diff)
+                verdict = self.model.check(decisions, path, diff)
             except CheckFailed as exc:
                 if exc.kind not in UNUSABLE:
+                    health.failed(self.project, provider, self.cfg, f"{exc.kind}: {exc}")
                     raise
-                announce(self.project, self.model.name.split(":")[0], exc.kind, str(exc))
+                announce(self.project, provider, exc.kind, str(exc))
                 self.active = self.offline
+            else:
+                health.succeeded(self.project.home, provider)
+                return verdict
         return self.offline.check(decisions, path, diff)

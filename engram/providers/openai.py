@@ -1,7 +1,8 @@
 """OpenAI: a chat model for consolidation and the contradiction check (`openaiModel`,
 JSON mode), and text-embedding-3 models for embeddings, through the official SDK.
 
-The key comes from OPENAI_API_KEY and the endpoint from OPENAI_BASE_URL (tests point it
+The key comes from ENGRAM_OPENAI_API_KEY, else OPENAI_API_KEY (used only when the user chose
+the provider: providers/consent.py), and the endpoint from OPENAI_BASE_URL (tests point it
 at a local server on 127.0.0.1 that speaks Chat Completions and embeddings).
 """
 
@@ -11,19 +12,15 @@ import os
 from typing import Any
 
 from engram.providers.base import KNOWN_DIMS, BaseEmbedder, ChatClient, EmbeddingError, Reply, _Retryable, \
-    classify_error, retry_after, vectors_from
+    classify_error, env_api_key, retry_after, vectors_from
 
 NAME = "openai"
 KEY_ENV = "OPENAI_API_KEY"
 URL_ENV = "OPENAI_BASE_URL"
 
 
-def unusable() -> str | None:
-    return None if os.environ.get(KEY_ENV) else f"{KEY_ENV} is not set"
-
-
 def client(cfg: dict[str, Any], retries: int = 3, meter: Any = None) -> OpenAIChat:
-    chat = OpenAIChat(api_key=os.environ.get(KEY_ENV, ""), base_url=os.environ.get(URL_ENV),
+    chat = OpenAIChat(api_key=env_api_key(KEY_ENV), base_url=os.environ.get(URL_ENV),
                       timeout=float(cfg.get("probeTimeoutMs", 30000)) / 1000.0, retries=retries)
     chat.meter = meter
     return chat
@@ -94,7 +91,7 @@ class OpenAIEmbedder(BaseEmbedder):
         super().__init__(**kw)
         self.model = model
         self.dim = dim or KNOWN_DIMS.get(model, 0)
-        self.api_key = api_key or os.environ.get(self.key_env, "")
+        self.api_key = api_key or env_api_key(self.key_env)
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         self._client: Any = None
 

@@ -1,7 +1,8 @@
 """Voyage AI embeddings over HTTPS with the standard library (no SDK), the vendor Anthropic
 recommends: `embeddingProvider` "voyage", or "anthropic" (the spec's (docs/spec.md) default).
 
-The key comes from VOYAGE_API_KEY and the endpoint from VOYAGE_BASE_URL (tests point it at
+The key comes from ENGRAM_VOYAGE_API_KEY, else VOYAGE_API_KEY (used only when the user chose
+the provider: providers/consent.py), and the endpoint from VOYAGE_BASE_URL (tests point it at
 a local server on 127.0.0.1).
 """
 
@@ -10,14 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from engram.providers.base import KNOWN_DIMS, BaseEmbedder, EmbeddingError, _Retryable, retry_after, vectors_from
+from engram.providers.base import KNOWN_DIMS, BaseEmbedder, EmbeddingError, _Retryable, env_api_key, retry_after, \
+    vectors_from
 
 NAME = "voyage"
 KEY_ENV = "VOYAGE_API_KEY"
-
-
-def unusable() -> str | None:
-    return None if os.environ.get(KEY_ENV) else f"{KEY_ENV} is not set"
 
 
 def embedder(cfg: dict[str, Any]) -> VoyageEmbedder:
@@ -38,7 +36,7 @@ class VoyageEmbedder(BaseEmbedder):
         super().__init__(**kw)
         self.model = model
         self.dim = dim or KNOWN_DIMS.get(model, 0)
-        self.api_key = api_key or os.environ.get(self.key_env, "")
+        self.api_key = api_key or env_api_key(self.key_env)
         base = base_url or os.environ.get("VOYAGE_BASE_URL") or "https://api.voyageai.com"
         self.url = base.rstrip("/") + ("/embeddings" if base.rstrip("/").endswith("/v1") else "/v1/embeddings")
 

@@ -18,7 +18,8 @@ import time
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 STALE_SECONDS = 600  # a session idle this long with unconsolidated events missed its worker
 FAULT_WINDOW_S = 24 * 3600
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "VOYAGE_API_KEY")
+KEYS = ("ENGRAM_ANTHROPIC_API_KEY", "ENGRAM_OPENAI_API_KEY", "ENGRAM_VOYAGE_API_KEY", "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY", "VOYAGE_API_KEY")
 
 
 @dataclasses.dataclass
@@ -422,8 +423,10 @@ def vectors() -> list[Check]:
 
 
 def providers() -> list[Check]:
-    """Which model and embedding providers a worker would use; keys by presence only. What
-    the user never configured (a default provider without its key) is no warning."""
+    """Which model and embedding providers a worker would use here and why (the variable or
+    config key that decided), what the worker last used in the harness's environment; keys by
+    presence only. What the user never configured (a default provider without its key) is no
+    warning."""
     from engram.config import load_config, user_keys
     from engram.errors import ConfigError
 
@@ -443,12 +446,13 @@ def providers() -> list[Check]:
     name, wanted = provider.NAME, registry.CHAT.get(str(cfg.get("llmProvider")))
     if name == "offline" and "llmProvider" in explicit and wanted and wanted.NAME != "offline" \
             and "ENGRAM_OFFLINE" not in why:
-        out.append(Check(WARN, "providers", f"config.json asks for {wanted.NAME}, but {why}: consolidating offline",
-                         _fix(wanted, why)))
+        out.append(Check(WARN, "providers", f"{why}: consolidating offline", _fix(wanted, why)))
     elif name == "offline" and "llmProvider" not in explicit:
-        out.append(Check(OK, "providers", "consolidation and write checks: offline (no API key set; one upgrades it)"))
+        out.append(Check(OK, "providers", f"consolidation and write checks: offline ({why}); a key you give engram "
+                                          "upgrades it (ENGRAM_ANTHROPIC_API_KEY, or llmProvider in config.json)"))
     else:
         out.append(Check(OK, "providers", f"consolidation and write checks: {name} ({why})"))
+    out += _worker(name)
     if keys:
         out.append(Check(OK, "keys", ", ".join(f"{k} set" for k in keys)))
     budget = model_budget(cfg) if name != "offline" or "budget" in why else []  # quiet when nothing is metered
@@ -461,8 +465,21 @@ def _fix(wanted: object, why: str) -> str:
         return "wait until midnight, or raise dailyTokenBudget in config.json"
     key = getattr(wanted, "KEY_ENV", None)
     if key:
-        return f"export {key}=... in the environment your harness starts from"
+        return f"export ENGRAM_{key}=... (or {key}) in the environment your harness starts from"
     return f"install {getattr(wanted, 'COMMAND', 'the CLI')} and log in to it, or set llmProvider to auto"
+
+
+def _worker(here: str) -> list[Check]:
+    """What the worker last used (it runs in the harness's environment, this in the shell's)."""
+    from engram import worker_use
+
+    rec = worker_use.read(home())
+    if rec is None:
+        return []
+    said = f"worker last used {worker_use.text(rec)}"
+    if rec["provider"] != here:
+        said += f"; this shell would choose {here} (the harness's environment differs, or the worker fell back)"
+    return [Check(OK, "providers", said)]
 
 
 def model_budget(cfg: dict) -> list[Check]:

@@ -119,8 +119,11 @@ def model_use(projects: list[Project]) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def models(cfg: dict[str, Any], projects: list[Project]) -> dict[str, Any]:
-    """Who consolidates and checks (and why), the daily budget, and the ledger's sums."""
+    """Who consolidates and checks here (and why: the variable or config key that decided), what
+    the worker last used in the harness's environment, the daily budget, and the ledger's sums."""
+    from engram.config import engram_home
     from engram.errors import ConfigError
+    from engram import worker_use
     from engram.providers import budget, registry
 
     try:
@@ -129,6 +132,7 @@ def models(cfg: dict[str, Any], projects: list[Project]) -> dict[str, Any]:
     except ConfigError as exc:
         chosen, why = "?", str(exc)
     return {"llmProvider": cfg.get("llmProvider"), "provider": chosen, "why": why,
+            "worker": worker_use.read(engram_home()),
             "daily_token_budget": budget.limit(cfg), "use": model_use(projects),
             "spent_today_all_projects": model_use(all_projects())["today"]}
 

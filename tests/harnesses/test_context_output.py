@@ -54,3 +54,43 @@ def test_session_start_context_is_hook_specific_output(remembered, harness):
 def test_gsd_prints_nothing_even_with_memory(remembered):
     res = run_hook("SessionStart", {"cwd": str(remembered), "type": "session_start"}, "--harness", "gsd")
     assert res.returncode == 0 and res.stdout == b""
+
+
+NOTICE = "engram: today's model token budget for anthropic is spent; consolidating offline until midnight."
+
+
+@pytest.mark.parametrize("harness", sorted(START))
+def test_a_notice_for_the_user_is_a_system_message_never_the_agents_context(remembered, harness, engram_home):
+    """Issue 24: what engram tells the user reaches the user's channel (systemMessage: shown to
+    the user, not to the model, §1.6, §2.4, §3.4), beside the context, and only once."""
+    from engram import notices
+
+    notices.post(str(engram_home), "budget-anthropic-test", NOTICE)
+    event, extra = START[harness]
+    first, second = (json.loads(run_hook(event, payload(event, f"{sid}-{harness}", remembered, source="startup",
+                                                        **extra), "--harness", harness).stdout)
+                     for sid in ("one", "two"))
+    assert first["systemMessage"] == NOTICE and "src/calc.py" in first["hookSpecificOutput"]["additionalContext"]
+    assert "token budget" not in first["hookSpecificOutput"]["additionalContext"]
+    assert "systemMessage" not in second
+
+
+@pytest.mark.parametrize("harness", sorted(START))
+def test_a_notice_alone_is_printed_without_context(proj, harness, engram_home):
+    from engram import notices
+
+    notices.post(str(engram_home), "budget-anthropic-test", NOTICE)
+    event, extra = START[harness]
+    out = json.loads(run_hook(event, payload(event, "s", proj, source="startup", **extra), "--harness", harness).stdout)
+    assert out == {"systemMessage": NOTICE}
+
+
+def test_without_a_user_channel_the_notice_leads_the_context(proj, engram_home):
+    """The Python API (and GSD's KNOWLEDGE.md section) show the context where the user sees it:
+    the notice stays in front of it, as before."""
+    from engram import notices
+    from engram.harnesses import generic
+
+    notices.post(str(engram_home), "budget-anthropic-test", NOTICE)
+    assert generic.on_session_start("py-1", str(proj)) == NOTICE
+    assert generic.on_session_start("py-2", str(proj)) is None

@@ -73,7 +73,7 @@ def test_contract_details_per_harness(home, settings):
     assert ours(claude)["PostToolUse"] == [{"matcher": "*", "hooks": [
         {"type": "command", "command": ours(claude)["PostToolUse"][0]["hooks"][0]["command"], "timeout": 10}]}]
     codex = ours(doc(home / settings["codex"])["hooks"])
-    assert "SessionEnd" not in codex and "matcher" not in codex["PostToolUse"][0]
+    assert "SessionEnd" in codex and "matcher" not in codex["PostToolUse"][0]  # Codex 0.171.0 fires SessionEnd
     gemini = ours(doc(home / settings["gemini"])["hooks"])
     assert all(h["timeout"] >= 1000 and h["name"].startswith("engram-") for g in sum(gemini.values(), [])
                for h in g["hooks"])
@@ -251,3 +251,31 @@ def test_a_symlinked_settings_file_stays_a_symlink(home, tmp_path, settings, fil
     assert path.is_symlink() and "engram-hook" in dotfiles.read_text()
     engram("uninstall", "--harness", "claude-code")
     assert path.is_symlink() and dotfiles.read_text() == files["claude-code"][".claude/settings.json"]
+
+
+def test_install_provider_records_the_users_choice_in_config_json(home, engram_home, capsys):
+    """Issue 24: naming a provider at install is consent to spend with it (providers/consent.py)."""
+    from engram.config import load_config, user_keys
+
+    (engram_home).mkdir(exist_ok=True)
+    (engram_home / "config.json").write_text('{"dailyTokenBudget": 1000}')
+    assert engram("install", "--provider", "anthropic") == 0
+    assert "llmProvider = anthropic" in capsys.readouterr().out
+    cfg, _ = load_config(str(engram_home))
+    assert cfg["llmProvider"] == "anthropic" and cfg["dailyTokenBudget"] == 1000  # the user's other keys kept
+    assert user_keys(str(engram_home)) == {"llmProvider", "dailyTokenBudget"}
+    assert stat.S_IMODE((engram_home / "config.json").stat().st_mode) == 0o600
+
+
+def test_install_provider_rejects_a_bad_name_in_one_line_and_changes_nothing(home, engram_home, capsys, snapshot):
+    before = snapshot(home)
+    assert engram("install", "--provider", "antropic") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'antropic' is not one of auto, anthropic, openai" in err[0]
+    assert snapshot(home) == before and not (engram_home / "config.json").exists()
+
+
+def test_install_provider_dry_run_says_it_and_writes_nothing(home, engram_home, capsys):
+    assert engram("install", "--provider", "openai", "--dry-run") == 0
+    assert "would set llmProvider to openai" in capsys.readouterr().out
+    assert not (engram_home / "config.json").exists()

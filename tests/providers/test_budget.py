@@ -73,7 +73,7 @@ def test_a_backlog_is_consolidated_oldest_first_and_the_budget_stops_the_model_b
 
 def test_the_fallback_note_is_delivered_once_at_the_next_session_start(llm, root, tmp_path):
     from testing.helpers import payload, run_hook
-    from testing.monitor import context
+    from testing.monitor import context, notice
 
     s = fix_session(root)
     consolidate(s.project, "s1", cfg(s.project, dailyTokenBudget=100))  # the first call crosses it
@@ -81,7 +81,8 @@ def test_the_fallback_note_is_delivered_once_at_the_next_session_start(llm, root
     hooks = [run_hook("SessionStart", payload("SessionStart", sid, where, source="startup"))
              for sid, where in (("next-1", other), ("next-2", root))]
     assert all(h.returncode == 0 for h in hooks)
-    first, second = (context(h.stdout) for h in hooks)
+    assert not any("token budget" in context(h.stdout) for h in hooks)  # the user's, not the agent's
+    first, second = (notice(h.stdout) for h in hooks)
     line = [x for x in first.splitlines() if "token budget" in x]
     assert len(line) == 1 and "anthropic" in line[0] and "offline until midnight" in line[0]
     assert "dailyTokenBudget" in line[0] and "token budget" not in second
@@ -213,7 +214,7 @@ def test_doctor_says_which_provider_why_and_when_the_budget_is_spent(llm, root, 
     main(["doctor"])
     out = capsys.readouterr().out
     assert "WARN  model budget" in out and "anthropic:" in out and "spent, offline until midnight" in out
-    assert "config.json asks for anthropic, but today's token budget for anthropic is spent" in out
+    assert "llmProvider is anthropic, but today's token budget for anthropic is spent" in out
 
 
 def test_every_model_input_is_bounded_whatever_the_session(llm, root):

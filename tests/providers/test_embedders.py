@@ -145,12 +145,29 @@ def online(monkeypatch):
 def test_default_without_keys_is_local_and_says_why(online):
     emb = get_embedder({"embeddingProvider": "anthropic", "embeddingModel": "voyage-3-lite"})
     assert isinstance(emb, LocalEmbedder) and emb.dim == 384
-    assert emb.fallback_reason == "embeddingProvider 'anthropic' needs VOYAGE_API_KEY"
+    assert emb.fallback_reason == "embeddingProvider 'anthropic': ENGRAM_VOYAGE_API_KEY is not set"
+
+
+def test_the_default_provider_never_spends_a_key_the_harness_passed(online, monkeypatch, engram_home):
+    """Issue 24: VOYAGE_API_KEY inherited from the harness is not consent; the spec's default
+    (`anthropic` = Voyage) embeds remotely on engram's own key, or once config.json names it."""
+    monkeypatch.setenv("VOYAGE_API_KEY", "k")
+    emb = get_embedder({"embeddingProvider": "anthropic", "embeddingModel": "voyage-3-lite"})
+    assert isinstance(emb, LocalEmbedder)
+    assert emb.fallback_reason == ("embeddingProvider 'anthropic': ENGRAM_VOYAGE_API_KEY is not set; "
+                                   "VOYAGE_API_KEY ignored: not chosen")
+    (engram_home / "config.json").write_text('{"embeddingProvider": "anthropic"}')
+    assert isinstance(get_embedder({"embeddingProvider": "anthropic"}), VoyageEmbedder)  # named: theirs to spend
+    (engram_home / "config.json").unlink()
+    monkeypatch.delenv("VOYAGE_API_KEY")
+    monkeypatch.setenv("ENGRAM_VOYAGE_API_KEY", "engram-k")
+    emb = get_embedder({"embeddingProvider": "anthropic"})
+    assert isinstance(emb, VoyageEmbedder) and emb.api_key == "engram-k"
 
 
 def test_configured_provider_with_its_key(online, monkeypatch, conn):
     monkeypatch.setenv("VOYAGE_API_KEY", "k")
-    emb = get_embedder({"embeddingProvider": "anthropic", "embeddingModel": "voyage-3-lite"})
+    emb = get_embedder({"embeddingProvider": "voyage", "embeddingModel": "voyage-3-lite"})
     assert isinstance(emb, VoyageEmbedder) and (emb.model, emb.dim) == ("voyage-3-lite", 512)
     cached = get_embedder({"embeddingProvider": "voyage"}, conn)
     assert isinstance(cached, CachedEmbedder) and cached.dim == 512

@@ -107,17 +107,29 @@ def test_without_engram_disable_the_fake_harness_hooks_do_record(clis, tmp_path,
 
 
 @pytest.mark.parametrize("name", CLIS)
-@pytest.mark.parametrize("mode, kind", [("error", "client"), ("malformed", "malformed")])
-def test_an_error_result_or_malformed_output_fails_cleanly_and_stays_queued(name, mode, kind, clis, root,
-                                                                             monkeypatch):
-    monkeypatch.setenv("FAKE_CLI_MODE", mode)
+def test_an_error_result_fails_cleanly_and_stays_queued(name, clis, root, monkeypatch):
+    monkeypatch.setenv("FAKE_CLI_MODE", "error")
     s = fix_session(root)
     o = consolidate(s.project, "s1", cfg(s.project, llmProvider=name))
-    assert o.status == "failed" and o.error.startswith(kind), o.error
+    assert o.status == "failed" and o.error.startswith("client"), o.error
     assert rows(s.project, "SELECT count(*) FROM nodes") == [(0,)]
     assert trigger.needs_consolidation(s.project, "s1")
     assert name in (trigger.consolidation_notice(s.project) or "")
     assert all(ok == 0 for *_, ok in _ledger(s.project))  # failed calls are in the ledger too
+
+
+@pytest.mark.parametrize("name", CLIS)
+def test_malformed_output_is_consolidated_offline_and_the_cli_not_asked_again(name, clis, root, monkeypatch):
+    monkeypatch.setenv("FAKE_CLI_MODE", "malformed")
+    s = fix_session(root)
+    o = consolidate(s.project, "s1", cfg(s.project, llmProvider=name))
+    assert (o.status, o.provider) == ("consolidated", "offline") and "unusable" in o.why, o
+    assert rows(s.project, "SELECT count(*) FROM nodes") != [(0,)] and not trigger.needs_consolidation(s.project, "s1")
+    asked = len(clis.calls())
+    assert asked and all(ok == 0 for *_, ok in _ledger(s.project))  # failed calls are in the ledger too
+    s.prompt("more").stop()
+    assert consolidate(s.project, "s1", cfg(s.project, llmProvider=name)).provider == "offline"
+    assert len(clis.calls()) == asked
 
 
 @pytest.mark.parametrize("name", CLIS)
@@ -152,7 +164,7 @@ def test_a_cli_not_on_path_falls_back_to_offline_and_says_why(root, monkeypatch,
     monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     provider, why = registry.choose({"llmProvider": "codex"})
-    assert provider.NAME == "offline" and why == "codex is not on PATH"
+    assert provider.NAME == "offline" and why == "llmProvider is codex, but codex is not on PATH"
     with pytest.raises(ConfigError, match="--provider gemini-cli: gemini is not on PATH"):
         registry.choose({}, "gemini-cli")
 
@@ -162,7 +174,7 @@ def test_a_configured_cli_not_on_path_is_said_once_at_the_next_session_start(roo
     import sys
 
     from testing.helpers import payload, run_hook
-    from testing.monitor import context, env
+    from testing.monitor import context, env, notice
 
     s = fix_session(root)
     with open(os.path.join(s.project.home, "config.json"), "w") as f:
@@ -175,8 +187,9 @@ def test_a_configured_cli_not_on_path_is_said_once_at_the_next_session_start(roo
         s.prompt("more").stop()
     starts = [run_hook("SessionStart", payload("SessionStart", sid, root, source="startup"), env=empty)
               for sid in ("next-1", "next-2")]
-    said = [line for h in starts for line in context(h.stdout).splitlines() if "codex" in line]
+    said = [line for h in starts for line in notice(h.stdout).splitlines() if "codex" in line]
     assert len(said) == 1 and "codex is not on PATH" in said[0] and "offline" in said[0]
+    assert not any("codex" in context(h.stdout) for h in starts)  # the user's, not the agent's
     assert open(s.project.log_path).read().count("codex unusable (unavailable)") == 1
 
 
@@ -194,11 +207,16 @@ def test_the_contradiction_check_through_each_cli_sends_the_diff_and_decisions_o
     assert row[:2] == (name, "contradiction") and row[2] == call["tokens"]
 
 
-def test_auto_never_picks_a_cli(clis, monkeypatch):
+def test_auto_never_picks_a_cli_nor_a_key_the_harness_passed(clis, monkeypatch):
     provider, why = registry.choose({"llmProvider": "auto"})
-    assert provider.NAME == "offline" and why.endswith("harness CLIs are opt-in")
-    monkeypatch.setenv("OPENAI_API_KEY", "k")
-    assert registry.choose({})[0].NAME == "openai"
+    assert provider.NAME == "offline" and why == "auto: no ENGRAM_* key"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
     provider, why = registry.choose({})
-    assert provider.NAME == "anthropic" and why == "auto: ANTHROPIC_API_KEY is set"
+    assert provider.NAME == "offline"
+    assert why == "auto: no ENGRAM_* key; ANTHROPIC_API_KEY ignored: not chosen; OPENAI_API_KEY ignored: not chosen"
+    monkeypatch.setenv("ENGRAM_OPENAI_API_KEY", "k")
+    assert (registry.choose({})[0].NAME, registry.choose({})[1]) == ("openai", "auto: ENGRAM_OPENAI_API_KEY is set")
+    monkeypatch.setenv("ENGRAM_ANTHROPIC_API_KEY", "k")
+    provider, why = registry.choose({})
+    assert provider.NAME == "anthropic" and why == "auto: ENGRAM_ANTHROPIC_API_KEY is set"

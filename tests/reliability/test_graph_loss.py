@@ -68,8 +68,8 @@ def test_a_lost_graph_is_reported_and_rebuilt(proj, tmp_path, how, figures):
     assert any(ln.startswith("FAIL") and "database" in ln for ln in report.stdout.splitlines()), report.stdout
     if how != "older":  # the hooks' check is two stats: a missing or empty file
         out = run_inproc("SessionStart", json.dumps({"session_id": "new", "cwd": str(proj), "source": "startup"}).encode())
-        ctx = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
-        assert "missing or empty" in ctx and "rebuilt" in ctx
+        said = json.loads(out.stdout)["systemMessage"]  # the user's to know: not in the agent's context
+        assert "missing or empty" in said and "rebuilt" in said
         queued = sorted(p.name for p in (project_dir(proj) / "queue").iterdir())
         assert {"s0", "s1", "s2"} <= set(queued)
     res = engram("consolidate", "--all", "--project", str(proj), cwd=proj)

@@ -181,9 +181,12 @@ def test_model_output_that_obeys_an_injection_is_rejected(proj, llm, answer, fig
     bad = json.dumps(OBEYING[answer])
     llm.script("pass2", {"text": bad}, {"text": bad})  # the answer, and the same after the repair request
     outcomes = consolidate_all(proj)
-    assert outcomes[0].status == "failed" and outcomes[0].error.startswith("malformed"), outcomes[0]
-    assert _rows(db_path(proj), "SELECT count(*) FROM nodes") == nodes_before
-    assert _decisions(proj) == before
+    # refused: the session is consolidated offline instead, as if no model had answered
+    assert (outcomes[0].status, outcomes[0].provider) == ("consolidated", "offline"), outcomes[0]
+    assert "unusable" in outcomes[0].why
+    assert _rows(db_path(proj), "SELECT count(*) FROM nodes") > nodes_before
+    assert ("g",) not in _rows(db_path(proj), "SELECT goal FROM episodes")  # nothing of the answer
+    _assert_no_changed_behaviour(proj, before)  # what offline consolidation of the same events keeps
     figures.add("injection", obeying_outputs_rejected=1, accepted=0)
 
 

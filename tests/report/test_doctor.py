@@ -192,7 +192,7 @@ def test_a_default_install_says_nothing_about_keys_it_never_asked_for(home, caps
     assert "VOYAGE_API_KEY" not in capsys.readouterr().out
     (engram_home / "config.json").write_text('{"embeddingProvider": "voyage"}')  # asked for: now it is said
     assert main(["status"]) == 0
-    assert "needs VOYAGE_API_KEY" in capsys.readouterr().out
+    assert "neither ENGRAM_VOYAGE_API_KEY nor VOYAGE_API_KEY is set" in capsys.readouterr().out
     code, lines = doctor(capsys)
     assert any("VOYAGE_API_KEY" in x for x in lines["WARN"])
 

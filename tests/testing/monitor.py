@@ -119,7 +119,12 @@ def context(stdout: bytes) -> str:
     """The additionalContext a hook printed ("" when none)."""
     if not stdout.strip():
         return ""
-    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
+    return (json.loads(stdout).get("hookSpecificOutput") or {}).get("additionalContext", "")
+
+
+def notice(stdout: bytes) -> str:
+    """The systemMessage a hook printed for the user ("" when none)."""
+    return json.loads(stdout).get("systemMessage", "") if stdout.strip() else ""
 
 
 def env(**extra: str) -> dict:

@@ -241,11 +241,15 @@ class LLMServer:
         with self.lock:
             self.scripts.setdefault(kind, []).extend(actions)
 
-    def env(self, provider: str = "anthropic") -> dict[str, str]:
-        """Environment for a process (or monkeypatch) that should use this server."""
+    def env(self, provider: str = "anthropic", generic: bool = False) -> dict[str, str]:
+        """Environment for a process (or monkeypatch) that should use this server: the key in
+        engram's own variable (ENGRAM_ANTHROPIC_API_KEY: consent, engram/providers/consent.py),
+        or with `generic` in the one a harness sets (ANTHROPIC_API_KEY: spends only when the
+        user named the provider in config.json)."""
+        prefix = "" if generic else "ENGRAM_"
         if provider == "openai":
-            return {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": self.url + "/v1"}
-        return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": self.url}
+            return {prefix + "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": self.url + "/v1"}
+        return {prefix + "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": self.url}
 
     def __enter__(self) -> "LLMServer":
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
