@@ -255,20 +255,15 @@ def by_file_top(conn, path: str, min_strength: float, limit: int) -> list[dict]:
     return [dict(zip(cols, row)) for row in cur]
 
 
-def of_kind(conn, kind: str, limit: int) -> list[dict]:
-    """Live nodes whose data.kind is `kind` (index nodes_kind), strongest, then newest, first."""
-    cur = conn.execute(
-        f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = ? AND n.status = 'active' "
-        f"AND +n.strength > 0 ORDER BY n.strength DESC, n.updated_at DESC, n.id LIMIT ?", (kind, int(limit)))
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, row)) for row in cur]
+_KIND_ORDER = {"strength": "n.strength DESC, n.updated_at DESC", "recent": "n.updated_at DESC, n.strength DESC"}
 
 
-def recent_of_kind(conn, kind: str, limit: int) -> list[dict]:
-    """Live nodes whose data.kind is `kind`, most recently updated first (index nodes_kind)."""
+def of_kind(conn, kind: str, limit: int, order: str = "strength") -> list[dict]:
+    """Live nodes whose data.kind is `kind` (index nodes_kind): strongest, then newest, first;
+    with order="recent", most recently updated first."""
     cur = conn.execute(
         f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = ? AND n.status = 'active' "
-        f"AND +n.strength > 0 ORDER BY n.updated_at DESC, n.strength DESC, n.id LIMIT ?", (kind, int(limit)))
+        f"AND +n.strength > 0 ORDER BY {_KIND_ORDER[order]}, n.id LIMIT ?", (kind, int(limit)))
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur]
 

@@ -249,14 +249,9 @@ def mcp_entry(project: str | None, argv: list[str], env: dict[str, str]) -> None
 
 
 def _json_object(path: str) -> dict:
-    import json
+    from engram.harnesses.claude_plugin import json_object  # one reader of Claude Code's JSON files
 
-    try:
-        with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
+    return json_object(path)
 
 
 def _servers_of(holder) -> dict:

@@ -20,7 +20,7 @@ SETTINGS = {"user": os.path.join(".claude", "settings.json"),  # under HOME; the
             "local": os.path.join(".claude", "settings.local.json")}
 
 
-def _json(path: str) -> dict:
+def json_object(path: str) -> dict:
     """A JSON object file's content; {} when it is missing, unreadable or not an object."""
     try:
         with open(path, "rb") as f:
@@ -53,7 +53,7 @@ def _settings_of(install: dict) -> str | None:
 def enabled(project: str | None) -> list[str]:
     """engram's plugins Claude Code has installed and enabled for this user (user scope) or,
     with `project`, in that project: ["engram@engram (user scope)", ...]."""
-    plugins = _json(os.path.join(os.path.expanduser("~"), RECORD)).get("plugins")
+    plugins = json_object(os.path.join(os.path.expanduser("~"), RECORD)).get("plugins")
     out = []
     for pid, installs in (plugins.items() if isinstance(plugins, dict) else ()):
         for install in installs if isinstance(installs, list) else ():
@@ -61,7 +61,7 @@ def enabled(project: str | None) -> list[str]:
             if not ours or not _applies(install, project):
                 continue
             settings = _settings_of(install)
-            switched = _json(settings).get("enabledPlugins") if settings else None
+            switched = json_object(settings).get("enabledPlugins") if settings else None
             if isinstance(switched, dict) and switched.get(pid) is True:
                 out.append(f"{pid} ({install['scope']} scope)")
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from engram import jsonio
 from engram.config import MCP_SERVERS
 from engram.harnesses import claude_code
 from engram.harnesses.claude_code import as_dict as _d

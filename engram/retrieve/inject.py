@@ -86,7 +86,7 @@ def standing(conn) -> list[tuple[dict, float]]:
     out: list[tuple[dict, float]] = []
     for kind, n in STANDING:
         out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
-    out += [(node, 0.9) for node in readonly.recent_of_kind(conn, "file", RECENT_FILES)]
+    out += [(node, 0.9) for node in readonly.of_kind(conn, "file", RECENT_FILES, "recent")]
     out += [(node, 0.8) for node in readonly.of_kind(conn, "file", STRONG_FILES)]  # render shows each once
     return out + [(node, 0.5) for node in distinct_episodes(readonly.latest_episodes(conn, 4 * STANDING_EPISODES))]
 
