@@ -203,26 +203,22 @@ class Sandbox:
             out[f.stem] = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
         return out
 
-    def graph(self) -> list[dict[str, Any]]:
-        """Every node of the project's graph: name, type, description, status, data."""
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """Every row of a table of the project's database (`nodes`, `episodes`)."""
         import sqlite3
 
         conn = sqlite3.connect(self.project_dir() / "engram.db")
         try:
             conn.row_factory = sqlite3.Row
-            return [dict(r) for r in conn.execute("SELECT * FROM nodes")]
+            return [dict(r) for r in conn.execute(f"SELECT * FROM {table}")]
         finally:
             conn.close()
+
+    def graph(self) -> list[dict[str, Any]]:
+        return self.rows("nodes")
 
     def episodes(self) -> list[dict[str, Any]]:
-        import sqlite3
-
-        conn = sqlite3.connect(self.project_dir() / "engram.db")
-        try:
-            conn.row_factory = sqlite3.Row
-            return [dict(r) for r in conn.execute("SELECT * FROM episodes")]
-        finally:
-            conn.close()
+        return self.rows("episodes")
 
     def wait_idle(self, timeout: float = 60) -> None:
         """Until no consolidation is queued or running (the hooks started the worker detached)."""
