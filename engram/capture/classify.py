@@ -36,6 +36,9 @@ from engram.redact import is_env_file, redact, redact_env_file
 
 RECENT_READS = 5
 MAX_RANGES_PER_FILE = 30
+# A read through a pipeline exits with its last command's status: a tool that refused its
+# options says so only in the output's first line (consolidate/knowledge/commands.py).
+_REFUSALS = (": illegal option", ": invalid option", ": unrecognized option", ": unknown option")
 MAX_SCAN = 262144  # a command or output is looked at up to this many characters (bounded work)
 
 
@@ -121,6 +124,9 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
             targets = shellcmd.read_targets(command)
             ev["path"] = rel_path(os.path.join(call.get("cwd") or root, targets[0]), root) if targets else ""
             ev["via"] = "shell"
+            head = str(output)[:400]
+            if ev["exit_code"] not in (0, None) or any(m in head.split("\n", 1)[0] for m in _REFUSALS):
+                ev["output"] = bounded(head, 400, "output", cut)  # why the read showed nothing
         else:
             ev["type"] = "search" if kind == shellcmd.SEARCH else "command"
         if ev["type"] in ("test_run", "build", "command", "search"):

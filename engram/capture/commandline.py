@@ -150,6 +150,27 @@ def normalise(command: str) -> list[str]:
     return out
 
 
+def segments(command: str) -> list[str]:
+    """Every pipeline segment of every part, its words as normalise keeps them (filters too)."""
+    return [" ".join(w) for part in parts(command) for w in map(_words, _pipeline(part)) if w]
+
+
+_OPTION_REFUSED = re.compile(r"([\w.+-]+): (?:illegal|invalid|unrecognized|unknown) option", re.I)
+
+
+def option_refused(command: str, signature: str) -> str:
+    """The segment of `command` whose program the error names as refusing an option
+    ("cat: illegal option -- A" from `cat -A f | sed -n 1,5p`, or from the filter in
+    `sed -n 1,5p f | cat -A`): a tool's flags differ between platforms (BSD and GNU), whichever
+    place the tool has in the pipeline; "" when the error names no program of the command."""
+    m = _OPTION_REFUSED.match(signature.strip())
+    for seg in segments(command) if m else []:
+        core = shellcmd.stripped(seg.split())
+        if core and core[0].rsplit("/", 1)[-1] == m.group(1):
+            return seg
+    return ""
+
+
 def file_ops(command: str) -> list[tuple[str, str, str]]:
     """What a command line does to files, part by part: ("cd", dir, ""), ("rm", path, "") for
     `rm` / `git rm` / `unlink`, ("mv", path, destination) for `mv` / `git mv` (a destination

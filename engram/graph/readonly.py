@@ -263,7 +263,7 @@ def of_kind(conn, kind: str, limit: int, order: str = "strength") -> list[dict]:
     with order="recent", most recently updated first."""
     cur = conn.execute(
         f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = ? AND n.status = 'active' "
-        f"AND +n.strength > 0 ORDER BY {_KIND_ORDER[order]}, n.id LIMIT ?", (kind, int(limit)))
+        f"AND +n.strength > 0 ORDER BY {_KIND_ORDER[order]}, n.name, n.id LIMIT ?", (kind, int(limit)))
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur]
 

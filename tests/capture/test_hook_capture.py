@@ -252,3 +252,14 @@ def test_valid_iso_takes_past_utc_timestamps_only(text, valid):
     from engram.clock import valid_iso
 
     assert valid_iso(text) == valid
+
+
+def test_a_shell_read_keeps_the_refusal_a_pipelines_zero_exit_hides_and_nothing_of_a_files_text(proj):
+    """`cat -A f | sed -n 1,5p` exits with sed's 0: cat's "illegal option" is only in the output."""
+    for command, out in (("cat -A src/calc.py | sed -n '1,5p'", "cat: illegal option -- A\nusage: cat [-belnstuv]"),
+                         ("sed -n '1,5p' src/calc.py | cat -v", "def add(a, b):")):
+        send("PostToolUse", proj, tool_name="Bash", tool_input={"command": command},
+             tool_response={"stdout": out, "stderr": "", "interrupted": False})
+    refused, shown = [e for e in events(proj, "s1") if e["type"] == "file_read"]
+    assert refused["output"].startswith("cat: illegal option -- A") and refused["exit_code"] == 0
+    assert "output" not in shown  # a read's text is the file's, not the session's knowledge

@@ -185,3 +185,14 @@ def test_failing_tests_a_filter_pipe_left_without_a_summary_are_the_codes_proble
     ev = _shell(1, 'npm run test:offline -- test/a.test.ts 2>&1 | grep -E "(FAIL|\u00d7)"', 0, out, type="test_run",
                 recognized=False, outcome="fail")
     assert commands.code_failure(ev) and commands.gotchas([ev, dict(ev, seq=2)]) == []
+
+
+def test_a_tool_refusing_an_option_inside_a_pipeline_is_the_gotcha_and_its_later_form_the_way_round():
+    # the pipeline's status is sed's (0): cat's refusal shows only in the output
+    events = [_shell(1, "cat -A src/app.tsx | sed -n '151,176p'", 0, "cat: illegal option -- A\nusage: cat [-belnstuv]"),
+              _shell(2, "sed -n '151,176p' src/app.tsx | cat -v", 0, "\tconst x = 1;$")]
+    [g] = commands.gotchas(events)
+    assert (g["command"], g["worked"]) == ("cat -A src/app.tsx", "cat -v")
+    assert g["error"].startswith("cat: illegal option -- A")
+    # an option error naming a program the command line does not run: the command as a whole
+    assert cl.option_refused("npm run build", "tsc: unknown option --foo") == ""

@@ -14,6 +14,8 @@
   consecutive failures with one error are one gotcha. A failure without a working variant
   is a gotcha when the same error came back (the quirk repeats). Test failures and compile
   errors are not gotchas: they are the code's problems (offline_episode.errors).
+* A tool that refused an option ("cat: illegal option -- A") is the failing command wherever
+  it stands in the pipeline, and its way round is a later form of that tool's segment.
 * Kept out of commits: paths unstaged right after a bulk `git add` (logs, build output).
 """
 
@@ -46,7 +48,8 @@ def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _output_failed(ev: dict[str, Any]) -> bool:
     """A zero exit behind a filter pipe can hide a failure: look at what it printed."""
     out = str(ev.get("output") or "")
-    return "|" in str(ev.get("command")) and any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
+    return "|" in str(ev.get("command")) and (any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
+                                              or bool(cl.option_refused(str(ev["command"]), _signature(ev))))
 
 
 def ran(ev: dict[str, Any]) -> bool:
@@ -63,6 +66,8 @@ def failed(ev: dict[str, Any]) -> bool:
     code = ev.get("exit_code")
     if ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0):
         return True
+    if _output_failed(ev) and cl.option_refused(str(ev["command"]), _signature(ev)):
+        return True  # a pipeline's status is its last command's: an earlier one refused its options
     return code is None and cl.refused(ev.get("error_summary") or ev.get("output") or "")
 
 
@@ -197,6 +202,11 @@ def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> boo
         _risky(p) for p in ok if p not in fail)
 
 
+def _same_program(segment: str, segs: list[str]) -> list[str]:
+    """The segments that run the program of `segment` (a refused filter's later forms)."""
+    return [s for s in segs if _program(s) == _program(segment)]
+
+
 def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """[{"command", "error", "worked", "times", "evidence"}], one per failing command and error."""
     shell = shell_events(events)
@@ -204,8 +214,9 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i, ev in enumerate(shell):
         if not failed(ev) or ran(ev) or code_failure(ev):
             continue
-        fail = cl.normalise(ev["command"])
         sig = _signature(ev)
+        named = cl.option_refused(ev["command"], sig)
+        fail = [named] if named else cl.normalise(ev["command"])
         if not fail or not sig:
             continue
         env = cl.refused(ev.get("error_summary") or ev.get("output") or "") and not cl.cannot_run(sig)
@@ -215,7 +226,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rec["times"] += 1
         rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         for nxt in shell[i + 1: i + 1 + WINDOW]:
-            parts = cl.normalise(nxt["command"])
+            parts = _same_program(named, cl.segments(nxt["command"])) if named else cl.normalise(nxt["command"])
             if (ran(nxt) or quiet(nxt)) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
                 rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
                 rec["observed"] = ran(nxt)  # else it ran with no error shown, its status not recorded
