@@ -58,3 +58,35 @@ def test_consolidate_returns_when_the_cli_leaves_a_grandchild_holding_its_output
     assert rows and all(r == ("claude-code", 0, "timeout") for r in rows), rows
     said = notices.take(s.project.home)
     assert len(said) == 1 and "cliTimeoutMs" in said[0] and "claude" in said[0], said
+
+
+def test_run_child_reads_with_one_deadline_and_kills_the_group(tmp_path):
+    """The helper itself (engram/workers.py run_child), on real children."""
+    from engram.workers import run_child
+
+    pid_file = tmp_path / "left.pid"
+    t0 = time.monotonic()  # exits at once, a grandchild in another session keeps stdout open
+    done = run_child(["sh", "-c", f"echo out; echo err >&2; setsid sh -c 'echo $$ > {pid_file}; exec sleep 60' & exit 3"],
+                     timeout=30)
+    try:
+        assert (done.code, done.out, done.err, done.timed_out) == (3, b"out\n", b"err\n", False)
+        assert time.monotonic() - t0 < 5
+    finally:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    big = os.urandom(1 << 20)
+    assert run_child(["cat"], input=big, timeout=30).out == big  # stdin and stdout both past a pipe's buffer
+    t0 = time.monotonic()  # endless output, and a grandchild in the same group: cut, killed, reaped
+    done = run_child(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; yes"], timeout=1, limit=1000)
+    assert done.timed_out and done.code is None and len(done.out) == 1000 and time.monotonic() - t0 < 5
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # killed with the group (a zombie until init reaps it)
+        try:
+            os.kill(grandchild, 0)
+            if open(f"/proc/{grandchild}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        except (ProcessLookupError, FileNotFoundError):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the child's process group outlived the deadline")
