@@ -1,10 +1,13 @@
 """PostToolUse hook latency against a bare interpreter, measured in the same run.
 
-    python bench/hook_latency.py [--runs 40] [--launch installed|module]
+    python bench/hook_latency.py [--runs 40] [--launch installed|module|wrapper] [--wrapper PATH]
 
 Times the PostToolUse hook as `engram install` starts it (`python -P -c "from engram.hook
 import entry; entry()"`, engram.config.HOOK_ARGS; `--launch module`: `python -m engram.hook`,
-how it was started before, for comparison) for Read, Edit and Bash-test payloads (a fresh
+how it was started before, for comparison; `--launch wrapper`: through plugin/bin/engram-hook
+with ENGRAM_PYTHON set to this interpreter, as the plugin and a checkout's install run it,
+its cached interpreter check included, or through the script at `--wrapper PATH`, to compare
+two versions of it) for Read, Edit and Bash-test payloads (a fresh
 ENGRAM_HOME, a sample project, one session) and `python -c pass`, interleaved so that
 machine noise hits both alike; prints medians and the ratio to the bare interpreter.
 Target (issue 2): every median <= 2.0x bare.
@@ -51,9 +54,12 @@ def time_once(argv: list[str], data: bytes, env: dict) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=40)
-    ap.add_argument("--launch", choices=("installed", "module"), default="installed")
+    ap.add_argument("--launch", choices=("installed", "module", "wrapper"), default="installed")
+    ap.add_argument("--wrapper", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                      "plugin", "bin", "engram-hook"))
     args = ap.parse_args()
     launch = list(HOOK_ARGS) if args.launch == "installed" else ["-m", "engram.hook"]
+    start = [args.wrapper] if args.launch == "wrapper" else [sys.executable, *launch]
     # Installed packages are byte-compiled by pip; do the same for a source checkout, so
     # that a PYTHONDONTWRITEBYTECODE environment does not time the compiler.
     import compileall
@@ -67,7 +73,7 @@ def main() -> int:
     os.makedirs(os.path.join(proj, "src"))
     with open(os.path.join(proj, "src", "calc.py"), "w") as f:
         f.write("def add(a, b):\n    return a + b\n")
-    env = dict(os.environ, ENGRAM_HOME=os.path.join(base, "home"))
+    env = dict(os.environ, ENGRAM_HOME=os.path.join(base, "home"), ENGRAM_PYTHON=sys.executable)
     cases = payloads(proj)
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.runs):
@@ -76,8 +82,7 @@ def main() -> int:
                 times[name].append(time_once([sys.executable, "-c", "pass"], b"", env))
             else:
                 event = payload["hook_event_name"]
-                times[name].append(time_once([sys.executable, *launch, event],
-                                             json.dumps(payload).encode(), env))
+                times[name].append(time_once([*start, event], json.dumps(payload).encode(), env))
     bare = statistics.median(times["bare"])
     print(f"python {sys.version.split()[0]}, {args.runs} runs each, interleaved; the hook started as: {args.launch}")
     print(f"{'case':<12} {'median ms':>10} {'p90 ms':>8} {'x bare':>7}")

@@ -20,6 +20,17 @@ Consolidation and the contradiction check run the same way, so this is their one
   long-lived host (the Python API) keeps no zombies.
 * `lock` takes an exclusive `flock` on a lock file (one consolidation per session): the
   same kernel lock whichever process takes it, hook, worker or `engram forget`.
+* `run_child` runs a child whose output engram reads (a harness CLI, git, `claude mcp`,
+  an interpreter doctor checks) with one deadline that covers the reading.
+  `subprocess.run(timeout=)` and `communicate(timeout=)` kill the child at the timeout and
+  then wait for end of output, which never comes while anything else holds the pipes: a
+  grandchild the child started in its own session (`setsid`) outlives the kill and kept
+  consolidation waiting forever. So the child starts in its own process group, its pipes
+  are read (and its stdin written) with `selectors` against the deadline, what is left in
+  them once it has exited is read for `CHILD_GRACE` seconds at most, and then, or at the
+  deadline, its whole process group is killed, the pipes closed (a grandchild writing
+  later gets SIGPIPE) and the child reaped. Each stream keeps its first `limit` bytes; the
+  rest is read and dropped. `subprocess` and `selectors` are imported inside it.
 
 ENGRAM_NO_WORKER=1 queues jobs without starting workers (tests of other parts use it;
 the queue is drained by the next worker, or `engram consolidate --all`).
@@ -229,3 +240,127 @@ def reap() -> None:
             done = pid
         if done:
             _spawned.remove(pid)
+
+
+# -- children whose output engram reads ----------------------------------------------------
+
+
+CHILD_GRACE = 0.5  # seconds of reading after the child exits, for output still in the pipes
+CHILD_LIMIT = 32 << 20  # bytes kept of each stream
+_CHILD_SLICE = 0.05  # seconds between looks at whether the child has exited
+
+
+class Child:
+    """What a child did: its exit code (None when it was killed at the deadline), its output."""
+
+    __slots__ = ("code", "out", "err", "timed_out")
+
+    def __init__(self, code: int | None, out: bytes, err: bytes, timed_out: bool):
+        self.code, self.out, self.err, self.timed_out = code, out, err, timed_out
+
+    def text(self) -> tuple[str, str]:
+        """(stdout, stderr) decoded as UTF-8, undecodable bytes replaced."""
+        return self.out.decode("utf-8", "replace"), self.err.decode("utf-8", "replace")
+
+
+def run_child(argv: list[str], *, timeout: float, input: bytes = b"", cwd: str | None = None,
+              env: dict[str, str] | None = None, limit: int = CHILD_LIMIT) -> Child:
+    """Run `argv` to its end or to `timeout` seconds, whichever comes first (the module
+    docstring says how). Raises OSError when it cannot be started (not found, not executable)."""
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True, close_fds=True)
+    try:
+        out, err, finished = _pump(proc, input, time.monotonic() + timeout, limit)
+    finally:
+        _end(proc)
+    return Child(proc.returncode if finished else None, out, err, not finished)
+
+
+def _pump(proc, data: bytes, deadline: float, limit: int) -> tuple[bytes, bytes, bool]:
+    """Feed stdin and read stdout and stderr until both are at EOF and the child has exited,
+    or the deadline passes: (stdout, stderr, whether the child exited in time)."""
+    import selectors
+    import subprocess
+    import time
+
+    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    sel = selectors.DefaultSelector()
+    try:
+        for stream in bufs:
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream, selectors.EVENT_READ)
+        view = memoryview(data)
+        if proc.stdin is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            sel.register(proc.stdin, selectors.EVENT_WRITE)
+        exited_at = None
+        while sel.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if now >= deadline or (exited_at is not None and now - exited_at >= CHILD_GRACE):
+                break
+            for key, _ in sel.select(min(_CHILD_SLICE, deadline - now)):
+                if key.fileobj is proc.stdin:
+                    view = _feed(sel, proc.stdin, view)
+                else:
+                    _drain(sel, key.fileobj, bufs[key.fileobj], limit)
+        if not sel.get_map():  # every pipe at EOF: the child only has to exit
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), proc.poll() is not None
+    finally:
+        sel.close()
+
+
+def _feed(sel, stdin, view):
+    """Write what stdin takes now; close it when all is written or the child stopped reading."""
+    try:
+        view = view[os.write(stdin.fileno(), view[:65536]):]
+    except BlockingIOError:
+        return view
+    except OSError:  # BrokenPipeError: the child closed its stdin
+        view = view[:0]
+    if not view:
+        sel.unregister(stdin)
+        stdin.close()
+    return view
+
+
+def _drain(sel, stream, buf, limit: int) -> None:
+    """Read what the pipe holds now; at EOF stop watching it. Bytes past `limit` are dropped."""
+    try:
+        chunk = os.read(stream.fileno(), 65536)
+    except BlockingIOError:
+        return
+    if not chunk:
+        sel.unregister(stream)
+        return
+    if len(buf) < limit:
+        buf += chunk[: limit - len(buf)]
+
+
+def _end(proc) -> None:
+    """Kill whatever is left of the child's process group, close the pipes, reap the child."""
+    import signal
+    import subprocess
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:  # in uninterruptible sleep: the next reap gets it
+        pass

@@ -85,16 +85,13 @@ class Session:
         self.last = ""  # what the hook printed for the last shell command
 
     def hook(self, event: str, **fields) -> str:
-        import subprocess
-
+        from engram import workers
         from engram.config import HOOK_ARGS
 
         payload = {"session_id": self.id, "transcript_path": "", "cwd": self.demo.project,
                    "hook_event_name": event, **fields}
-        out = subprocess.run([sys.executable, *HOOK_ARGS, event, "--harness", "claude-code"],
-                             input=json.dumps(payload).encode(), capture_output=True,
-                             env=self.demo.env, timeout=60)
-        return out.stdout.decode()
+        return workers.run_child([sys.executable, *HOOK_ARGS, event, "--harness", "claude-code"],
+                            input=json.dumps(payload).encode(), env=self.demo.env, timeout=60).text()[0]
 
     def read(self, name: str) -> str:
         path = os.path.join(self.demo.project, name)
@@ -127,19 +124,19 @@ class Session:
 
     def bash(self, command: str) -> tuple[int, str]:
         """Run it in the project; the hook's output is kept in `last`."""
-        import subprocess
+        from engram import workers
 
         # CLAUDECODE=1 is what Claude Code sets in its shell tool's environment
-        res = subprocess.run(command, shell=True, cwd=self.demo.project, capture_output=True,
-                             text=True, env=dict(self.demo.env, CLAUDECODE="1"), timeout=120)
-        output = (res.stdout + res.stderr).strip()
-        if res.returncode == 0:
+        res = workers.run_child(["/bin/sh", "-c", command], cwd=self.demo.project, env=dict(self.demo.env, CLAUDECODE="1"),
+                           timeout=120)
+        output, code = "".join(res.text()).strip(), 124 if res.code is None else res.code  # 124: timeout(1)'s
+        if code == 0:
             self.last = self.hook("PostToolUse", tool_name="Bash", tool_input={"command": command},
                                   tool_response={"stdout": output, "stderr": "", "interrupted": False})
         else:
             self.last = self.hook("PostToolUseFailure", tool_name="Bash", tool_input={"command": command},
-                                  error=f"Exit code {res.returncode}\n{output}")
-        return res.returncode, output
+                                  error=f"Exit code {code}\n{output}")
+        return code, output
 
 
 class Demo:
@@ -321,7 +318,7 @@ QUESTION = "how do we handle money amounts in calc.py?"
 
 
 def second_session(demo: Demo) -> None:
-    import subprocess
+    from engram import workers
 
     heading("Session 5 starts: what engram injects at SessionStart")
     s = Session(demo, "demo-session-5")
@@ -334,9 +331,9 @@ def second_session(demo: Demo) -> None:
     code, _ = s.bash("./tools/publish.sh")
     show(context_of(s.last), "(nothing)")
     heading(f"On demand: engram query {QUESTION!r}")
-    out = subprocess.run([*demo.engram.split(), "query", QUESTION, "--project", demo.project],
-                         capture_output=True, text=True, env=demo.env, timeout=60)
-    show(out.stdout.strip() or out.stderr.strip())
+    out, err = workers.run_child([*demo.engram.split(), "query", QUESTION, "--project", demo.project], env=demo.env,
+                            timeout=60).text()
+    show(out.strip() or err.strip())
     heading("The agent writes code that contradicts the stored decision")
     s.write("calc.py", open(os.path.join(demo.project, "calc.py")).read()
             + "\n\ndef apply_discount(amount, percent):\n    return float(amount) * (1 - percent / 100)\n")

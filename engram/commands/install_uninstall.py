@@ -111,7 +111,16 @@ def planned(names: list[str], project: str | None) -> tuple[list, list[str]]:
                 changes.append((mod, server))
         except EngramError as exc:
             errors.append(str(exc))
+        except RecursionError:
+            errors.append(_too_deep(mod, project))
     return changes, errors
+
+
+def _too_deep(mod, project: str | None) -> str:
+    """The one line for a settings file nested deeper than Python can walk (json and tomllib
+    parse by recursion): malformed, as a user reads it, and left alone."""
+    return (f"{mod.settings_path(project)}: malformed (nested too deeply to read); engram left it unchanged - "
+            "fix it and run the command again")
 
 
 def plugin_steps() -> dict:
@@ -260,6 +269,8 @@ def uninstall(args: argparse.Namespace) -> int:
             changes.append((mod, plan.plan_uninstall(mod, project, manifest)))
         except EngramError as exc:
             errors.append(str(exc))
+        except RecursionError:
+            errors.append(_too_deep(mod, project))
     for mod, change in changes:
         if args.dry_run:
             print(plan.diff(change) if change.changed else f"{mod.LABEL}: {change.note}", end="" if change.changed else "\n")

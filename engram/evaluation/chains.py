@@ -204,13 +204,14 @@ def _build(chains: list[Chain], cwd: str, provider: str, real_decide: bool = Fal
 
 def _engram_decide(text: str, cwd: str) -> None:
     """`engram decide TEXT` as an agent's Bash tool runs it (its hook records the event)."""
-    import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "engram", "decide", text, "--project", cwd],
-                          env={**os.environ, "CLAUDECODE": "1"}, capture_output=True, text=True, timeout=120)
-    if done.returncode:
-        raise RuntimeError(f"engram decide failed: {done.stderr.strip()}")
+    from engram import workers
+
+    done = workers.run_child([sys.executable, "-m", "engram", "decide", text, "--project", cwd],
+                        env={**os.environ, "CLAUDECODE": "1"}, timeout=120)
+    if done.code != 0:
+        raise RuntimeError(f"engram decide failed: {done.text()[1].strip() or 'no answer within 120 s'}")
 
 
 def _names(db: str, ids: list[str]) -> list[str]:

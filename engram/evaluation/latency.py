@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import subprocess
 import sys
 import time
 from typing import Any
 
+from engram import workers
 from engram.config import HOOK_ARGS
 
 PERCENTILES = (50, 90, 99)
@@ -62,7 +62,7 @@ def _env(home: str) -> dict[str, str]:
 
 def _timed(argv: list[str], raw: bytes, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(argv, input=raw, env=env, capture_output=True, check=False, timeout=60)
+    workers.run_child(argv, input=raw, env=env, timeout=60)
     return (time.perf_counter() - t0) * 1000
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 COLUMNS = ("at", "provider", "model", "purpose", "input_tokens", "output_tokens", "cache_read_tokens",
-           "cache_write_tokens", "cost_usd", "ok")
+           "cache_write_tokens", "cost_usd", "ok", "error")
 TOKENS = "input_tokens + output_tokens + cache_read_tokens + cache_write_tokens"
 
 

@@ -26,11 +26,11 @@ Everything is idempotent: a second run reports zero changes.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from engram import workers
 from engram.graph import store
 from engram.graph import decay
 from engram.graph.supersession import supersede
@@ -38,6 +38,7 @@ from engram.graph.supersession import supersede
 PATTERN_MIN_EDGES = 3
 MASS_MISSING_SHARE = 0.5  # above this share of missing files (and > 10), supersede nothing
 _SKIP_FILE_TYPES = ("episode", "pattern")
+GIT_TIMEOUT = 60.0  # seconds for one git command, its output read included
 
 Progress = Callable[[str], None]
 
@@ -211,6 +212,16 @@ def pattern_scan(conn: Any) -> tuple[int, int]:
 # -- files ----------------------------------------------------------------------------
 
 
+def _git(cmd: list[str]) -> str | None:
+    """A git command's stdout; None when git cannot run or gives no whole answer in time (a
+    partial listing would make files that exist look gone)."""
+    try:
+        done = workers.run_child(cmd, timeout=GIT_TIMEOUT)
+    except OSError:
+        return None
+    return None if done.timed_out else done.text()[0]
+
+
 def git_renames(root: str) -> dict[str, str]:
     """{old path: new path} from git history (oldest first) and staged renames; {} if not git."""
     if not os.path.exists(os.path.join(root, ".git")):
@@ -221,9 +232,8 @@ def git_renames(root: str) -> dict[str, str]:
         ["git", "-C", root, "diff", "--cached", "--name-status", "-M", "--diff-filter=R"],
     )
     for cmd in cmds:
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False).stdout
-        except (OSError, subprocess.SubprocessError):
+        out = _git(cmd)
+        if out is None:
             return renames
         for line in out.splitlines():
             parts = line.split("\t")
@@ -251,11 +261,10 @@ def git_known(root: str, paths: list[str]) -> set[str]:
         spec = ["--", *paths[i : i + 200]]
         for cmd in (["git", "-C", root, "ls-files", "-z", *spec],
                     ["git", "-C", root, "log", "--all", "--format=", "--name-only", "-z", *spec]):
-            try:
-                res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
-            except (OSError, subprocess.SubprocessError):
+            listed = _git(cmd)
+            if listed is None:
                 return out
-            out.update(p.strip() for p in res.stdout.split("\0") if p.strip())
+            out.update(p.strip() for p in listed.split("\0") if p.strip())
     return out & set(paths)
 
 

@@ -260,3 +260,9 @@ CREATE INDEX IF NOT EXISTS nodes_live_decisions
 -- nodes_live_decisions, so the planner prefers it to nodes_type).
 CREATE INDEX IF NOT EXISTS nodes_live_episodes ON nodes(type, created_at DESC, id)
     WHERE type = 'episode' AND status = 'active';
+
+-- @migration m008_model_call_errors
+-- Why a failed model call failed: the LLMError kind (`timeout`, `auth`, `client`, ...; '' for
+-- a call that answered). A harness CLI killed at `cliTimeoutMs` leaves a row with ok = 0 and
+-- error = 'timeout' (engram/providers/budget.py, Meter.settle).
+ALTER TABLE model_calls ADD COLUMN error TEXT NOT NULL DEFAULT '';

@@ -289,18 +289,19 @@ def mcp_command(project: str | None, name: str, argv: list[str], env: dict[str, 
     return ["claude", "mcp", "add", "--scope", "local" if project else "user", *pinned, name, "--", *argv]
 
 
-def _claude(argv: list[str], project: str | None):
-    import subprocess
-
-    return subprocess.run(argv, cwd=project or None, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
-
-
-def _failed(argv: list[str], res) -> str:
+def _claude(argv: list[str], project: str | None) -> tuple[int, str]:
+    """(exit code, what went wrong) of one `claude mcp` command, within 60 s whatever it leaves behind."""
     import shlex
 
-    last = (res.stderr.strip() or res.stdout.strip() or f"exit {res.returncode}").splitlines()[-1]
-    return f"`{shlex.join(argv)}` failed ({last[:200]})"
+    from engram import workers
+
+    try:
+        done = workers.run_child(argv, cwd=project or None, timeout=60)
+    except OSError as exc:
+        return 127, f"`{shlex.join(argv)}` failed ({exc.strerror or exc})"
+    out, err = done.text()
+    last = (err.strip() or out.strip() or ("no answer within 60 s" if done.timed_out else f"exit {done.code}"))
+    return (1 if done.timed_out else done.code or 0), f"`{shlex.join(argv)}` failed ({last.splitlines()[-1][:200]})"
 
 
 def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
@@ -318,9 +319,9 @@ def register_mcp(project: str | None, name: str, argv: list[str], env: dict[str,
         return True, f"MCP server '{name}' already registered (`claude mcp get {name}` shows it)"
     if current is not None:
         _claude(["claude", "mcp", "remove", "--scope", "local" if project else "user", name], project)
-    res = _claude(add, project)
-    if res.returncode != 0:
-        return False, f"{_failed(add, res)}; run it yourself once that is fixed"
+    code, failed = _claude(add, project)
+    if code != 0:
+        return False, f"{failed}; run it yourself once that is fixed"
     return True, f"MCP server '{name}' registered with `claude mcp add`"
 
 
@@ -337,8 +338,8 @@ def unregister_mcp(project: str | None, name: str) -> str:
     remove = ["claude", "mcp", "remove", "--scope", "local" if project else "user", name]
     if shutil.which("claude") is None:
         return f"`claude` is not on PATH; remove engram's MCP server with: {shlex.join(remove)}"
-    res = _claude(remove, project)
-    return f"MCP server '{name}' removed" if res.returncode == 0 else _failed(remove, res)
+    code, failed = _claude(remove, project)
+    return f"MCP server '{name}' removed" if code == 0 else failed
 
 
 # -- doctor --------------------------------------------------------------------------------

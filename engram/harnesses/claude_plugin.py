@@ -20,12 +20,20 @@ SETTINGS = {"user": os.path.join(".claude", "settings.json"),  # under HOME; the
             "local": os.path.join(".claude", "settings.local.json")}
 
 
+RECORD_LIMIT = 64 << 20  # bytes: ~/.claude.json keeps every project's history and grows to megabytes
+
+
 def json_object(path: str) -> dict:
-    """A JSON object file's content; {} when it is missing, unreadable or not an object."""
+    """A JSON object file's content; {} when it is missing, unreadable, not an object, nested
+    too deeply, larger than RECORD_LIMIT or not a regular file (a FIFO would block the read)."""
+    from engram.fsio import read_regular
+
+    raw = read_regular(path, RECORD_LIMIT + 1)
+    if raw is None or len(raw) > RECORD_LIMIT:
+        return {}
     try:
-        with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}
 

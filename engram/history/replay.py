@@ -45,12 +45,13 @@ def replay_as_processes(items: Iterable[tuple[str, dict]], env: dict | None = No
     """Feed payloads to hook subprocesses, started as `engram install` starts them (config.HOOK_ARGS);
     how many of each event were sent."""
     import json
-    import subprocess
+
+    from engram import workers
 
     counts: Counter = Counter()
     env = {**(os.environ if env is None else env), "ENGRAM_REPLAY": "1"}
     for event, payload in items:
-        subprocess.run([sys.executable, *HOOK_ARGS, event, *harness_args], input=json.dumps(payload).encode(),
-                       env=env, capture_output=True, check=False, timeout=60)
+        workers.run_child([sys.executable, *HOOK_ARGS, event, *harness_args], input=json.dumps(payload).encode(),
+                     env=env, timeout=60)
         counts[event] += 1
     return counts

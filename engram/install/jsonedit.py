@@ -11,41 +11,37 @@ blanked (same length, newlines kept) before scanning, so offsets stay valid.
 from __future__ import annotations
 
 import json
+import re
 
 WS = " \t\r\n"
 
 
+# a string (to its closing quote, or the end of an unterminated one), a // comment, a /* comment
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_DECODER = json.JSONDecoder()
+
+
+def _blank(match: re.Match) -> str:
+    token = match.group()
+    return token if token[0] == '"' else re.sub(r"[^\n]", " ", token)
+
+
 def blank_comments(text: str) -> str:
-    """`text` with // and /* */ comments outside strings replaced by spaces (same offsets)."""
-    out = list(text)
-    i, n, in_str = 0, len(text), False
-    while i < n:
-        c = text[i]
-        if in_str:
-            if c == "\\":
-                i += 2
-                continue
-            in_str = c != '"'
-        elif c == '"':
-            in_str = True
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            end = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2) + 2
-            end = n if end < (1 if text[i + 1] == "/" else 2) else end
-            for j in range(i, end):
-                if out[j] != "\n":
-                    out[j] = " "
-            i = end
-            continue
-        i += 1
-    return "".join(out)
+    """`text` with // and /* */ comments outside strings replaced by spaces (same offsets).
+    One regular-expression pass whose alternatives are told apart by their first character:
+    linear, and at C speed (a character loop in Python took 6 s on an 8 MB file)."""
+    return _TOKENS.sub(_blank, text)
 
 
 def loads(text: str, allow_comments: bool = False):
-    """Parse a settings document; raises ValueError ("line L column C: ...") when malformed."""
+    """Parse a settings document; raises ValueError ("line L column C: ...") when malformed,
+    nesting too deep for the parser included (RecursionError, never a traceback)."""
     try:
         return json.loads(blank_comments(text) if allow_comments else text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
 
 
 def _skip(s: str, i: int) -> int:
@@ -56,31 +52,7 @@ def _skip(s: str, i: int) -> int:
 
 def _value_end(s: str, i: int) -> int:
     """Index just past the JSON value starting at s[i] (s is valid, comment-free JSON text)."""
-    depth, in_str = 0, False
-    j = i
-    while j < len(s):
-        c = s[j]
-        if in_str:
-            if c == "\\":
-                j += 1
-            elif c == '"':
-                in_str = False
-                if depth == 0:
-                    return j + 1
-        elif c == '"':
-            in_str = True
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            if depth == 0:
-                return j
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        elif depth == 0 and c in WS + ",":
-            return j
-        j += 1
-    return j
+    return _DECODER.raw_decode(s, i)[1]
 
 
 def _members_at(s: str, open_at: int) -> tuple[list[tuple[str, int, int, int]], int]:

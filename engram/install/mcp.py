@@ -105,16 +105,23 @@ def toml_block(entry: dict, name: str = MCP_SERVER) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _toml_tables(text: str, path: str) -> dict:
+def parse_toml(text: str, path: str) -> dict:
+    """A TOML file's tables; malformed (nesting too deep for tomllib included) is one line
+    naming the file."""
     import tomllib
 
     try:
-        return tomllib.loads(text).get("mcp_servers") or {}
-    except tomllib.TOMLDecodeError as exc:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         from engram.errors import EngramError
 
-        raise EngramError(f"{path}: not valid TOML ({exc}); engram left it unchanged - fix it and run "
+        why = exc if isinstance(exc, tomllib.TOMLDecodeError) else "nested too deeply to read"
+        raise EngramError(f"{path}: not valid TOML ({why}); engram left it unchanged - fix it and run "
                           "the command again") from None
+
+
+def _toml_tables(text: str, path: str) -> dict:
+    return parse_toml(text, path).get("mcp_servers") or {}
 
 
 def _marked(text: str) -> set[str]:
@@ -142,13 +149,17 @@ def toml_with_server(text: str | None, entry: dict, path: str) -> tuple[str, str
 
 def toml_without_server(text: str) -> str:
     """The TOML text without the tables engram appended (each from its mark to the next table)."""
-    while True:
-        at = text.find("\n" + TOML_MARK + "\n")
+    kept, pos, mark = [], 0, "\n" + TOML_MARK + "\n"
+    while True:  # one pass: the pieces between engram's tables (the mark holds no "[")
+        at = text.find(mark, pos)
+        kept.append(text[pos:] if at < 0 else text[pos:at])
         if at < 0:
-            return text
+            return "".join(kept)
         header_end = text.find("\n", at + len(TOML_MARK) + 2)
         end = text.find("\n[", header_end) if header_end >= 0 else -1
-        text = text[:at] + (text[end + 1:] if end >= 0 else "")
+        if end < 0:
+            return "".join(kept)
+        pos = end + 1
 
 
 def toml_without_tables(text: str, headers: list[str]) -> str:

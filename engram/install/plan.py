@@ -23,6 +23,7 @@ from engram.fsio import private_dir
 from engram.install import hook_command, jsonedit, merge
 
 MANIFEST = "install.json"
+SETTINGS_LIMIT = 4 << 20  # bytes: a harness's settings file is a few KB; past this it is refused, not read
 
 
 @dataclasses.dataclass
@@ -74,11 +75,12 @@ def home() -> str:
 
 
 def read_manifest() -> dict:
+    from engram.fsio import read_file
+
     try:
-        with open(os.path.join(home(), MANIFEST), "rb") as f:
-            data = json.loads(f.read().decode("utf-8"))
+        data = json.loads(read_file(os.path.join(home(), MANIFEST), SETTINGS_LIMIT).decode("utf-8"))
         return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {"files": {}}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {"files": {}}
 
 
@@ -183,10 +185,10 @@ def recorded_original(entry: dict | None) -> tuple[bool, str | None]:
         return False, None
     if entry.get("created_file"):
         return True, None
-    try:
-        with open(entry["backup"], "rb") as f:
-            raw = f.read()
-    except (OSError, KeyError, TypeError):
+    from engram.fsio import read_regular
+
+    raw = read_regular(entry.get("backup"), SETTINGS_LIMIT + 1, follow=False)
+    if raw is None:
         return False, None
     ok = hashlib.sha256(raw).hexdigest() == entry.get("sha256")
     return ok, raw.decode("utf-8", "replace") if ok else None
@@ -391,8 +393,6 @@ def plan_mcp_file(mod, project: str | None) -> Change | None:
 def plan_mcp_file_removal(mod, project: str | None, manifest: dict) -> Change | None:
     """The change that takes engram's table out of that TOML file: the file as it was before
     install when nothing else changed (byte for byte), else the file minus that table."""
-    import tomllib
-
     from engram.install import mcp
 
     found = _mcp_file(mod, project)
@@ -405,9 +405,9 @@ def plan_mcp_file_removal(mod, project: str | None, manifest: dict) -> Change | 
         return Change(mod.NAME, path, text, text, "no MCP server of engram's")
     after: str | None = mcp.toml_without_tables(mcp.toml_without_server(text), trusted)
     known, original = recorded_original(manifest["files"].get(path))
-    if known and original is None and not tomllib.loads(after):
+    if known and original is None and not mcp.parse_toml(after, path):
         return Change(mod.NAME, path, text, None, "removed the file engram created")
-    if known and original is not None and tomllib.loads(original) == tomllib.loads(after):
+    if known and original is not None and mcp.parse_toml(original, path) == mcp.parse_toml(after, path):
         after = original
     return Change(mod.NAME, path, text, after, "removed engram's MCP server")
 
@@ -447,10 +447,26 @@ def read_text_or_empty(path: str) -> str:
 
 
 def _read_text(path: str) -> str | None:
+    """A settings file's text, None when there is none. Read like a project's file
+    (engram/fsio.py): a link is followed, but what it reaches must be a regular file, opened
+    without blocking (a FIFO would wait for a writer, /dev/zero never end), and at most
+    SETTINGS_LIMIT bytes of it; anything else is one line naming the file, left unchanged."""
+    from engram.fsio import NotRegular, read_file
+
+    left = "engram left it unchanged"
     try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8")
+        raw = read_file(path, SETTINGS_LIMIT + 1, follow=True)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EngramError(f"{path}: cannot read it ({exc}); engram left it unchanged") from None
+    except NotRegular:
+        raise EngramError(f"{path}: not a regular file (a FIFO, a device, a folder or a link to one); {left} - "
+                          "put a settings file there, or remove it") from None
+    except OSError as exc:
+        raise EngramError(f"{path}: cannot read it ({exc.strerror or exc}); {left}") from None
+    if len(raw) > SETTINGS_LIMIT:
+        raise EngramError(f"{path}: larger than {SETTINGS_LIMIT >> 20} MB, too large for a settings file; {left} - "
+                          "check what wrote it") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EngramError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); {left}") from None

@@ -7,6 +7,7 @@ import shlex
 import sys
 
 PYTHON_FILE = "python"
+VERDICTS = "python.verdict"  # plugin/bin/engram-hook's cached check of each interpreter it ran
 LAUNCHER = os.path.join("bin", "engram-hook")
 
 
@@ -52,11 +53,17 @@ def runs_this(path: str) -> bool:
 
 
 def record_interpreter(home: str) -> str:
-    """Write $ENGRAM_HOME/python, which plugin/bin/engram-hook runs; its path."""
+    """Write $ENGRAM_HOME/python, which plugin/bin/engram-hook runs; its path. The wrapper's
+    cached verdicts on interpreters go: an install is when a failed one may have been fixed
+    (engram installed into it), so the next hook checks again."""
     from engram.fsio import write_atomic
 
     path = os.path.join(home, PYTHON_FILE)
     write_atomic(path, (interpreter() + "\n").encode())
+    try:
+        os.unlink(os.path.join(home, VERDICTS))
+    except FileNotFoundError:
+        pass
     return path
 
 

@@ -108,15 +108,17 @@ class ChatClient:
         estimate = estimate_tokens(len(system) + len(user), max_tokens + thinking)
         ticket = meter.admit(self.name, estimate) if meter else None
         reply = spent = None
+        error = "error"  # anything but an LLMError (an SDK's own exception) is recorded as this
         try:
             reply = spent = self._attempts(system, user, model, max_tokens, usage, step, thinking)
             return reply
         except LLMError as exc:
             spent = getattr(exc, "spent", None)  # what a failed call still cost (a CLI's error result)
+            error = exc.kind
             raise
         finally:
             if ticket is not None:
-                meter.settle(ticket, model, step, spent, ok=reply is not None)
+                meter.settle(ticket, model, step, spent, ok=reply is not None, error=error)
 
     def _attempts(self, system: str, user: str, model: str, max_tokens: int, usage: Any, step: str,
                   thinking: int) -> Reply:

@@ -17,7 +17,8 @@ the contradiction check, API or harness CLI, cannot call a model around it:
   estimate: prompt characters / 4 plus the output cap). The first refusal of the day posts
   one notice for the next SessionStart (engram.notices) and logs one line.
 * `settle(...)` after it: one ledger row (time, provider, model, purpose, the four token
-  counts, the reported cost), failed calls included with what they spent (nothing), and the
+  counts, the reported cost), failed calls included with what they spent (nothing) and why
+  they failed (`error`: `timeout` for a call killed at its deadline), and the
   reservation released, in the same step; the call that crosses the budget posts the notice
   itself, so it is said even when no later call of that day is ever refused.
 
@@ -125,14 +126,16 @@ class Meter:
             book[key] = estimate
         return provider, key
 
-    def settle(self, ticket: tuple[str, str], model: str, purpose: str, reply: Any, ok: bool = True) -> None:
+    def settle(self, ticket: tuple[str, str], model: str, purpose: str, reply: Any, ok: bool = True,
+               error: str = "") -> None:
         """Write the call to the ledger (`reply`: what it cost, None when nothing is known to
-        have been spent) and release its reservation, in one step under the lock."""
+        have been spent; `error`: the LLMError kind of a failed call, `timeout` for one killed
+        at its deadline) and release its reservation, in one step under the lock."""
         from engram.graph import ledger
 
         provider, key = ticket
         row: dict[str, Any] = {"at": utc_iso(6), "provider": provider, "model": model or "", "purpose": purpose,
-                               "ok": int(ok)}
+                               "ok": int(ok), "error": "" if ok else error}
         if reply is not None:
             row.update(model=reply.model or model or "", input_tokens=reply.input_tokens,
                        output_tokens=reply.output_tokens, cache_read_tokens=reply.cache_read_tokens,

@@ -11,7 +11,8 @@ One call is one child process:
   engram's own calls (hook.py honours it first thing), whatever else the CLI runs;
 * a fresh empty working directory, removed afterwards: no project instructions, settings
   or files for the CLI to pick up, nothing for it to change;
-* its own process group, killed whole when `cliTimeoutMs` passes;
+* its own process group, killed whole and its pipes closed when `cliTimeoutMs` passes, even
+  if a grandchild in another session still holds them (engram/workers.py, run_child);
 * its stdout read as the CLI's documented JSON (docs/harness-cli-providers.md).
 
 Failures, as LLMError kinds: not on PATH -> `unavailable`; the CLI says it is not logged
@@ -26,8 +27,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 from typing import Any
 
@@ -92,25 +91,21 @@ class CLIChat(ChatClient):
         raise NotImplementedError
 
     def run(self, argv: list[str], stdin: str, cwd: str, extra_env: dict[str, str]) -> tuple[int, str, str]:
-        """(exit code, stdout, stderr) of the child, killed with its process group at the timeout."""
+        """(exit code, stdout, stderr) of the child; at the timeout its process group is killed
+        and its pipes closed, whatever still holds them (engram/workers.py, run_child)."""
+        from engram import workers
+
         env = {k: v for k, v in os.environ.items() if k not in self.unset_env}
         env.update(extra_env, ENGRAM_DISABLE="1")
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    cwd=cwd, env=env, start_new_session=True)
+            done = workers.run_child(argv, input=stdin.encode("utf-8"), cwd=cwd, env=env, timeout=self.timeout)
         except OSError as exc:  # not on PATH, not executable
             raise LLMError("unavailable", f"{self.name}: cannot run {argv[0]}: {exc.strerror or exc}") from None
-        try:
-            out, err = proc.communicate(stdin.encode("utf-8"), timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.communicate()
-            raise LLMError("timeout", f"{self.name}: no answer from {argv[0]} within {self.timeout:.0f} s "
+        if done.timed_out:
+            raise LLMError("timeout", f"{self.name}: no answer from {argv[0]} within {self.timeout:g} s "
                                       "(cliTimeoutMs)") from None
-        return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        out, err = done.text()
+        return done.code or 0, out, err
 
     def fail(self, code: int, err: str, message: str = "", spent: Reply | None = None) -> LLMError:
         """The error of a run without a usable answer: the CLI's own error message when it gave

@@ -18,7 +18,8 @@ spent on a session that would end offline halfway.
 
 A logged-out or missing harness CLI (or a configured API provider without its key) is said
 once a day per reason at the next SessionStart (engram.notices) and logged, whether it is
-found at the call or when the registry chooses; the spent budget is said by the meter
+found at the call or when the registry chooses; so is a model that gave no answer within
+its timeout (`cliTimeoutMs`, `probeTimeoutMs`); the spent budget is said by the meter
 (budget.py).
 """
 
@@ -35,16 +36,23 @@ UNUSABLE = ("budget", "auth", "unavailable")
 
 def announce(project: Any, provider: str, kind: str, reason: str) -> None:
     """One notice a day per provider and kind, one log line, for a model that cannot be used
-    (`kind`: auth, unavailable; a spent budget is the meter's to say)."""
+    (`kind`: auth, unavailable; a spent budget is the meter's to say) or that gave no answer
+    in time (`timeout`: the call was killed, and its ledger row says so)."""
     from engram import notices
     from engram.log import log
     from engram.providers.budget import today
 
     if kind == "budget":
         return
-    text = f"engram: {provider} cannot be used ({reason[:200]}); consolidating and checking offline."
+    if kind == "timeout":
+        text = (f"engram: {reason[:200]}; the call was stopped and recorded in the ledger. Raise that limit in "
+                f"{project.home}/config.json if the model needs longer.")
+        logged = f"{provider} timed out: {reason}"
+    else:
+        text = f"engram: {provider} cannot be used ({reason[:200]}); consolidating and checking offline."
+        logged = f"{provider} unusable ({kind}): {reason}; offline for this run"
     if notices.post(project.home, f"{kind}-{provider}-{today()}", text):
-        log(project.log_path, "providers", f"{provider} unusable ({kind}): {reason}; offline for this run", "WARN")
+        log(project.log_path, "providers", logged, "WARN")
 
 
 class Consolidator:
@@ -103,6 +111,8 @@ class Consolidator:
             except LLMError as exc:
                 if exc.kind not in UNUSABLE:
                     health.failed(self.project, self.model.name, self.cfg, f"{exc.kind}: {exc}")
+                    if exc.kind == "timeout":
+                        announce(self.project, self.model.name, exc.kind, str(exc))
                     raise
                 announce(self.project, self.model.name, exc.kind, str(exc))
                 self.active = self._offline(f"{self.model.name} unusable: {exc}")
@@ -140,6 +150,8 @@ class Checker:
             except CheckFailed as exc:
                 if exc.kind not in UNUSABLE:
                     health.failed(self.project, provider, self.cfg, f"{exc.kind}: {exc}")
+                    if exc.kind == "timeout":
+                        announce(self.project, provider, exc.kind, str(exc))
                     raise
                 announce(self.project, provider, exc.kind, str(exc))
                 self.active = self.offline

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-import subprocess
 import sys
 import time
 
@@ -61,10 +60,16 @@ def interpreter(plugin: bool = False) -> list[Check]:
     if not os.access(recorded, os.X_OK):
         return out + [Check(FAIL, "hook interpreter", f"{recorded} (recorded in {home()}/python) is gone, "
                             "so hooks run nothing", "run `engram install` with the Python engram is installed in")]
+    from engram import workers
+
     env = dict(os.environ, PYTHONPATH=checkout or "")
-    res = subprocess.run([recorded, "-c", "import engram.hook"], capture_output=True, text=True, env=env, timeout=30)
-    if res.returncode != 0:
-        last = (res.stderr.strip().splitlines() or ["?"])[-1]
+    try:
+        done = workers.run_child([recorded, "-P", "-c", "import engram.hook"], env=env, timeout=30)
+        err = done.text()[1] if not done.timed_out else "no answer within 30 s"
+    except OSError as exc:
+        done, err = None, exc.strerror or str(exc)
+    if done is None or done.code != 0:
+        last = (err.strip().splitlines() or ["?"])[-1]
         return out + [Check(FAIL, "hook interpreter", f"{recorded} cannot import engram ({last})",
                             f"`{recorded} -m pip install engram-hooks`, or run `engram install` from the right venv")]
     return out + [Check(OK, "hook interpreter", f"{recorded} imports engram")]
