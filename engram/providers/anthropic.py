@@ -85,5 +85,6 @@ class AnthropicChat(ChatClient):
         text = "".join(getattr(b, "text", "") for b in msg.content or [] if getattr(b, "type", "") == "text")
         u = msg.usage
         return Reply(text, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0),
-                     str(getattr(msg, "model", "") or model), cache_read_tokens=getattr(u, "cache_read_input_tokens", 0),
+                     str(getattr(msg, "model", "") or model),
+                     cache_read_tokens=getattr(u, "cache_read_input_tokens", 0),
                      cache_write_tokens=getattr(u, "cache_creation_input_tokens", 0))
