@@ -518,6 +518,8 @@ def ledger_dates() -> list[Check]:
             continue
         try:
             n, latest = ledger.future_rows(conn, now)
+        except Exception:  # locked, corrupt or foreign: `databases` reports it
+            continue
         finally:
             conn.close()
         if n:
