@@ -39,7 +39,7 @@ MAX_REQUEST_BYTES = 1 << 20  # one JSON-RPC line: a question or a decision is a 
 MAX_DEPTH = 32  # params nesting: MCP's deepest (initialize's capabilities) is under 10
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 _HEAD, _TAIL = 1 << 16, 1 << 12  # where an id is looked for in a line that is not parsed
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
 _LAST_ID = re.compile(r'[{,]\s*"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")\s*'
                       r'(?:,\s*"[a-z]{1,10}"\s*:\s*"(?:[^"\\]|\\.){0,200}"\s*)*}\s*$')
 
@@ -55,22 +55,21 @@ def _valid_id(rid: Any) -> bool:
 def _head_id(head: str) -> tuple[Any, bool]:
     """(the id, whether a method was seen) among the top-level members of a JSON object's
     start, read without parsing what is nested (the text may be cut, or nest thousands deep)."""
-    depth, key, rid, method, last = 0, None, None, False, None
+    depth, rid, method, last = 0, None, False, None
     for m in _TOKEN.finditer(head):
         tok = m.group()
         if tok in "{[":
             depth += 1
         elif tok in "}]":
             depth -= 1
-        elif tok == ":" and depth == 1 and last is not None:
-            key = last
-            if key == '"id"':
-                try:
-                    value, _ = json.JSONDecoder().raw_decode(head[m.end():].lstrip())
-                except ValueError:
-                    value = None
-                rid = value if _valid_id(value) else rid
-            method = method or key == '"method"'
+        elif tok == ":" and depth == 1 and last == '"id"':
+            try:
+                value, _ = json.JSONDecoder().raw_decode(head[m.end():].lstrip())
+            except ValueError:
+                value = None
+            rid = value if _valid_id(value) else rid
+        elif tok == ":" and depth == 1 and last == '"method"':
+            method = True
         last = tok if tok.startswith('"') else None
     return rid, method
 

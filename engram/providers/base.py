@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engram.errors import EngramError, LLMError
-from engram.graph.ledger import MAX_CALL_TOKENS
+from engram.graph.ledger import COUNTS, MAX_CALL_TOKENS
 
 TRUE = ("1", "true", "yes", "on")
 KNOWN_DIMS = {
@@ -62,7 +62,6 @@ class _Retryable(Exception):
 
 
 UNRELIABLE = -1  # a token count that was reported but cannot be true (negative, NaN)
-COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 def tokens(value: Any) -> int:
