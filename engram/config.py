@@ -57,6 +57,33 @@ DEFAULTS: dict = {
 
 _NUMBER = (int, float)
 MAX_CONFIG_BYTES = 1024 * 1024
+# Every number's range (least, most, whole number?): a value outside it, NaN, Infinity or
+# 1e400 (read as infinity) is a one-line error naming the key, never a crash later in
+# `int()` or a timeout. 0 is allowed only where it means something: no overlap, every
+# session consolidated in full, every decision checked, no first-read notes, no model
+# calls (dailyTokenBudget 0); the two keys of ABOVE_ZERO must be more than their least, 0.
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "decayFactor": (0.0, 10.0, False),
+    "activationThreshold": (0.0, 1.0, False),
+    "windowSize": (2, 10_000, True),
+    "windowOverlap": (0, 10_000, True),
+    "minEventsForFullConsolidation": (0, 1_000_000, True),
+    "contradictionStrengthThreshold": (0.0, 1.0, False),
+    "maxContradictionFailures": (1, 1_000_000, True),
+    "probeTimeoutMs": (1, 86_400_000, False),
+    "cliTimeoutMs": (1, 86_400_000, False),
+    "dailyTokenBudget": (0, 10**12, True),
+    "maxProviderFailures": (1, 1_000_000, True),
+    "tokenBudget": (1, 1_000_000, True),
+    "involuntaryMinStrength": (0.0, 1.0, False),
+    "involuntaryTopK": (0, 100, True),
+    "maxDiffChars": (1, 10_000_000, True),
+    "maxOutputChars": (1, 10_000_000, True),
+    "maxPromptChars": (1, 10_000_000, True),
+    "maxConcurrentWorkers": (1, 64, True),
+    "logMaxBytes": (1024, 10**10, True),
+}
+ABOVE_ZERO = ("decayFactor", "activationThreshold")
 
 
 def engram_home() -> str:
@@ -163,14 +190,22 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
                 f"{path}: key {key!r} must be {type(want).__name__}, got {type(value).__name__} "
                 f"({value!r}); the default is {want!r}"
             )
-        if key == "dailyTokenBudget" and value < 0:
-            raise ConfigError(f"{path}: key 'dailyTokenBudget' must be 0 or more (0 keeps every model call off), "
-                              f"got {value!r}; the default is {want!r}")
-        if key == "maxProviderFailures" and (not isinstance(value, int) or value < 1):
-            raise ConfigError(f"{path}: key 'maxProviderFailures' must be a whole number of 1 or more, "
-                              f"got {value!r}; the default is {want!r}")
-        cfg[key] = value
+        cfg[key] = _in_range(path, key, value) if key in RANGES else value
     return cfg, warnings
+
+
+def _in_range(path: str, key: str, value: int | float) -> int | float:
+    """`value` of numeric `key` checked against RANGES (a whole number given as 5e5 is 500000);
+    ConfigError, one line, when it is not a finite number in range."""
+    least, most, whole = RANGES[key]
+    above = key in ABOVE_ZERO
+    if value == value and least <= value <= most and (not whole or value == int(value)) and not (above and value == 0):
+        return int(value) if whole else value
+    kind = "a whole number" if whole else "a number"
+    span = f"more than {least:,} and at most {most:,}" if above else f"from {least:,} to {most:,}"
+    zero = " (0 keeps every model call off)" if key == "dailyTokenBudget" else ""
+    raise ConfigError(f"{path}: key {key!r} must be {kind} {span}{zero}, got {value!r}; "
+                      f"the default is {DEFAULTS[key]!r}")
 
 
 def save_setting(key: str, value: object, home: str | None = None) -> str:

@@ -2,7 +2,9 @@
 
 `engram install` registers it with each harness (Claude Code through `claude mcp add`,
 Codex in config.toml, Gemini CLI in settings.json; docs/retrieval.md has the forms).
-stdout carries JSON-RPC only, so errors go to stderr.
+stdout carries JSON-RPC only, so errors go to stderr. A request over 1 MiB, a batch, a
+request without a method or with params that are not an object (or nest deeper than 32
+levels) is answered with JSON-RPC's error at once (engram/mcp/wire.py).
 
 examples:
   engram mcp --project ~/src/app      what a harness starts (stdio)
@@ -27,7 +29,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engram.mcp import query_knowledge
+    from engram.mcp import query_knowledge, wire
 
     if args.project:
         os.environ[query_knowledge.PROJECT_ENV[0]] = args.project
@@ -37,5 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Error: the MCP SDK is not installed in {sys.executable} ({exc}); engram-hooks depends on it: "
               f"run `{sys.executable} -m pip install 'mcp>=1.10,<3'`, or reinstall engram", file=sys.stderr)
         return 1
-    server.run()  # stdio transport by default
+    import anyio
+
+    anyio.run(wire.serve, server)  # stdio, every line checked and bounded first (mcp/wire.py)
     return 0

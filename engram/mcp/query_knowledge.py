@@ -23,6 +23,10 @@ import os
 from engram.text import inert
 
 PROJECT_ENV = ("ENGRAM_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+# A question, a decision or its rationale: the wire takes a request of up to 1 MiB (wire.py),
+# and a megabyte of question costs a second of retrieval for nothing a few KB would not find.
+MAX_TEXT = 20_000
+MAX_FILES = 200
 INSTRUCTIONS = ("Project memory from earlier coding sessions: decisions, past errors, findings, "
                 "linked to files. query_knowledge answers a question from it.")
 
@@ -57,6 +61,9 @@ def query_knowledge(question: str, scope: str = "current_project") -> str:
 
     if scope not in query.SCOPES:
         return f"scope must be one of: {', '.join(query.SCOPES)} (got {inert(repr(scope), 80)})."
+    if len(question) > MAX_TEXT:
+        return (f"The question is {len(question):,} characters; ask in at most {MAX_TEXT:,} (name the files, "
+                "modules, technologies or the error message).")
     cfg, _ = config.load_config()
     hits, notes = query.run(question, project_dir(), scope=scope, cfg=cfg, embedder=registry.embedder(cfg))
     text = query.format_text(question, hits, 2 * int(cfg["tokenBudget"]), scope)  # framed, fields inert
@@ -73,6 +80,9 @@ def save_decision(decision: str, rationale: str = "", files: list[str] | None = 
     decision = (decision or "").strip()
     if not decision:
         return "Nothing recorded: the decision text is empty."
+    if max(len(decision), len(rationale or "")) > MAX_TEXT or len(files or []) > MAX_FILES:
+        return (f"Nothing recorded: a decision and its rationale take at most {MAX_TEXT:,} characters each, and "
+                f"at most {MAX_FILES} files; state the decision in a sentence or two.")
     files = [f for f in (files or []) if isinstance(f, str) and f.strip()]
     ctx = lifecycle.Ctx("mcp", project_dir(), harness="mcp")
     lifecycle.tool_calls(ctx, [{"tool": "mcp save_decision", "action": "decision", "ok": True,

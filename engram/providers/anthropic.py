@@ -84,7 +84,7 @@ class AnthropicChat(ChatClient):
             raise classify_error(anthropic, exc, self.base_url or "api.anthropic.com") from None
         text = "".join(getattr(b, "text", "") for b in msg.content or [] if getattr(b, "type", "") == "text")
         u = msg.usage
-        return Reply(text, int(getattr(u, "input_tokens", 0) or 0), int(getattr(u, "output_tokens", 0) or 0),
+        return Reply(text, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0),
                      str(getattr(msg, "model", "") or model),
-                     cache_read_tokens=int(getattr(u, "cache_read_input_tokens", 0) or 0),
-                     cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", 0) or 0))
+                     cache_read_tokens=getattr(u, "cache_read_input_tokens", 0),
+                     cache_write_tokens=getattr(u, "cache_creation_input_tokens", 0))

@@ -14,14 +14,16 @@ requests, and batches them. SDKs are imported inside the call that uses them
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engram.errors import EngramError, LLMError
+from engram.graph.ledger import COUNTS, MAX_CALL_TOKENS
 
 TRUE = ("1", "true", "yes", "on")
 KNOWN_DIMS = {
@@ -59,9 +61,51 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+UNRELIABLE = -1  # a token count that was reported but cannot be true (negative, NaN)
+
+
+def tokens(value: Any) -> int:
+    """One token count of a provider's report, checked where it enters engram. What a CLI or
+    an API says it spent decides whether the next call may spend, so: anything but a number
+    (absent, text, a boolean) is 0, not reported; a negative or NaN number is UNRELIABLE (the
+    meter charges the call's estimate instead, so a report can never lower the day's sum);
+    a huge one (10**30, 1e400 read as infinity) is capped at MAX_CALL_TOKENS."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if not value >= 0:  # negative, NaN
+        return UNRELIABLE
+    return MAX_CALL_TOKENS if value >= MAX_CALL_TOKENS else int(value)
+
+
+def tokens_sum(*counts: int) -> int:
+    """Checked counts added up (several turns or models of one call): UNRELIABLE when one is."""
+    return UNRELIABLE if min(counts, default=0) < 0 else min(sum(counts), MAX_CALL_TOKENS)
+
+
+def tokens_less(total: int, part: int) -> int:
+    """`total` without `part` (input that includes its cached share): UNRELIABLE when either is."""
+    return UNRELIABLE if min(total, part) < 0 else max(0, total - part)
+
+
+def cost(value: Any) -> float | None:
+    """A reported cost in USD: a finite number of 0 or more, else None (not reported)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        usd = float(value)
+    except OverflowError:  # an integer past a float's range
+        return None
+    return usd if math.isfinite(usd) and usd >= 0 else None
+
+
 @dataclass
 class Reply:
-    """An answer and what it cost, normalised: `input_tokens` excludes cached input."""
+    """An answer and what it cost, normalised: `input_tokens` excludes cached input.
+
+    The counts and the cost are checked on construction (`tokens`, `cost`), whoever built
+    it: each count ends a whole number from 0 to MAX_CALL_TOKENS, and `doubtful` says that
+    one was reported out of range (negative, NaN, capped), for the meter to charge at least
+    the call's estimate."""
 
     text: str
     input_tokens: int
@@ -70,6 +114,14 @@ class Reply:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = None  # when the provider reports one (Claude Code does)
+    doubtful: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        for name in COUNTS:
+            count = tokens(getattr(self, name))
+            self.doubtful = self.doubtful or count in (UNRELIABLE, MAX_CALL_TOKENS)
+            setattr(self, name, max(count, 0))
+        self.cost_usd = cost(self.cost_usd)
 
 
 def estimate_tokens(chars: int, max_output: int) -> int:

@@ -20,10 +20,14 @@ the contradiction check, API or harness CLI, cannot call a model around it:
   counts, the reported cost), failed calls included with what they spent (nothing) and why
   they failed (`error`: `timeout` for a call killed at its deadline), and the
   reservation released, in the same step; the call that crosses the budget posts the notice
-  itself, so it is said even when no later call of that day is ever refused.
+  itself, so it is said even when no later call of that day is ever refused. The counts were
+  checked where they entered (base.Reply): a report that cannot be true (a negative or NaN
+  count, or one past MAX_CALL_TOKENS) is charged at least the call's estimate and logged, so
+  no report can lower the day's sum or let a call through for free.
 
 Tokens count everything the model processed: input, output, cache reads and writes. The
-day is the local calendar day: the budget resets at local midnight.
+day is the local calendar day: the budget resets at local midnight; rows dated after now
+(a clock that was set ahead) count for no day until their time comes (graph/ledger.py).
 """
 
 from __future__ import annotations
@@ -67,16 +71,16 @@ def used_today(home: str, provider: str, mine: tuple[str, Any] | None = None) ->
     from engram.graph import ledger
     from engram.graph.readonly import open_ro
 
-    total, start = 0, since(0)
+    total, start, now = 0, since(0), utc_iso(6)
     for project in all_projects(home):
         if mine is not None and project.db_path == mine[0]:
-            total += ledger.tokens_since(mine[1], provider, start)
+            total += ledger.tokens_since(mine[1], provider, start, now)
             continue
         conn = open_ro(project.db_path)
         if conn is None:
             continue
         try:
-            total += ledger.tokens_since(conn, provider, start)
+            total += ledger.tokens_since(conn, provider, start, now)
         finally:
             conn.close()
     return total
@@ -105,7 +109,7 @@ class Meter:
         self._ids = itertools.count(1)
         self._holds: dict[str, str] = {}  # provider -> the key of the session this meter holds for
 
-    def admit(self, provider: str, estimate: int) -> tuple[str, str]:
+    def admit(self, provider: str, estimate: int) -> tuple[str, str, int]:
         """A ticket for one call, or LLMError("budget") when the day's budget is spent.
 
         A call the session's hold covers is admitted from it; any other (a repair past the
@@ -124,22 +128,24 @@ class Meter:
                 book[hold] -= covered
             key = self._key(home)
             book[key] = estimate
-        return provider, key
+        return provider, key, estimate
 
-    def settle(self, ticket: tuple[str, str], model: str, purpose: str, reply: Any, ok: bool = True,
+    def settle(self, ticket: tuple[str, str, int], model: str, purpose: str, reply: Any, ok: bool = True,
                error: str = "") -> None:
         """Write the call to the ledger (`reply`: what it cost, None when nothing is known to
         have been spent; `error`: the LLMError kind of a failed call, `timeout` for one killed
         at its deadline) and release its reservation, in one step under the lock."""
         from engram.graph import ledger
 
-        provider, key = ticket
+        provider, key, estimate = ticket
         row: dict[str, Any] = {"at": utc_iso(6), "provider": provider, "model": model or "", "purpose": purpose,
                                "ok": int(ok), "error": "" if ok else error}
         if reply is not None:
             row.update(model=reply.model or model or "", input_tokens=reply.input_tokens,
                        output_tokens=reply.output_tokens, cache_read_tokens=reply.cache_read_tokens,
                        cache_write_tokens=reply.cache_write_tokens, cost_usd=reply.cost_usd)
+            if reply.doubtful:
+                self._doubtful(provider, row, estimate)
         with reservations.locked(self.project.home, provider) as book:
             try:
                 conn = self._open()
@@ -173,6 +179,16 @@ class Meter:
             if fits:
                 with reservations.locked(home, provider) as book:
                     book.pop(self._holds.pop(provider), None)
+
+    def _doubtful(self, provider: str, row: dict[str, Any], estimate: int) -> None:
+        """A usage report that cannot be true: the row is charged at least the call's estimate."""
+        from engram.graph.ledger import COUNTS
+        from engram.log import log
+
+        reported = sum(row[c] for c in COUNTS)
+        row["input_tokens"] += max(0, estimate - reported)
+        log(self.project.log_path, "budget", f"{provider} reported token counts out of range (negative, NaN or "
+            f"past the cap): charged {max(reported, estimate):,} tokens, at least the call's estimate", "WARN")
 
     def _key(self, home: str) -> str:
         return f"{reservations.owner(home)}:{id(self)}.{next(self._ids)}"

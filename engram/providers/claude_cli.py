@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from engram.providers import anthropic
-from engram.providers.base import Reply
-from engram.providers.cli import CLIChat, count, first_json, missing
+from engram.providers.base import Reply, tokens
+from engram.providers.cli import CLIChat, first_json, missing
 
 NAME = "claude-code"
 KEY_ENV = None
@@ -68,11 +68,10 @@ class ClaudeCodeChat(CLIChat):
         if not isinstance(obj, dict) or "result" not in obj and "is_error" not in obj:
             raise self.fail(code, err)
         u = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
-        cost = obj.get("total_cost_usd")
-        reply = Reply(str(obj.get("result") or ""), count(u.get("input_tokens")), count(u.get("output_tokens")),
-                      model, cache_read_tokens=count(u.get("cache_read_input_tokens")),
-                      cache_write_tokens=count(u.get("cache_creation_input_tokens")),
-                      cost_usd=float(cost) if isinstance(cost, (int, float)) else None)
+        reply = Reply(str(obj.get("result") or ""), tokens(u.get("input_tokens")), tokens(u.get("output_tokens")),
+                      model, cache_read_tokens=tokens(u.get("cache_read_input_tokens")),
+                      cache_write_tokens=tokens(u.get("cache_creation_input_tokens")),
+                      cost_usd=obj.get("total_cost_usd"))
         if obj.get("is_error") or obj.get("subtype", "success") != "success" or code != 0:
             raise self.fail(code, err, f"{obj.get('subtype') or 'error'}: {reply.text or obj.get('errors') or ''}",
                             reply)

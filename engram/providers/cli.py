@@ -63,11 +63,6 @@ def first_json(text: str) -> Any:
         return None
 
 
-def count(value: Any) -> int:
-    """A token count read from a CLI's JSON (anything but a number counts 0)."""
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-
 class CLIChat(ChatClient):
     """One headless CLI run per completion; subclasses say how to call it and read it."""
 

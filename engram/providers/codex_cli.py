@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.providers.base import Reply
-from engram.providers.cli import CLIChat, count, first_json, missing
+from engram.providers.base import Reply, tokens, tokens_less, tokens_sum
+from engram.providers.cli import CLIChat, first_json, missing
 
 NAME = "codex"
 KEY_ENV = None
@@ -81,12 +81,13 @@ class CodexChat(CLIChat):
                 text = str(item.get("text") or "")
             elif kind == "turn.completed" and isinstance(ev.get("usage"), dict):
                 u = ev["usage"]
-                inp, cached, output = (inp + count(u.get("input_tokens")), cached + count(u.get("cached_input_tokens")),
-                                       output + count(u.get("output_tokens")))
+                inp, cached, output = (tokens_sum(inp, tokens(u.get("input_tokens"))),
+                                       tokens_sum(cached, tokens(u.get("cached_input_tokens"))),
+                                       tokens_sum(output, tokens(u.get("output_tokens"))))
             elif kind in ("turn.failed", "error"):
                 e = ev.get("error") if isinstance(ev.get("error"), dict) else ev
                 errors.append(str(e.get("message") or kind))
-        reply = Reply(text or "", max(0, inp - cached), output, model, cache_read_tokens=cached)
+        reply = Reply(text or "", tokens_less(inp, cached), output, model, cache_read_tokens=cached)
         if errors or text is None or code != 0:
             raise self.fail(code, err, "; ".join(errors)[:400], reply if inp or output else None)
         return reply

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from engram.providers.base import Reply
-from engram.providers.cli import CLIChat, count, first_json, missing
+from engram.providers.base import Reply, tokens, tokens_less, tokens_sum
+from engram.providers.cli import CLIChat, first_json, missing
 
 NAME = "gemini-cli"
 KEY_ENV = None
@@ -59,9 +59,9 @@ def usage(stats: Any, model: str) -> Reply:
     prompt = cached = output = 0
     for m in per_model.values():
         t = m.get("tokens") if isinstance(m, dict) and isinstance(m.get("tokens"), dict) else {}
-        prompt, cached = prompt + count(t.get("prompt")), cached + count(t.get("cached"))
-        output += count(t.get("candidates")) + count(t.get("thoughts"))
-    return Reply("", max(0, prompt - cached), output, model or next(iter(per_model), ""), cache_read_tokens=cached)
+        prompt, cached = tokens_sum(prompt, tokens(t.get("prompt"))), tokens_sum(cached, tokens(t.get("cached")))
+        output = tokens_sum(output, tokens(t.get("candidates")), tokens(t.get("thoughts")))
+    return Reply("", tokens_less(prompt, cached), output, model or next(iter(per_model), ""), cache_read_tokens=cached)
 
 
 class GeminiChat(CLIChat):

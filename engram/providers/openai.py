@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from engram.providers.base import KNOWN_DIMS, BaseEmbedder, ChatClient, EmbeddingError, Reply, _Retryable, \
-    classify_error, env_api_key, retry_after, vectors_from
+    classify_error, env_api_key, retry_after, tokens, tokens_less, vectors_from
 
 NAME = "openai"
 KEY_ENV = "OPENAI_API_KEY"
@@ -72,9 +72,9 @@ class OpenAIChat(ChatClient):
         choice = resp.choices[0] if resp.choices else None
         text = (choice.message.content or "") if choice else ""
         u = resp.usage
-        prompt = int(getattr(u, "prompt_tokens", 0) or 0)  # cached input included (OpenAI's automatic caching)
-        cached = int(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0)
-        return Reply(text, max(0, prompt - cached), int(getattr(u, "completion_tokens", 0) or 0),
+        prompt = tokens(getattr(u, "prompt_tokens", 0))  # cached input included (OpenAI's automatic caching)
+        cached = tokens(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0))
+        return Reply(text, tokens_less(prompt, cached), getattr(u, "completion_tokens", 0),
                      str(getattr(resp, "model", "") or model), cache_read_tokens=cached)
 
 

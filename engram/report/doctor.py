@@ -508,6 +508,38 @@ def model_budget(cfg: dict) -> list[Check]:
     return out
 
 
+def ledger_dates() -> list[Check]:
+    """Ledger rows dated after now (written under a clock set ahead): no budget counts them
+    today (graph/ledger.py), and each will count on the day it names."""
+    from engram.clock import utc_iso
+    from engram.config import all_projects
+    from engram.graph import ledger
+    from engram.graph.readonly import open_ro
+
+    now, found = utc_iso(6), []
+    for p in all_projects():
+        conn = open_ro(p.db_path)
+        if conn is None:
+            continue
+        try:
+            n, latest = ledger.future_rows(conn, now)
+        except Exception:  # locked, corrupt or foreign: `databases` reports it
+            continue
+        finally:
+            conn.close()
+        if n:
+            found.append((p, n, latest))
+    if not found:
+        return []
+    p, n, latest = found[0]
+    more = f" (+{len(found) - 1} projects)" if len(found) > 1 else ""
+    return [Check(WARN, "model ledger", f"{n} model call(s) in {p.db_path} are dated after now (the latest "
+                  f"{latest}){more}: written under a clock set ahead; today's budget leaves them out, and each "
+                  "counts on the day it names",
+                  f"check the system clock; to drop them: sqlite3 {shlex.quote(p.db_path)} "
+                  f"\"DELETE FROM model_calls WHERE at > '{now}'\"")]
+
+
 def _embedding(cfg: dict, explicit: set[str]) -> list[Check]:
     from engram.providers import registry
 
@@ -611,7 +643,7 @@ def run_all(project: str | None = None) -> list[Check]:
             hooked.append(name)
     if hooked:
         checks += mcp_server() + mcp_registrations(hooked, plugins) + trust(hooked, project)
-    for fn in (command, data_dir, special_files, databases, vectors, providers, backlog, faults):
+    for fn in (command, data_dir, special_files, databases, vectors, providers, ledger_dates, backlog, faults):
         try:
             checks += fn()
         except Exception as exc:  # a broken check is reported, never a traceback

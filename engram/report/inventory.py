@@ -96,18 +96,20 @@ def _embedding_state(conn: Any) -> dict[str, Any]:
 def model_use(projects: list[Project]) -> dict[str, dict[str, dict[str, Any]]]:
     """{"today" | "last_7_days": {provider: calls, failed, tokens by kind, tokens, cost_usd}},
     summed over the projects' ledgers (local days; cost_usd None when no call reported one)."""
+    from engram.clock import utc_iso
     from engram.graph import ledger
     from engram.graph.readonly import open_ro
     from engram.providers.budget import since
 
     out: dict[str, dict[str, dict[str, Any]]] = {"today": {}, "last_7_days": {}}
+    now = utc_iso(6)  # a row dated ahead counts for no day yet (graph/ledger.py)
     for p in projects:
         conn = open_ro(p.db_path)
         if conn is None:
             continue
         try:
             for window, start in (("today", since(0)), ("last_7_days", since(6))):
-                for provider, row in ledger.totals_since(conn, start).items():
+                for provider, row in ledger.totals_since(conn, start, now).items():
                     have = out[window].setdefault(provider, {})
                     for key, value in row.items():  # cost_usd stays None until a call reports one
                         have[key] = have.get(key) if value is None else (have.get(key) or 0) + value

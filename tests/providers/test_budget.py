@@ -254,7 +254,7 @@ def test_a_negative_budget_is_a_one_line_config_error(root, capsys):
     project = Project.from_cwd(str(root)).ensure()
     with open(os.path.join(project.home, "config.json"), "w") as f:
         f.write('{"dailyTokenBudget": -5}')
-    with pytest.raises(ConfigError, match="dailyTokenBudget' must be 0 or more.*got -5"):
+    with pytest.raises(ConfigError, match="dailyTokenBudget' must be a whole number from 0 .*got -5"):
         load_config(project.home)
     assert main(["status"]) != 0
     err = capsys.readouterr().err.strip()

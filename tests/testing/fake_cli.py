@@ -10,6 +10,8 @@ Behaviour comes from the environment the provider passes down:
 * FAKE_CLI_MODE: ok (default) | error (an error result) | malformed (not the JSON format) |
   hang (never answers) | logged_out (the CLI's own not-logged-in failure);
 * FAKE_CLI_DELAY: seconds to take before answering (concurrent workers overlap their calls);
+* FAKE_CLI_REPORT: a JSON number (`-1000000`, `1e400`, 31 digits) reported as every token
+  count of the CLI's usage, whatever the call processed (the log keeps the real `tokens`);
 * FAKE_CLI_LOG: a JSONL file, one record per call: argv, cwd, pid, ENGRAM_DISABLE, the task
   (pass1 / pass2 / discussion / contradiction), the system prompt, and the usage it reported
   normalised (`tokens` = everything it said it processed);
@@ -77,6 +79,12 @@ def _usage(system: str, user: str, text: str) -> dict:
     return {"input": inp, "output": out, "cached": inp // 4}
 
 
+def _reported(usage: dict) -> dict:
+    """The usage object as the CLI prints it: FAKE_CLI_REPORT in every count when it is set."""
+    fake = os.environ.get("FAKE_CLI_REPORT")
+    return {k: json.loads(fake) for k in usage} if fake else usage
+
+
 # -- the three CLIs -------------------------------------------------------------------------
 
 
@@ -98,7 +106,7 @@ def claude(argv: list[str], mode: str) -> tuple[int, str, dict]:
              "cache_creation_input_tokens": 0, "output_tokens": u["output"]}
     cost = round((usage["input_tokens"] * 3 + u["cached"] * 0.3 + u["output"] * 15) / 1e6, 6)
     result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 12, "num_turns": 1,
-              "result": text, "session_id": "fake", "total_cost_usd": cost, "usage": usage}
+              "result": text, "session_id": "fake", "total_cost_usd": cost, "usage": _reported(usage)}
     if mode == "logged_out":
         result.update(is_error=True, result="Invalid API key · Please run /login", total_cost_usd=0,
                       usage={"input_tokens": 0, "output_tokens": 0})
@@ -126,8 +134,9 @@ def codex(argv: list[str], mode: str) -> tuple[int, str, dict]:
         lines.append({"type": "turn.failed", "error": {"message": "stream error: unexpected status 500"}})
         return 1, "\n".join(json.dumps(x) for x in lines), {"task": task, "tokens": 0}
     lines += [{"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": text}},
-              {"type": "turn.completed", "usage": {"input_tokens": u["input"], "cached_input_tokens": u["cached"],
-                                                   "output_tokens": u["output"]}}]
+              {"type": "turn.completed", "usage": _reported({"input_tokens": u["input"],
+                                                             "cached_input_tokens": u["cached"],
+                                                             "output_tokens": u["output"]})}]
     return 0, "\n".join(json.dumps(x) for x in lines), {"task": task, "tokens": u["input"] + u["output"],
                                                          "system": system}
 
@@ -144,7 +153,8 @@ def gemini(argv: list[str], mode: str) -> tuple[int, str, dict]:
     model = _flag(argv, "-m") or "gemini-2.5-pro"
     tokens = {"input": u["input"] - u["cached"], "prompt": u["input"], "candidates": u["output"], "cached": u["cached"],
               "thoughts": 7, "tool": 0, "total": u["input"] + u["output"] + 7}
-    stats = {"models": {model: {"api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 5}, "tokens": tokens}},
+    stats = {"models": {model: {"api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 5},
+                                "tokens": _reported(tokens)}},
              "tools": {"totalCalls": 0}, "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0}}
     if mode == "error":
         err = {"type": "ApiError", "message": "[API Error: 500 Internal error]", "code": 1}
