@@ -41,10 +41,10 @@ TRANSCRIPTS = os.path.join(os.path.dirname(HERE), "..", "shared", "fixtures", "t
 
 
 def scrub(case: dict) -> str:
-    """The capture path's choice: a `.env` file's content, a field clipped to its limit, or
+    """The capture path's choice: a `.env` or key file's content, a field clipped to its limit, or
     any other text."""
-    if case.get("file") and redact.is_env_file(case["file"]):
-        return redact.redact_env_file(case["text"])
+    if case.get("file"):
+        return redact.scrubber(case["file"])(case["text"])
     if case.get("clip"):
         return redact.clip_then_redact(case["text"], case["clip"])[0]
     return redact.redact(case["text"])

@@ -207,8 +207,8 @@ def test_audit_shapes_reach_no_file_through_the_real_hooks(proj, engram_home, fi
 
 _PEM_LINES = [_BODY[i : i + 64] for i in range(64, 256, 64)]  # the middle of a key file, no armour
 _ROUND3 = {  # name: (the secret, the hook calls that carry it)
-    "mcp input": ("q8Zt2LmW4vRx7c1f", [("PostToolUse", dict(
-        tool_name="mcp__vault__put", tool_input={"key": "q8Zt2LmW4vRx7c1f", "name": "deploy"}, tool_response="stored"))]),
+    "mcp input": ("q8Zt2LmW4vRx", [("PostToolUse", dict(
+        tool_name="mcp__vault__put", tool_input={"key": "q8Zt2LmW4vRx", "name": "deploy"}, tool_response="stored"))]),
     "build error": ("Hk4rT9wQ2zLp", [("PostToolUseFailure", dict(
         tool_name="Bash", tool_input={"command": "cargo build --release"},
         error="Exit code 101\n   Compiling signer v0.3.1\nerror: failed to run custom build command for `signer`\n"
