@@ -5,9 +5,10 @@ material with or without its armour lines (a body may start after other text on 
 provider tokens by their prefixes (Discord's by its shape, its id decoded), passwords in
 URLs, query strings, webhook URLs and Authorization headers, credentials in command lines
 (`-pPW`, `-u user:pw`, `sshpass -p`; after a diff's marker, `$(`, a backtick, `;`, `|`, `&&`),
-credential files (`.pgpass`, crypt hashes, .netrc), `key = value` assignments in every
-common syntax whose key names a secret, and the spoken form ("the password is X") when the
-value looks like one.
+credential files (`.pgpass`, crypt hashes, .netrc), key files by name (every base64 line of
+a `.pem`, `.key` or `id_rsa`, `scrubber`), `key = value` assignments in every common syntax
+whose key names a secret (an environment name even when its last word is `_SUFFIX`), and the
+spoken form ("the password is X") when the value looks like one.
 
 Bounded work whatever the input (docs/architecture.md, "Process model"): every pattern is
 linear. Each variable run is possessive (`{m,n}+`, no backtracking) and starts only where
