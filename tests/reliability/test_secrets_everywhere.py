@@ -238,8 +238,12 @@ def test_round3_shapes_reach_no_file_through_the_real_hooks(proj, engram_home, f
             assert run_hook(event, payload(event, f"r3-{n}", proj, **fields)).returncode == 0, event
     done = _cli(proj, "consolidate", "--all")
     assert done.returncode == 0, done.stderr
-    blob = all_bytes(engram_home)
-    assert list(engram_home.rglob("*.jsonl")) and list(engram_home.rglob("engram.db"))
+    from testing.helpers import events
+
+    masked = [name for n, name in enumerate(_ROUND3) if "[REDACTED]" in json.dumps(events(proj, f"r3-{n}"))]
+    assert masked == list(_ROUND3)  # each shape was captured, and masked, not dropped
+    blob = all_bytes(engram_home)  # the JSONL, engram.db and its WAL, episode files, state, logs
+    assert list(engram_home.rglob("engram.db"))
     leaked = [name for name, (secret, _) in _ROUND3.items() if secret.encode() in blob]
     assert leaked == []
     figures.add("secrets", round3_shapes=len(_ROUND3), leaked=0)
