@@ -112,8 +112,6 @@ def test_instructions_from_tool_output_never_come_back_verbatim(planted, figures
     channels["MCP query_knowledge"] = mcp
     assert "query_knowledge" in tools
     returned = {name: sum(text.count(f) for f in FRAGMENTS) for name, text in channels.items()}
-    if __import__("os").environ.get("I29C_SHOW"):
-        print("\n\n".join(f"=== {n}\n{t}" for n, t in channels.items()))
     assert returned == dict.fromkeys(channels, 0), {n: t for n, t in channels.items() if returned[n]}
     # the same sessions' ordinary knowledge still comes back
     everything = "\n".join(channels.values())
