@@ -17,6 +17,12 @@ Batch 2 (`POSITIVE_2`, `NEGATIVE_2`; `--split batch2`) was written after an audi
 whole: the rules were changed for the audit's own examples, never for these cases. A case
 with `clip` goes through `clip_then_redact(text, clip)`, as a captured field longer than its
 limit does.
+
+Batch 3 (`POSITIVE_3`, `NEGATIVE_3`; `--split batch3`) holds the five shapes a red team
+still found stored in issue 29 (a key in an MCP tool's JSON input, `key=...` in a build
+error, a key body line in an edit of a `.pem` file, `NAME_SUFFIX=...` in grep output, "the
+password is ..." in a prompt) in variants other than the issue's own, with their near
+misses; written before the rules were changed and held out whole.
 """
 
 from __future__ import annotations
@@ -327,6 +333,62 @@ NEGATIVE_2: list[str] = [
     "checksum: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx9Qm2Lr7Kp4Wz8TyHs1Jd6Fb0Tc3Ew8Gu5Ia2Ob7P deploy@ci",
     "if key.startswith(('MIIE', 'b3BlbnNzaC1rZXktdjE')):\n    return 'private'",
+]
+
+
+# -- batch 3: held out whole (see the module docstring) ------------------------------------------
+
+_PEM_3 = ("Yc2Hw9TfQm4Lr8Zk1Pv6Nx3Bs7Gd0Jh5Ua2Ke9Wq4Ro8Ti1Ly6Mz3Sv7Xb0Cn5Dg2",
+          "k7Vq2Xr9Lm4Tz8Wn1Ps6Hd3Gb0Jf5Ky2Ua9Ce4Ro8Ti1Ly6Mz3Sv7Xb0Qn5Dw2Ea",
+          "Qx4Rt8Zm2Lk6Np0Vw3Js7Hd1Fg5Cb9Ye2Ua6Ko0Ti4Ly8Mz1Sv5Xb9Qn3Dw7EaTg")
+POSITIVE_3: dict[str, list[dict]] = {
+    "tool_input": [
+        {"text": '{"key": "Hq7Wx2Lm9Rt4", "region": "eu-west-1"}', "secrets": ["Hq7Wx2Lm9Rt4"], "keep": ["eu-west-1"]},
+        {"text": '{"name":"deploy","key":"9c4e1a7b3d2f"}', "secrets": ["9c4e1a7b3d2f"], "keep": ["deploy"]},
+        {"text": '{"service": "smtp", "password": "Gl4cierBay7"}', "secrets": ["Gl4cierBay7"], "keep": ["smtp"]},
+        {"text": '{"args": {"api_token": "Zk3Pq8Wm2Xr"}}', "secrets": ["Zk3Pq8Wm2Xr"], "keep": ["args"]},
+    ],
+    "build_error": [
+        {"text": "error: failed to run custom build command for `vault-sys`\n  auth failed: key=Wm4Tz8Rq2Lp "
+                 "not accepted", "secrets": ["Wm4Tz8Rq2Lp"], "keep": ["not accepted"]},
+        {"text": "npm ERR! 401 Unauthorized - GET https://registry.example.com/pkg (key=Tx9Vb3Kq7Nw2)",
+         "secrets": ["Tx9Vb3Kq7Nw2"], "keep": ["401 Unauthorized"]},
+        {"text": "FAILED: signing step exited 2: secret=Pm5Rw8Zq3 invalid", "secrets": ["Pm5Rw8Zq3"], "keep": ["invalid"]},
+    ],
+    "key_file": [
+        {"text": "-" + _PEM_3[0] + "\n+" + _PEM_3[1], "file": "certs/server.pem", "secrets": [_PEM_3[0], _PEM_3[1]],
+         "keep": []},
+        {"text": "+" + _PEM_3[2][:30], "file": "deploy/id_rsa", "secrets": [_PEM_3[2][:30]], "keep": []},
+        {"text": _PEM_3[2], "file": "keys/tls.key", "secrets": [_PEM_3[2]], "keep": []},
+    ],
+    "grep_output": [
+        {"text": "src/settings.py:12:API_KEY_SUFFIX=Nw7Qz2Rk9Vx\nsrc/settings.py:13:DEBUG=false",
+         "secrets": ["Nw7Qz2Rk9Vx"], "keep": ["DEBUG=false"]},
+        {"text": "deploy/prod.sh:4:export GITHUB_TOKEN_PREFIX=Lp8Xw3Tq6Mz", "secrets": ["Lp8Xw3Tq6Mz"], "keep": ["deploy/prod.sh"]},
+        {"text": "config/app.ini:7:SECRET_KEY_HASH=f3a9c2e7b1d4", "secrets": ["f3a9c2e7b1d4"], "keep": ["config/app.ini"]},
+    ],
+    "prompt": [
+        {"text": "log in to the staging box, the password is swordfishmarlin", "secrets": ["swordfishmarlin"],
+         "keep": ["staging box"]},
+        {"text": "the db password is bluejaypelican and the user is admin", "secrets": ["bluejaypelican"],
+         "keep": ["the user is admin"]},
+        {"text": "use admin / password: tangerinefalcon for the dashboard", "secrets": ["tangerinefalcon"],
+         "keep": ["for the dashboard"]},
+    ],
+}
+
+NEGATIVE_3: list[str] = [
+    '{"key": "user_preferences", "ttl": 3600}',
+    '{"key": "section2"}',
+    "sorted(rows, key=itemgetter2)",
+    "error: no such key=config.yaml in manifest",
+    "src/settings.py:12:API_KEY_LENGTH=32",
+    "src/settings.py:14:SECRET_KEY_FILE=/run/secrets/app",
+    "the password is incorrect, try again",
+    "the password is required for every account",
+    "the password is hashed with bcrypt before it is stored",
+    "The password is stored encrypted.",
+    "the password is whatever the vault says",
 ]
 
 def split(items: list, half: str) -> list:

@@ -1,9 +1,9 @@
 """How well the redactor finds secrets, and how little ordinary content it eats.
 
-    python bench/redaction_quality.py [--split dev|heldout|both|batch2|all] [--show]
+    python bench/redaction_quality.py [--split dev|heldout|both|batch2|batch3|all] [--show]
 
 Cases: bench/redaction_corpus.py (labelled secrets by family, near-miss negatives), written
-before the rules were changed and split development / held-out, and its batch 2, held out
+before the rules were changed and split development / held-out, and its batches 2 and 3, each held out
 whole (measured against the held-out half's ordinary content). Ordinary content: the
 running interpreter's standard library (code; `test` packages excluded) and, when present,
 the tool outputs and messages of the shared real transcripts (logs), both alternating
@@ -41,10 +41,10 @@ TRANSCRIPTS = os.path.join(os.path.dirname(HERE), "..", "shared", "fixtures", "t
 
 
 def scrub(case: dict) -> str:
-    """The capture path's choice: a `.env` file's content, a field clipped to its limit, or
+    """The capture path's choice: a `.env` or key file's content, a field clipped to its limit, or
     any other text."""
-    if case.get("file") and redact.is_env_file(case["file"]):
-        return redact.redact_env_file(case["text"])
+    if case.get("file"):
+        return redact.scrubber(case["file"])(case["text"])
     if case.get("clip"):
         return redact.clip_then_redact(case["text"], case["clip"])[0]
     return redact.redact(case["text"])
@@ -135,8 +135,8 @@ def scan_ordinary(texts: list[str], show: bool) -> tuple[int, int, float]:
 
 def labelled(half: str) -> tuple[dict[str, list[dict]], list[str]]:
     """(positive cases by family, negatives) of one half, or of batch 2 (held out whole)."""
-    if half == "batch2":
-        return corpus.POSITIVE_2, corpus.NEGATIVE_2
+    if half in ("batch2", "batch3"):
+        return (corpus.POSITIVE_2, corpus.NEGATIVE_2) if half == "batch2" else (corpus.POSITIVE_3, corpus.NEGATIVE_3)
     return {f: corpus.split(cases, half) for f, cases in corpus.POSITIVE.items()}, corpus.split(corpus.NEGATIVE, half)
 
 
@@ -177,14 +177,14 @@ def run_cases(half: str, show: bool) -> dict:
 
 def report(half: str, show: bool) -> None:
     r = run_cases(half, show)
-    print("== batch 2 (held out whole) ==" if half == "batch2" else f"== {half} half ==")
+    print(f"== batch {half[-1]} (held out whole) ==" if half.startswith("batch") else f"== {half} half ==")
     for family, (got, n) in r["families"].items():
         print(f"  recall {family:<17} {got:>3}/{n:<3} {got / n:6.1%}")
     print(f"  recall (all)              {r['caught']:>3}/{r['planted']:<3} {r['caught'] / r['planted']:6.1%}")
     print(f"  collateral                {r['eaten']:>3}/{r['keep']:<3} words next to a secret eaten")
     print(f"  negatives changed         {r['negatives_changed']:>3}/{r['negatives']:<3}")
     fp = {"negatives": r["negative_masks"]}
-    for kind, texts in ordinary("heldout" if half == "batch2" else half).items():
+    for kind, texts in ordinary("heldout" if half.startswith("batch") else half).items():
         if not texts:
             print(f"  ordinary {kind}: none found (the shared transcripts are absent)")
             continue
@@ -201,10 +201,10 @@ def report(half: str, show: bool) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("dev", "heldout", "both", "batch2", "all"), default="all")
+    ap.add_argument("--split", choices=("dev", "heldout", "both", "batch2", "batch3", "all"), default="all")
     ap.add_argument("--show", action="store_true", help="print every miss, eaten word and false positive")
     args = ap.parse_args()
-    halves = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "batch2")}.get(args.split, (args.split,))
+    halves = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "batch2", "batch3")}.get(args.split, (args.split,))
     for half in halves:
         report(half, args.show)
     return 0

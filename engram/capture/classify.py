@@ -32,7 +32,7 @@ from engram.capture import shellcmd
 from engram.fsio import inside, read_regular
 from engram.capture.event_stream import bounded
 from engram.hashing import sha256_hex
-from engram.redact import is_env_file, redact, redact_env_file
+from engram.redact import redact, scrubber
 
 RECENT_READS = 5
 MAX_RANGES_PER_FILE = 30
@@ -219,7 +219,7 @@ def _write_fields(ev: dict, call: dict, root: str, cfg: dict, cut: dict) -> None
     hunks = hunks or []
     summary = diffs.summarize(path, hunks, cfg["maxDiffChars"])
     snip = diffs.snippet(mine if ev["ok"] else None, root, hunks, summary["ranges"]) if mine else None
-    scrub = redact_env_file if is_env_file(path) else redact
+    scrub = scrubber(path)
     summary["diff"] = scrub(summary["diff"])
     if summary.pop("truncated", None):
         cut["diff"] = len(summary["diff"])

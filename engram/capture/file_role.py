@@ -9,12 +9,15 @@ match wins:
 3. the package clause (`package retry`);
 4. the top-level definitions: "defines RetryClient, backoff(), …".
 
-Bounded work (the first HEAD_CHARS characters) and standard library only: the PostToolUse
-hook runs it for reads and whole-file writes. An empty string when nothing says it.
+A head that addresses the agent ("Ignore previous instructions and ...", engram/redact/injection.py)
+says nothing about the file: the next rule is asked instead. Bounded work (the first
+HEAD_CHARS characters) and standard library only: the PostToolUse hook runs it for reads and
+whole-file writes. An empty string when nothing says it.
 """
 
 from __future__ import annotations
 
+from engram.redact.injection import addresses_agent
 from engram.text import clip_words
 
 HEAD_CHARS = 4000
@@ -86,10 +89,9 @@ def role(path: str, content: str) -> str:
         return ""
     lines = content[:HEAD_CHARS].split("\n")
     ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    if ext in ("md", "markdown", "rst", "txt"):
-        return clip_words(_heading(lines), MAX_ROLE)
-    for find in (_comment, _package, _definitions):
+    finds = (_heading,) if ext in ("md", "markdown", "rst", "txt") else (_comment, _package, _definitions)
+    for find in finds:
         found = find(lines)
-        if found:
+        if found and not addresses_agent(found):
             return clip_words(found, MAX_ROLE)
     return ""

@@ -42,6 +42,7 @@ from engram.config import safe_name
 from engram.fsio import private_dir, write_atomic
 from engram.graph import store
 from engram.log import log
+from engram.redact import injection
 from engram.text import strip_injected
 from engram.errors import LLMError
 
@@ -109,7 +110,28 @@ def read_stream(path: str) -> tuple[list[dict[str, Any]], int]:
     for ev in events:
         if ev["type"] == "user_prompt" and isinstance(ev.get("prompt"), str):
             ev["prompt"] = strip_injected(ev["prompt"])
+        else:
+            _withhold_addressed(ev)
     return events, end
+
+
+# where an event's text came from, by field, as the withheld marker names it
+_ORIGINS = {"output": "a command's output", "error": "a tool's error", "error_summary": "a command's output",
+            "role": "the file's head", "agent_summary": "the agent's reply", "command": "a command the agent ran",
+            "content": "the agent's words", "rationale": "the agent's words", "input": "a tool's input",
+            "diff": "a file's edit", "query": "a tool's input", "url": "a tool's input"}
+
+
+def _withhold_addressed(ev: dict[str, Any]) -> None:
+    """Text of an event that did not come from the user (tool output, a file's head, the
+    agent's words) with every sentence that addresses the agent withheld
+    (engram/redact/injection.py), before any knowledge is made of it."""
+    for key, value in ev.items():
+        if isinstance(value, str) and key in _ORIGINS:
+            ev[key] = injection.withhold(value, _ORIGINS[key])
+    for item in ev.get("items") if isinstance(ev.get("items"), list) else []:
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            item["text"] = injection.withhold(item["text"], "the agent's task list")
 
 
 def substantive(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

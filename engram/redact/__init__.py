@@ -5,9 +5,10 @@ material with or without its armour lines (a body may start after other text on 
 provider tokens by their prefixes (Discord's by its shape, its id decoded), passwords in
 URLs, query strings, webhook URLs and Authorization headers, credentials in command lines
 (`-pPW`, `-u user:pw`, `sshpass -p`; after a diff's marker, `$(`, a backtick, `;`, `|`, `&&`),
-credential files (`.pgpass`, crypt hashes, .netrc), `key = value` assignments in every
-common syntax whose key names a secret, and the spoken form ("the password is X") when the
-value looks like one.
+credential files (`.pgpass`, crypt hashes, .netrc), key files by name (every base64 line of
+a `.pem`, `.key` or `id_rsa`, `scrubber`), `key = value` assignments in every common syntax
+whose key names a secret (an environment name even when its last word is `_SUFFIX`), and the
+spoken form ("the password is X") when the value looks like one.
 
 Bounded work whatever the input (docs/architecture.md, "Process model"): every pattern is
 linear. Each variable run is possessive (`{m,n}+`, no backtracking) and starts only where
@@ -21,6 +22,11 @@ imported only when one is present: most tool calls pay nothing.
 from __future__ import annotations
 
 from engram.text import MASK
+
+TYPE_CHECKING = False  # `typing` costs the hook ~20 ms; annotations only
+if TYPE_CHECKING:
+    from typing import Callable
+
 MARGIN = 256  # clip_then_redact: a secret cut by the clip is still seen whole
 
 # Anchors: lower-case ones are looked for in text.lower(), the others in the text as is.
@@ -306,3 +312,32 @@ def _env_line(line: str) -> str:
 def is_env_file(path: str) -> bool:
     base = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return base.startswith(".env") or base.endswith(".env")
+
+
+# -- key files (.pem, id_rsa, ...) ------------------------------------------------------------
+
+_KEY_SUFFIXES = (".pem", ".key", ".p8", ".ppk", ".der", ".pkcs8")
+_KEY_NAMES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
+
+
+def is_key_file(path: str) -> bool:
+    """A file that holds key material by its name: `.pem`, `.key`, `id_rsa`, ..."""
+    base = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base.endswith(_KEY_SUFFIXES) or base in _KEY_NAMES
+
+
+def redact_key_file(text: str) -> str:
+    """For key files: every line of base64 is key material, even a fragment of a body line
+    without its armour (an edit may show only the middle of the file); armour lines, headers
+    and a diff's own lines stay."""
+    out = []
+    for line in redact(text).split("\n"):
+        marker = line[:1] if line[:1] in "+- " else ""
+        body = line[len(marker):].strip()
+        out.append(marker + MASK if len(body) >= 8 and set(body) <= _B64 and body != MASK else line)
+    return "\n".join(out)
+
+
+def scrubber(path: str) -> Callable[[str], str]:
+    """The redaction a file's text needs, by its name: `.env` files, key files, any other."""
+    return redact_env_file if is_env_file(path) else redact_key_file if is_key_file(path) else redact

@@ -228,8 +228,22 @@ def key_kind(key: str) -> str:
 
 def _key_kind(key: str) -> str:
     segs = _segments(key)
-    if not segs or segs[-1] in _ABOUT or segs[0] in _ABOUT_FIRST:
+    if not segs or segs[0] in _ABOUT_FIRST:
         return ""
+    if segs[-1] in _ABOUT:
+        # An environment variable's last word can name a part of the secret (`API_KEY_SUFFIX`,
+        # `GITHUB_TOKEN_PREFIX`, `SECRET_KEY_HASH`): still a secret, its value judged as a key's.
+        env = key.isupper() and "_" in key and segs[-1] not in _ENV_ABOUT
+        return "weak" if env and _segments_kind(segs[:-1]) else ""
+    return _segments_kind(segs)
+
+
+# what an environment variable's last word names when it is not the secret at all
+_ENV_ABOUT = {"id", "ids", "name", "names", "file", "filename", "path", "dir", "url", "uri", "endpoint", "version",
+              "env", "var", "header", "headers", "field", "type", "provider", "scope", "scopes"}
+
+
+def _segments_kind(segs: list[str]) -> str:
     kinds = {_word_kind(s) for s in segs} | {_word_kind(a + b) for a, b in zip(segs, segs[1:])}
     for kind in ("password", "strong", "weak"):
         if kind in kinds:
@@ -265,23 +279,50 @@ def _entropic(v: str) -> bool:
     return len(v) >= 16 and _has_digit(v) and v.count("/") < 3 and " " not in v
 
 
-def looks_secret(value: str, kind: str, quoted: bool, spoken: bool = False) -> bool:
+def _keyish(v: str) -> bool:
+    """A short key next to a field named `key` (`{"key": "Hq7Wx2Lm9Rt4"}`, `key=Wm4Tz8Rq2Lp`
+    in a build error): 9+ characters with 2+ letters and 2+ digits, no space, dot, slash or
+    colon (a version, a file name, a path, a time), not a hex number (`_DD_SIGNATURE = 0x08074b50`)."""
+    return len(v) >= 9 and sum(c.isdigit() for c in v) >= 2 and sum(c.isalpha() for c in v) >= 2 and \
+        not set(v) & _NOT_KEYISH and not v.lower().startswith("0x")
+
+
+_NOT_KEYISH = frozenset(" ./:\\\t")
+# a single word after "the password is" that is prose, not the password
+_PLAIN_ENDS = ("ed", "ing", "ly", "ble", "ive", "ent", "ant", "ous", "ful", "less", "ion", "ions", "ity", "ness",
+               "ary", "ory", "ic", "al", "ate", "ise", "ize")
+_PLAIN_WORDS = {"whatever", "anything", "something", "everything", "nothing", "another", "because", "through",
+                "without", "between", "already", "always", "usually", "probably", "perhaps", "somewhere",
+                "elsewhere", "plaintext", "cleartext", "correct", "incorrect", "unknown", "insecure", "mandatory",
+                "visible", "sensitive", "different", "expires", "matches", "contains", "exactly", "longer",
+                "shorter", "stronger", "weaker"}
+
+
+def _odd_word(v: str) -> bool:
+    """A lone word said to be a password ("the password is swordfishmarlin"): 7+ letters that
+    do not read as an English adjective, participle or adverb ("the password is incorrect")."""
+    low = v.lower()
+    return len(v) >= 7 and v.isalpha() and low not in _PLAIN_WORDS and not low.endswith(_PLAIN_ENDS)
+
+
+def looks_secret(value: str, kind: str, quoted: bool, spoken: bool = False, stated: bool = False) -> bool:
     """Whether a value next to a key (`key = value`) or a keyword in a sentence (`spoken`)
     of `kind` is worth masking. A sentence needs more (a mix of letters with digits or, for
-    a password, symbols), since "the token expired" must stay."""
+    a password, symbols), since "the token expired" must stay; a password `stated` after a
+    separator ("the password is X", "password: X") may be one unusual word."""
     if not kind or not _literal(value):
         return False
     v = value.strip()
     if not quoted and (_CODE & set(v.rstrip("=")) or "://" in v or _identifier(v)):
         return False
     if kind == "weak":
-        return _entropic(v)
+        return _entropic(v) or (not spoken and _keyish(v))
     if not spoken:
         return quoted or kind == "password" or not v.isdigit()
     if "/" in v or (quoted and _identifier(v.replace(" ", "_"), plain=True)):
         return False
     if kind == "password":
-        return len(v) >= 6 and any(c.isalpha() for c in v) and (quoted or not v.isalpha())
+        return len(v) >= 6 and any(c.isalpha() for c in v) and (quoted or not v.isalpha() or (stated and _odd_word(v)))
     return len(v) >= 8 and _has_digit(v)
 
 
@@ -320,7 +361,9 @@ def _mask_value(text: str, key: re.Match[str], v: re.Match[str], kind: str) -> b
         eol = text.find("\n", end)
         rest = text[end : eol if eol >= 0 else len(text)].strip()
         spoken = op == ":" and bool(rest) and not rest.startswith(("#", "//", ",", "}", ";"))
-    return key.group(1).lstrip("-").lower() not in value.lower() and looks_secret(value, kind, quoted, spoken)
+    name = key.group(1).lstrip("-").lower()
+    stated = spoken and ("passw" in name or "passphrase" in name)  # `password: X`, not `First pass: X`
+    return name not in value.lower() and looks_secret(value, kind, quoted, spoken, stated)
 
 
 def _xml_element(m: re.Match[str]) -> str:
@@ -373,7 +416,8 @@ def _spoken(text: str) -> str:
         if raw.endswith((".", "!", "?")) or "=" in raw or any(c in raw[:-1] for c in ":") and "://" not in raw:
             continue  # a sentence's end, or `KEY=value` / `key:value` in one word (the assignment rule's)
         kind = key_kind(raw.strip(":")) if raw.strip(":").lower() != m.group(0).lower() else key_kind(m.group(0))
-        span = _candidate(text, end, kind) if kind else None
+        said = "passw" in raw.lower() or "passphrase" in raw.lower()  # not "pass:", "pwd"
+        span = _candidate(text, end, kind, said) if kind else None
         if span:
             out.append(text[pos : span[0]] + MASK)
             pos = span[1]
@@ -393,15 +437,16 @@ def _next_word(text: str, i: int, limit: int) -> tuple[int, int, bool]:
     return i, j, False
 
 
-def _candidate(text: str, pos: int, kind: str) -> tuple[int, int] | None:
+def _candidate(text: str, pos: int, kind: str, said: bool = False) -> tuple[int, int] | None:
     """The span of the secret-looking word right after the keyword, or right after a
     separator ("is", ":", "->") among the next few words of the same sentence; None.
-    The next line is looked at only when the keyword ends its line."""
+    The next line is looked at only when the keyword ends its line. `said`: the keyword is
+    "password" or "passphrase" itself, whose value after "is" or ":" may be one odd word."""
     eol = text.find("\n", pos)
     if eol >= 0 and not text[pos:eol].strip():
         eol = text.find("\n", eol + 1)
     limit = min(len(text), pos + WINDOW, eol if eol >= 0 else len(text))
-    after_sep, i = True, pos
+    after_sep, stated, i = True, False, pos
     for n in range(WORDS):
         while i < limit and text[i].isspace():
             i += 1
@@ -412,7 +457,7 @@ def _candidate(text: str, pos: int, kind: str) -> tuple[int, int] | None:
         if n == 0 and word == "=":
             return None  # `token = ...`: code, the assignment rule's
         core = word[1:-1] if quoted else word.strip("\"'`,;:.()[]{}<>!?")
-        if after_sep and core and looks_secret(core, kind, quoted, spoken=True):
+        if after_sep and core and looks_secret(core, kind, quoted, spoken=True, stated=stated):
             at = a + 1 if quoted else a + word.find(core)
             return at, at + len(core)
         if word[:1] == "(" and word[-1:] == ")" and len(word) < 24:
@@ -423,6 +468,7 @@ def _candidate(text: str, pos: int, kind: str) -> tuple[int, int] | None:
         low = word.lower().strip("(),")
         after_sep = low in _SEPARATORS or (n == 0 and low == "to") or (
             word.endswith((":", "=", "):")) and not word.endswith(("==", "!=", "<=", ">=")))
+        stated = said and after_sep and (low in ("is", "was", ":", "=") or low.endswith((":", "=")))
         i = b
     return None
 

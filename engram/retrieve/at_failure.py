@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from engram import jsonio
 from engram.fsio import read_regular
+from engram.redact.injection import withhold
 from engram.text import AS_DATA, inert
 
 MAX_INDEX_BYTES = 256 * 1024
@@ -48,7 +49,7 @@ def match(index_path: str, failed: list[dict], shown: list[str]) -> list[tuple[s
             gid = str(item.get("id") or "")
             if (gid and gid not in shown and gid not in {g for g, _ in out}
                     and item.get("family") == family and item.get("key") == key):
-                out.append((gid, inert(item.get("text"), 400)))
+                out.append((gid, inert(withhold(str(item.get("text") or ""), "a command's output"), 400)))
     return out
 
 

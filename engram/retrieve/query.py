@@ -23,6 +23,7 @@ import os
 
 from engram.graph import fulltext, readonly
 from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
+from engram.redact.injection import withhold
 from engram.text import AS_DATA, clip, inert
 
 KEYWORD_SEEDS = 8
@@ -181,12 +182,12 @@ def line(hit: dict) -> str:
 def json_row(hit: dict) -> dict:
     """A hit as `engram query --json` prints it. Its name, files, reason and project are tool
     text like the text output's fields, and a script may paste them into a prompt: each is
-    shown through `inert` (one line, no markup); a decision linked to another as related
-    lists their names under `related`."""
-    return {"id": hit["id"], "name": inert(hit["name"], 200), "type": hit["type"], "activation": hit["activation"],
-            "tier": hit["tier"], "files": [inert(f, 400) for f in hit["files"]], "why": inert(hit["why"], 200),
-            "project": inert(hit.get("project", ""), 400), "line": line(hit),
-            **({"related": [inert(n, 200) for n in hit["related"]]} if hit.get("related") else {})}
+    shown through `inert` (one line, no markup) and guarded like a line (`tiers.guarded`); a
+    decision linked to another as related lists their names under `related`."""
+    return {"id": hit["id"], "name": inert(tiers.guarded(hit["node"], hit["name"]), 200), "type": hit["type"],
+            "activation": hit["activation"], "tier": hit["tier"], "files": [inert(f, 400) for f in hit["files"]],
+            "why": inert(withhold(hit["why"]), 200), "project": inert(hit.get("project", ""), 400), "line": line(hit),
+            **({"related": [inert(withhold(n), 200) for n in hit["related"]]} if hit.get("related") else {})}
 
 
 def open_db(db_path: str, vectors: bool = True):

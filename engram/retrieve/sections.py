@@ -69,7 +69,7 @@ class _Budget:
         cap = int(SHARE[group] * self.total) if capped else None
         heading = 0 if self.lines[group] or self.compact.get(group) else tiers.tokens(group + ":") + 1
         if group in COMPACT and (group != "Files" or not says_more(node)):
-            name = inert(str(tiers.data_of(node).get("command") or node.get("name") or ""), 160)
+            name = inert(tiers.guarded(node, str(tiers.data_of(node).get("command") or node.get("name") or "")), 160)
             listed = self.compact[group]
             cost = tiers.tokens(f"`{name}`, ") + (0 if listed else tiers.tokens(COMPACT[group]) + heading)
             if self._spend(group, cost, cap):

@@ -15,6 +15,7 @@ many distinct facts as it can. Order is deterministic: activation, then node id.
 from __future__ import annotations
 
 from engram import jsonio
+from engram.redact.injection import withhold
 from engram.text import inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
@@ -109,6 +110,22 @@ def _files_suffix(node: dict, n: int) -> str:
     return f" [files: {', '.join(files[:n])}{more}]"
 
 
+REPLY = " Its last reply: "  # where the last-session node's quote of the user ends (knowledge/nodes.py)
+
+
+def guarded(node: dict, text: str) -> str:
+    """The last guard before text is served: a sentence addressing the agent (engram/injection.py)
+    is withheld unless the user said it (an instruction node, the request the last session's
+    node quotes); what is withheld is named as tool output."""
+    data = data_of(node)
+    if data.get("source") == "user":
+        return text
+    if data.get("key") == "last-session" and REPLY in text:
+        asked, reply = text.split(REPLY, 1)
+        return asked + REPLY + withhold(reply, "the agent's reply")
+    return withhold(text, "tool output")
+
+
 def _loose(text: str) -> str:
     return " ".join(text.casefold().replace("`", "").rstrip("…").split())
 
@@ -120,7 +137,7 @@ def _head_and_body(name: str, text: str) -> tuple[str, str]:
     stem = _loose(name)
     if text and stem and stem in _loose(text):
         return "", text
-    return inert(name, 160), ("" if _loose(text) == stem else text)
+    return inert(name, 160), ("" if _loose(text) == stem else text)  # the caller guards both
 
 
 def _episode_body(node: dict) -> str:
@@ -140,7 +157,7 @@ def body(node: dict, level: int) -> str:
     if node.get("type") == "episode":
         return _episode_body(node)
     if data_of(node).get("rules"):  # a file of the project's rules for the agent
-        role = str(data_of(node).get("role") or "")
+        role = guarded(node, str(data_of(node).get("role") or ""))
         return inert(f"The project's rules for the agent are in {node.get('name')}" + (f": {role}" if role else ""),
                      MAX_DESCRIPTION)
     desc = " ".join(str(node.get("description") or "").split())
@@ -154,8 +171,14 @@ def body(node: dict, level: int) -> str:
     else:
         text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit = MAX_SUMMARY
-    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(str(node.get("name") or ""), text)
+    text = guarded(node, text)
+    head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(name_of(node), text)
     return " — ".join(p for p in (head, inert(text, limit)) if p)
+
+
+def name_of(node: dict) -> str:
+    """The node's name as it may be shown: guarded (`guarded`), not yet inert."""
+    return guarded(node, str(node.get("name") or ""))
 
 
 def line(node: dict, level: int, labelled: bool = True) -> str:
@@ -165,7 +188,7 @@ def line(node: dict, level: int, labelled: bool = True) -> str:
     fences neutralised, newlines escaped, cut at a word), so none can close the block it is in.
     """
     if level == LOW:
-        return inert(node.get("name"), 160)
+        return inert(name_of(node), 160)
     files = 0 if data_of(node).get("kind") in ("file", "command") or node.get("type") == "episode" else (
         3 if level == FULL else 2)
     text = body(node, level)

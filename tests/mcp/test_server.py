@@ -7,28 +7,11 @@ import subprocess
 import sys
 
 import anyio
-
-
-async def _mcp_session(root: str, calls: list[tuple[str, dict]]):
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp"], env=env, cwd=root)
-    out = []
-    async with stdio_client(params, errlog=sys.stderr) as streams:  # the SDK's default is bound at its import
-        read, write = streams if isinstance(streams, tuple) else (streams.read_stream, streams.write_stream)
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            out.append(sorted(t.name for t in (await session.list_tools()).tools))
-            for name, args in calls:
-                result = await session.call_tool(name, args)
-                out.append(result.content[0].text)
-    return out
+from testing.mcp_client import mcp_session
 
 
 def test_mcp_query_knowledge_over_stdio(facts, root):
-    tools, text, bad = anyio.run(_mcp_session, root, [
+    tools, text, bad = anyio.run(mcp_session, root, [
         ("query_knowledge", {"question": "retry client timeouts", "scope": "current_project"}),
         ("query_knowledge", {"question": "x", "scope": "galaxy"})])
     assert tools == ["query_knowledge", "save_decision"]
@@ -42,7 +25,7 @@ def test_mcp_save_decision_records_an_event_and_is_queried_at_once(facts, g, roo
 
     for i in range(12):  # a graph where much else is about the queue, most of it stronger
         g.node(f"queue worker {i}", strength=1.0, description="The queue worker drains jobs.")
-    _, reply, text = anyio.run(_mcp_session, root, [
+    _, reply, text = anyio.run(mcp_session, root, [
         ("save_decision", {"decision": "Use SQLite for the queue", "rationale": "one file", "files": ["q.py"]}),
         ("query_knowledge", {"question": "what do we use for the queue?"})])
     assert reply.startswith("Decision recorded")

@@ -201,3 +201,49 @@ def test_audit_shapes_reach_no_file_through_the_real_hooks(proj, engram_home, fi
     assert leaked == []
     assert {p.name for p in engram_home.rglob("engram.db")} and list(engram_home.rglob("*.episode.json"))
     figures.add("secrets", audit_shapes=len(secrets), leaked=0)
+
+
+# -- the audit of issue 29: the five shapes still stored, through the real hook subprocesses -----
+
+_PEM_LINES = [_BODY[i : i + 64] for i in range(64, 256, 64)]  # the middle of a key file, no armour
+_ROUND3 = {  # name: (the secret, the hook calls that carry it)
+    "mcp input": ("q8Zt2LmW4vRx", [("PostToolUse", dict(
+        tool_name="mcp__vault__put", tool_input={"key": "q8Zt2LmW4vRx", "name": "deploy"}, tool_response="stored"))]),
+    "build error": ("Hk4rT9wQ2zLp", [("PostToolUseFailure", dict(
+        tool_name="Bash", tool_input={"command": "cargo build --release"},
+        error="Exit code 101\n   Compiling signer v0.3.1\nerror: failed to run custom build command for `signer`\n"
+              "  signing failed: key=Hk4rT9wQ2zLp rejected by the keystore\nerror: could not compile `signer`"))]),
+    "pem edit": (_PEM_LINES[1], [("PostToolUse", dict(
+        tool_name="Edit", tool_input={"file_path": "{root}/certs/deploy.pem", "old_string": _PEM_LINES[1][:40],
+                                      "new_string": _PEM_LINES[1]},
+        tool_response={"filePath": "{root}/certs/deploy.pem"}))]),
+    "grep output": ("w3Rk8PzV2mQx", [("PostToolUse", dict(
+        tool_name="Bash", tool_input={"command": "grep -rn SUFFIX src"},
+        tool_response={"stdout": "src/settings.py:12:API_KEY_SUFFIX=w3Rk8PzV2mQx\nsrc/settings.py:13:LOG_LEVEL=info",
+                       "stderr": ""}))]),
+    "prompt": ("swordfishmarlin", [("UserPromptSubmit", dict(
+        prompt="log in to the staging box, the password is swordfishmarlin"))]),
+}
+
+
+def test_round3_shapes_reach_no_file_through_the_real_hooks(proj, engram_home, figures):
+    from testing.helpers import payload, run_hook
+
+    key = proj / "certs" / "deploy.pem"
+    key.parent.mkdir()
+    key.write_text("-----BEGIN PRIVATE KEY-----\n" + "\n".join(_PEM_LINES) + "\n-----END PRIVATE KEY-----\n")
+    for n, (_, calls) in enumerate(_ROUND3.values()):
+        for event, fields in [("SessionStart", dict(source="startup"))] + calls + [("Stop", {}), ("SessionEnd", {})]:
+            fields = json.loads(json.dumps(fields).replace("{root}", str(proj)))
+            assert run_hook(event, payload(event, f"r3-{n}", proj, **fields)).returncode == 0, event
+    done = _cli(proj, "consolidate", "--all")
+    assert done.returncode == 0, done.stderr
+    from testing.helpers import events
+
+    masked = [name for n, name in enumerate(_ROUND3) if "[REDACTED]" in json.dumps(events(proj, f"r3-{n}"))]
+    assert masked == list(_ROUND3)  # each shape was captured, and masked, not dropped
+    blob = all_bytes(engram_home)  # the JSONL, engram.db and its WAL, episode files, state, logs
+    assert list(engram_home.rglob("engram.db"))
+    leaked = [name for name, (secret, _) in _ROUND3.items() if secret.encode() in blob]
+    assert leaked == []
+    figures.add("secrets", round3_shapes=len(_ROUND3), leaked=0)
