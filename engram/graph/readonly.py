@@ -131,15 +131,6 @@ def by_paths(conn, paths: list[str]) -> list[tuple[str, float, str]]:
     return out
 
 
-def linked(conn, paths: list[str]) -> set[str]:
-    """The paths, among these, that some node links to (primary-key probes)."""
-    out: set[str] = set()
-    for part in _chunks(list(paths)):
-        out.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT path FROM node_files WHERE path IN ({_marks(len(part))})", part))
-    return out
-
-
 def known_paths(conn) -> list[str]:
     """Every distinct linked path (a covering-index scan), for suffix matching."""
     return [r[0] for r in conn.execute("SELECT DISTINCT path FROM node_files")]
