@@ -195,13 +195,12 @@ def open_db(db_path: str, vectors: bool = True):
     the extension costs more than the rest of a query."""
     if not os.path.exists(db_path):
         return None
-    from engram.graph.connect import connect
+    from engram.graph.connect import add_vectors, connect
     from engram.graph.store import get_meta
 
-    conn = connect(db_path, vectors=False, migrate=False, readonly=True)
+    conn = connect(db_path, vectors=vectors, migrate=False, readonly=True, load_vectors=False)
     if vectors and get_meta(conn, "embedding_model"):
-        conn.close()
-        conn = connect(db_path, vectors=True, migrate=False, readonly=True)
+        add_vectors(conn)
     # Read pages, not mmap (readonly.open_ro's default): a query touches thousands of pages
     # once, and their page faults and unmapping cost ~8 ms more at 50,000 nodes.
     conn.execute("PRAGMA mmap_size = 0")
