@@ -55,10 +55,10 @@ def _embedder(cfg: dict, model: str):
     local model's own function when they are its vectors (it needs no key, no network, no
     consent, and spares the registry's import), else the configured one
     (engram.providers.registry)."""
-    from engram.providers import local_embedding
+    from engram.graph import vectors
 
-    if model == local_embedding.MODEL:
-        return local_embedding.Local()
+    if model == vectors.LOCAL_MODEL:
+        return vectors.LocalQuestion()
     from engram.providers import registry
 
     return registry.embedder(cfg)

@@ -10,7 +10,10 @@ English-only and deliberately narrow: a missed decision costs less than a false 
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Lazy:

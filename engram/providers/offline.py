@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.providers import local_embedding
+from engram.graph import vectors
 from engram.providers.base import BaseEmbedder
 
 NAME = "offline"
 KEY_ENV = None
-LOCAL_MODEL = local_embedding.MODEL
-LOCAL_DIM = local_embedding.DIM
+LOCAL_MODEL = vectors.LOCAL_MODEL
+LOCAL_DIM = vectors.LOCAL_DIM
 
 
 def unusable() -> str | None:
@@ -61,4 +61,4 @@ class LocalEmbedder(BaseEmbedder):
         return [self.embed_one(t) for t in texts]
 
     def embed_one(self, text: str) -> list[float]:
-        return local_embedding.vector(text, self.dim)
+        return vectors.local_vector(text, self.dim)

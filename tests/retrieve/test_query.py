@@ -170,7 +170,6 @@ def test_a_query_of_local_vectors_embeds_the_question_without_the_provider_regis
     mods = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
     assert "Celery worker pool" in proc.stdout.decode()
     assert "vectors skipped" not in proc.stdout.decode()  # the question was embedded and searched
-    assert "engram.providers.local_embedding" in mods and "sqlite_vec" not in mods
-    heavy = {m for m in mods if m.startswith(("engram.providers.registry", "engram.providers.base", "engram.monitor",
-                                              "anthropic", "openai", "mcp"))}
+    assert "engram.graph.vectors" in mods and "sqlite_vec" not in mods
+    heavy = {m for m in mods if m.startswith(("engram.providers", "engram.monitor", "anthropic", "openai", "mcp"))}
     assert not heavy, heavy
