@@ -78,7 +78,10 @@ def _git(argv: list[str]) -> bytes | None:
 
     r, w = os.pipe()
     try:
-        pid = os.posix_spawnp(argv[0], argv, dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C"), file_actions=[
+        # no GIT_DIR, GIT_INDEX_FILE or the like from the hook's environment: this repository's status
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+        pid = os.posix_spawnp(argv[0], argv, env, file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, w, 1),
             (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     except OSError:  # no git on PATH
@@ -89,10 +92,12 @@ def _git(argv: list[str]) -> bytes | None:
     chunks: list[bytes] = []
     size = 0
     end = time.monotonic() + DEADLINE_S
+    poll = select.poll()  # not select(): a descriptor past 1023 is fine
+    poll.register(r, select.POLLIN)
     try:
         while size <= MAX_OUTPUT:
             left = end - time.monotonic()
-            if left <= 0 or not select.select([r], [], [], left)[0]:
+            if left <= 0 or not poll.poll(max(1, int(left * 1000))):
                 break  # late
             chunk = os.read(r, 65536)
             if not chunk:

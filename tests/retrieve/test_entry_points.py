@@ -117,6 +117,7 @@ def _repo_with_a_change(root) -> None:
 
 def test_a_bigger_index_than_the_bound_skips_the_git_pass(root, monkeypatch):
     _repo_with_a_change(root)
+    monkeypatch.setenv("GIT_DIR", os.path.join(root, "elsewhere"))  # the hook's environment names no repository
     assert gitstate.changed_files(root) == ["a.py"]
     monkeypatch.setattr(gitstate, "MAX_ENTRIES", 1)
     assert gitstate.changed_files(root) == []
