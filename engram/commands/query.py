@@ -40,7 +40,7 @@ def query(args: argparse.Namespace) -> tuple[str, int]:
 
     cfg, _ = config.load_config()
     hits, notes = core.run(args.question, args.project or os.getcwd(), scope=args.scope, cfg=cfg,
-                           vectors=not args.no_vectors, embedder=lambda: _embedder(cfg))
+                           vectors=not args.no_vectors, embedder=lambda model: _embedder(cfg, model))
     if args.json:
         return jsonio.dumps([core.json_row(h) for h in hits[: max(0, args.limit)]]), 0
     budget = args.budget if args.budget is not None else 2 * int(cfg["tokenBudget"])
@@ -50,8 +50,15 @@ def query(args: argparse.Namespace) -> tuple[str, int]:
     return text, 0
 
 
-def _embedder(cfg: dict):
-    """The configured embedder (engram.providers.registry), built only when a graph has vectors."""
+def _embedder(cfg: dict, model: str):
+    """The embedder of the question, built only when the graph has vectors (of `model`): the
+    local model's own function when they are its vectors (it needs no key, no network, no
+    consent, and spares the registry's import), else the configured one
+    (engram.providers.registry)."""
+    from engram.graph import vectors
+
+    if model == vectors.LOCAL_MODEL:
+        return vectors.LocalQuestion()
     from engram.providers import registry
 
     return registry.embedder(cfg)

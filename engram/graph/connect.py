@@ -22,9 +22,11 @@ through `engram.graph.store.transaction()`.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -37,6 +39,8 @@ def db_errors() -> tuple[type[BaseException], ...]:
     """The database exception classes in play: sqlite3.Error, plus sqlean's Error once
     sqlean is loaded (its classes are not subclasses of sqlite3's). Use it in an
     `except db_errors():` clause, which evaluates it when an exception arrives."""
+    import sqlite3
+
     mod = sys.modules.get("sqlean")
     return (sqlite3.Error, mod.Error) if mod is not None else (sqlite3.Error,)
 
@@ -50,6 +54,7 @@ def _connection_class(module: Any) -> type:
             driver = module.__name__
             vec_version: str | None = None
             vector_reason = "sqlite-vec not loaded"
+            vec_loadable: str | None = None  # connect(..., load_vectors=False): add_vectors() loads it
 
         cls = _CLASSES[module.__name__] = EngramConnection
     return cls
@@ -69,11 +74,15 @@ def _vec_loadable() -> str | None:
 def _vector_driver() -> tuple[Any, str | None, str]:
     """(driver module, sqlite-vec's loadable path or None, reason when None)."""
     if os.environ.get("ENGRAM_NO_VECTORS"):
+        import sqlite3
+
         return sqlite3, None, "disabled by ENGRAM_NO_VECTORS"
     try:
         import sqlean
     except ImportError:
         sqlean = None
+    if sqlean is None:
+        import sqlite3
     driver: Any = sqlean if sqlean is not None else sqlite3
     if sqlean is None and not hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3, None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
@@ -111,11 +120,15 @@ def _pragmas(conn: Any, *, write: bool) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
 
 
-def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: bool = False) -> Any:
+def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: bool = False,
+            load_vectors: bool = True) -> Any:
     """Open (creating if needed) a read-write connection to engram.db at `path`.
 
     With `vectors`, sqlite-vec is loaded when possible; check `conn.vec_version` or
-    `vector_path(conn)`. With `migrate`, pending schema migrations are applied. With
+    `vector_path(conn)`; with `load_vectors=False` too, the connection is opened by the
+    driver that can load it, and `add_vectors(conn)` loads it once it is known to be needed
+    (a reader that finds no vectors pays for neither a second connection nor a second
+    driver). With `migrate`, pending schema migrations are applied. With
     `readonly` (a reader that needs the vector extension: `engram query`, the MCP tool) the
     file is opened read-only and never created, so a read-only home still answers.
     Raises the driver's OperationalError (catch `db_errors()`) when the file cannot be opened.
@@ -133,17 +146,27 @@ def connect(path: str, *, vectors: bool = True, migrate: bool = True, readonly: 
     if vectors:
         module, loadable, reason = _vector_driver()
     else:
+        import sqlite3
+
         module, loadable, reason = sqlite3, None, "vectors=False"
     conn = _open_ro(module, path) if readonly else _open(module, path, check_same_thread=False)
     conn.vector_reason = reason
-    if loadable is not None:
+    if loadable is not None and load_vectors:
         _load_vec(conn, loadable)
+    else:
+        conn.vec_loadable = loadable
     _pragmas(conn, write=not readonly)
     if migrate and not readonly:
         from engram.graph.migrations import migrate as _migrate
 
         _migrate(conn)
     return conn
+
+
+def add_vectors(conn: Any) -> None:
+    """Load sqlite-vec into a connection opened with `load_vectors=False` (a no-op otherwise)."""
+    if conn.vec_loadable and not conn.vec_version:
+        _load_vec(conn, conn.vec_loadable)
 
 
 def _open_ro(module: Any, path: str) -> Any:

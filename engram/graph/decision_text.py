@@ -10,7 +10,10 @@ English-only and deliberately narrow: a missed decision costs less than a false 
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Lazy:
@@ -115,9 +118,11 @@ def decision_sentences(text: str) -> list[dict[str, Any]]:
     for i, s in enumerate(said):
         if s.rstrip().endswith("?") or len(s) > 300:
             continue
+        now = _NOW_SETTING.match(s)
+        if not (now or (_OPENER.match(s) and _DECISION_SHAPED.search(s))):
+            continue  # the cheap tests first: parse() compiles a dozen more patterns
         parsed = parse(s)
-        if _NOW_SETTING.match(s) or (_OPENER.match(s) and _DECISION_SHAPED.search(s)
-                                     and (parsed["requires"] or parsed["forbids"])):
+        if now or parsed["requires"] or parsed["forbids"]:
             out.append({"text": with_antecedent(said, i)[:300], **parsed})
     return out
 

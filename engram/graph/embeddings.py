@@ -22,12 +22,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Sequence
 
 from engram.errors import EngramError
 from engram.graph.store import get_meta, set_meta, transaction
 from engram.hashing import sha256_hex
 from engram.graph.vectors import dequantize, normalise, quantize
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Sequence
 
 TABLE = "node_embeddings"
 ENCODING = "int8"
@@ -236,15 +239,26 @@ def _status_filter(conn: Any, ids: list[str], include_superseded: bool) -> set[s
 
 
 def _knn_vec(conn: Any, query: list[float], k: int, include_superseded: bool) -> list[tuple[str, float]]:
-    extra = conn.execute("SELECT count(*) FROM nodes WHERE status = 'superseded'").fetchone()[0]
-    fetch = min(MAX_K, k + (0 if include_superseded else extra) + 8)
-    rows = conn.execute(
-        f"SELECT node_id, distance FROM {TABLE} WHERE embedding MATCH vec_int8(?) AND k = ? ORDER BY distance",
-        (quantize(query), fetch),
-    ).fetchall()
-    keep = _status_filter(conn, [r[0] for r in rows], include_superseded)
-    # a stored zero vector has no cosine distance (NULL): it matches nothing
-    return [(nid, 1.0 - dist) for nid, dist in rows if nid in keep and dist is not None][:k]
+    """sqlite-vec's scan, asked first for a few more than k: its cost grows with the k it keeps
+    (k = 1,016 took ~10 ms more than k = 16 at 50,000 nodes, ~2% of them superseded), so the
+    superseded are fetched past k only when the first answer holds too few live nodes."""
+    fetch = min(MAX_K, 2 * k + 8)
+    extra = None
+    while True:
+        rows = conn.execute(
+            f"SELECT node_id, distance FROM {TABLE} WHERE embedding MATCH vec_int8(?) AND k = ? ORDER BY distance",
+            (quantize(query), fetch),
+        ).fetchall()
+        keep = _status_filter(conn, [r[0] for r in rows], include_superseded)
+        # a stored zero vector has no cosine distance (NULL): it matches nothing
+        out = [(nid, 1.0 - dist) for nid, dist in rows if nid in keep and dist is not None]
+        if len(out) >= k or len(rows) < fetch or fetch >= MAX_K:
+            return out[:k]
+        if extra is None:  # every superseded node may be among the nearest
+            extra = conn.execute("SELECT count(*) FROM nodes WHERE status = 'superseded'").fetchone()[0]
+            fetch = min(MAX_K, max(2 * fetch, k + extra + 8))
+        else:
+            fetch = min(MAX_K, 2 * fetch)
 
 
 def _knn_python(conn: Any, query: list[float], k: int, include_superseded: bool) -> list[tuple[str, float]]:

@@ -33,13 +33,40 @@ def _driver():
     adapters, and its import (datetime, collections.abc) costs ~2 ms a hook does not need.
     Same classes, same exceptions; the public module is the fallback."""
     try:
-        import _sqlite3
-
-        return _sqlite3
+        return _import_sqlite3()
     except ImportError:  # pragma: no cover - every CPython build with sqlite3 has it
         import sqlite3
 
         return sqlite3
+
+
+def _import_sqlite3():
+    """`_sqlite3`'s module init takes `functools.lru_cache` (its statement cache), and importing
+    `functools` brings `collections` and five more modules: ~2.8 ms of every hook that reads
+    the graph, for one function. When nothing has imported `functools` yet, the init is given
+    that function alone, built on the same C type (`_functools._lru_cache_wrapper`), and the
+    stand-in leaves `sys.modules` at once: whoever imports `functools` next gets the real one."""
+    import sys
+
+    if "_sqlite3" in sys.modules or "functools" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    import _functools
+
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = lambda maxsize=128, typed=False: (  # type: ignore[attr-defined]
+        lambda fn: _functools._lru_cache_wrapper(fn, maxsize, typed, tuple))
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    except Exception:  # an init that wants more of functools: the real one
+        sys.modules.pop("functools", None)
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
+    return _sqlite3
 
 
 def open_ro(path: str, driver: ModuleType | None = None, *, immutable: bool = False, **kw: object):
@@ -128,15 +155,6 @@ def by_paths(conn, paths: list[str]) -> list[tuple[str, float, str]]:
             f"WHERE f.path IN ({_marks(len(part))}) AND {LIVE} ORDER BY n.id",
             part,
         ).fetchall()
-    return out
-
-
-def linked(conn, paths: list[str]) -> set[str]:
-    """The paths, among these, that some node links to (primary-key probes)."""
-    out: set[str] = set()
-    for part in _chunks(list(paths)):
-        out.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT path FROM node_files WHERE path IN ({_marks(len(part))})", part))
     return out
 
 

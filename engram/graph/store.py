@@ -20,11 +20,14 @@ Standard library only (no `json`, no third-party imports): the hook may import t
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
 
 from engram import jsonio
 from engram.clock import utc_iso
 from engram.graph.strength import RECENCY_RATE, compute_strength
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 NODE_TYPES = ("concept", "episode", "decision", "finding", "error", "pattern")
 EDGE_TYPES = (
@@ -41,9 +44,9 @@ NODE_COLUMNS = (
 )  # fmt: skip
 _NODE_UPDATABLE = frozenset(NODE_COLUMNS) - {"id", "name_key", "created_at", "updated_at"}
 
-Node = dict[str, Any]
-Edge = dict[str, Any]
-Episode = dict[str, Any]
+Node = dict  # dict[str, Any]: a row as a dict, column -> value
+Edge = dict  # dict[str, Any]
+Episode = dict  # dict[str, Any]
 
 
 class NotFound(LookupError):

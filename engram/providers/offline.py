@@ -17,18 +17,15 @@ of synonyms ("auth" vs "login"): a remote model does that better, at a price.
 
 from __future__ import annotations
 
-import functools
-import math
-import zlib
 from typing import Any
 
-from engram.graph.vectors import normalise
+from engram.graph import vectors
 from engram.providers.base import BaseEmbedder
 
 NAME = "offline"
 KEY_ENV = None
-LOCAL_MODEL = "engram-hash-v1"
-LOCAL_DIM = 384
+LOCAL_MODEL = vectors.LOCAL_MODEL
+LOCAL_DIM = vectors.LOCAL_DIM
 
 
 def unusable() -> str | None:
@@ -52,40 +49,6 @@ def embedder(cfg: dict[str, Any]) -> LocalEmbedder:
     return LocalEmbedder()
 
 
-_VERSION_CHARS = frozenset("0123456789.")
-# Function words carry no identity: "Use WAL mode for SQLite" ~ "SQLite WAL mode". Not
-# engram.text.STOPWORDS: that list also drops words that do tell entities apart ("add",
-# "fix", "run", "file", "one", "new"), and every local vector, with the entity-resolution
-# thresholds measured on them, depends on this one.
-_STOP = frozenset(
-    "a an and are as at be by for from in into is it its of on or that the this to use used"
-    " uses using was we were when with".split()
-)
-
-
-def _tokens(text: str) -> list[str]:
-    """Casefolded words; version numbers ("3.53.0", "v2.1") are dropped, so
-    "SQLite 3.53.0" and "SQLite" are the same entity to the local embedder."""
-    words, cur = [], []
-    for ch in text.casefold():
-        if ch.isalnum() or ch in "._":
-            cur.append(ch)
-        else:
-            words.append("".join(cur))
-            cur = []
-    words.append("".join(cur))
-    out = []
-    for w in words:
-        w = w.strip("._")
-        if not w or w in _STOP:
-            continue
-        core = w[1:] if w[0] == "v" and len(w) > 1 else w
-        if set(core) <= _VERSION_CHARS and any(c.isdigit() for c in core):
-            continue
-        out.append(w)
-    return out
-
-
 class LocalEmbedder(BaseEmbedder):
     """Deterministic signed feature hashing; the offline default (no download, no network)."""
 
@@ -98,22 +61,4 @@ class LocalEmbedder(BaseEmbedder):
         return [self.embed_one(t) for t in texts]
 
     def embed_one(self, text: str) -> list[float]:
-        vec = [0.0] * self.dim
-        for word in _tokens(text):
-            for index, weight in _word_features(word, self.dim):
-                vec[index] += weight
-        return normalise(vec)
-
-
-@functools.lru_cache(maxsize=50_000)
-def _word_features(word: str, dim: int) -> tuple[tuple[int, float], ...]:
-    """(index, signed weight) of one word's features: the word itself (weight 1) and its
-    character 3- and 4-grams (sharing weight 1 between them). Cached: words repeat."""
-    padded = f"<{word}>"
-    grams = [padded[i : i + n] for n in (3, 4) for i in range(len(padded) - n + 1)]
-    share = 1.0 / math.sqrt(len(grams)) if grams else 0.0
-    out = []
-    for feature, weight in [("w:" + word, 1.0)] + [("c:" + g, share) for g in grams]:
-        h = zlib.crc32(feature.encode("utf-8"))
-        out.append((h % dim, -weight if h & 0x80000000 else weight))
-    return tuple(out)
+        return vectors.local_vector(text, self.dim)

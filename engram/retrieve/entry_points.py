@@ -159,9 +159,9 @@ def name_terms(text: str) -> list[str]:
             seen.add(term)
             out.append(term)
 
-    table = aliases.table()
+    known = aliases.canon()
     for i, w in enumerate(words):
-        canonical = table.canon.get(w)
+        canonical = known.get(w)
         if w not in STOPWORDS and (len(w) > 2 or canonical or w.isupper()):
             put(w)
             if canonical and canonical != w:

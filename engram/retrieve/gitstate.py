@@ -1,15 +1,14 @@
-"""The git branch and the working-tree changes, read from `.git` without spawning git.
+"""The git branch and the working-tree changes: the branch from `.git/HEAD`, the changes from
+one `git status`, bounded in time and in repository size.
 
-A SessionStart hook that runs `git status` pays a process start (5-20 ms here, more in a
-big repository) on every session. What retrieval needs is cheaper: the branch name from
-`.git/HEAD`, and which tracked files differ from the index. For the latter we do git's
-own first pass: parse `.git/index` (versions 2-4) and compare each entry's recorded size
-and mtime with `os.stat` of the file. A file whose stat differs is reported as changed
-(git would go on to hash it; a touched-but-identical file is a harmless false positive).
-Untracked files are not reported. A stat costs ~3 µs here, so past FILTER_ABOVE tracked
-files only the paths the graph links to are checked (one indexed query picks them); if
-more than MAX_STATS remain, or the index holds more than MAX_ENTRIES files, the pass is
-skipped (SessionStart then relies on the last sessions' files).
+A SessionStart hook pays what this costs on every session. The branch is one small read. The
+changed files (tracked ones whose content differs from HEAD or the index, deleted ones
+included; untracked ones are not reported) come from `git status --porcelain -z -uno`, one
+child process that stats the index's files in C: ~4 ms of CPU over 1,000 tracked files,
+where parsing `.git/index` and an `lstat` per file in Python cost ~7 ms. Past MAX_ENTRIES
+tracked files (the index header says how many, from 12 bytes) the pass is skipped, as is a
+`git` that has not answered within DEADLINE_S (killed): SessionStart then relies on the last
+sessions' files. Standard library only, no `subprocess` (~12 ms of import on the hook).
 """
 
 from __future__ import annotations
@@ -18,11 +17,9 @@ import os
 
 from engram.fsio import read_regular
 
-MAX_ENTRIES = 4000  # bigger indexes are not even parsed (~1 µs per entry)
-FILTER_ABOVE = 1500  # past this many tracked files, stat only those the graph links to
-MAX_STATS = 1500  # ~3 µs each; more candidates than this and the pass is skipped
-MAX_INDEX_BYTES = 8 * 1024 * 1024
-GITLINK = 0o160000
+MAX_ENTRIES = 4000  # `git status` over 4,000 files: ~10 ms of CPU; 10,000: ~27 ms
+DEADLINE_S = 0.5
+MAX_OUTPUT = 1024 * 1024
 
 
 def git_dir(root: str) -> str | None:
@@ -53,91 +50,85 @@ def branch(root: str) -> str | None:
     return head[len(prefix):] if head.startswith(prefix) else None
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """git's offset varint (index v4 path compression)."""
-    c = data[pos]
-    pos += 1
-    val = c & 127
-    while c & 128:
-        c = data[pos]
-        pos += 1
-        val = ((val + 1) << 7) | (c & 127)
-    return val, pos
+def _tracked(gd: str) -> int:
+    """How many files the index holds (its header's count; 0 without an index)."""
+    head = read_regular(os.path.join(gd, "index"), 12) or b""
+    return int.from_bytes(head[8:12], "big") if len(head) == 12 and head[:4] == b"DIRC" else 0
 
 
-def index_entries(data: bytes, hash_len: int = 20) -> list[tuple[str, int, int, int, int]]:
-    """[(path, mtime_s, mtime_ns, size, mode)] of a `.git/index` image; [] if unreadable."""
-    import struct
-
-    if len(data) < 12 or data[:4] != b"DIRC":
-        return []
-    version, count = struct.unpack_from(">II", data, 4)
-    if version not in (2, 3, 4) or count > MAX_ENTRIES:
-        return []
-    # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size, object id, flags
-    head = struct.Struct(f">10I{hash_len}sH")
-    out = []
-    pos, prev = 12, b""
-    find = data.index
-    for _ in range(count):
-        start = pos
-        _, _, mtime_s, mtime_ns, _, _, mode, _, _, size, _, flags = head.unpack_from(data, pos)
-        pos += head.size
-        if version >= 3 and flags & 0x4000:
-            pos += 2
-        if version == 4:
-            strip, pos = _varint(data, pos)
-            end = find(b"\0", pos)
-            name = prev[: len(prev) - strip] + data[pos:end]
-            pos = end + 1
-        else:
-            end = find(b"\0", pos)
-            name = data[pos:end]
-            pos = start + ((end - start) // 8 + 1) * 8  # 1-8 NULs pad to a multiple of 8
-        prev = name
-        if flags & 0x3000 == 0:  # stage 0 only (skip merge conflict stages)
-            out.append((name.decode("utf-8", "replace"), mtime_s, mtime_ns, size, mode))
-    return out
-
-
-def _hash_len(gd: str) -> int:
-    return 32 if b"sha256" in (read_regular(os.path.join(gd, "config"), 65536) or b"") else 20
-
-
-def changed_files(root: str, keep=None) -> list[str]:
-    """Tracked files whose size or mtime differs from the index (deleted ones included).
-
-    `keep(paths) -> set` narrows a big index to the paths worth a stat (those the graph
-    links to: a changed file nothing is known about is no entry point).
-    """
+def changed_files(root: str) -> list[str]:
+    """Tracked files that differ from HEAD or the index, sorted (deleted ones included); []
+    when `root` is no repository, holds more than MAX_ENTRIES files, or git fails or is late."""
     gd = git_dir(root)
-    if gd is None:
+    if gd is None or not 0 < _tracked(gd) <= MAX_ENTRIES:
         return []
-    data = read_regular(os.path.join(gd, "index"), MAX_INDEX_BYTES + 1)
-    if data is None or len(data) > MAX_INDEX_BYTES:
+    # no preload threads: on 1,000 files they cost more CPU (4.7 ms) than they save (3.8 ms)
+    out = _git(["git", "-C", root, "--no-optional-locks", "-c", "core.preloadIndex=false", "status",
+                "--porcelain=v1", "-z", "-uno", "--no-renames", "--ignore-submodules=all"])
+    if out is None:
         return []
+    # each entry is "XY path\0"; with --no-renames no entry carries a second path
+    return [e[3:].decode("utf-8", "replace") for e in out.split(b"\0") if len(e) > 3]
+
+
+def _git(argv: list[str]) -> bytes | None:
+    """The stdout of `argv` when it exits 0 within DEADLINE_S, else None (a late one is killed)."""
+    import select
+    import time
+
+    r, w = os.pipe()
     try:
-        entries = index_entries(data, _hash_len(gd))
-    except (ValueError, IndexError):
-        return []
-    if keep is not None and len(entries) > FILTER_ABOVE:
-        wanted = keep([e[0] for e in entries])
-        entries = [e for e in entries if e[0] in wanted]
-    if len(entries) > MAX_STATS:
-        return []
-    out = []
-    lstat = os.lstat
-    base = root.rstrip("/") + "/"
-    for path, m_s, m_ns, size, mode in entries:
-        if mode & 0o170000 == GITLINK:
-            continue
-        try:
-            st = lstat(base + path)
-        except OSError:
-            out.append(path)
-            continue
-        if st.st_size & 0xFFFFFFFF != size or int(st.st_mtime) != m_s or (
-            m_ns and st.st_mtime_ns % 1_000_000_000 != m_ns
-        ):
-            out.append(path)
-    return out
+        # no GIT_DIR, GIT_INDEX_FILE or the like from the hook's environment: this repository's status
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+        pid = os.posix_spawnp(argv[0], argv, env, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, w, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    except OSError:  # no git on PATH
+        os.close(r)
+        return None
+    finally:
+        os.close(w)
+    chunks: list[bytes] = []
+    size = 0
+    end = time.monotonic() + DEADLINE_S
+    poll = select.poll()  # not select(): a descriptor past 1023 is fine
+    poll.register(r, select.POLLIN)
+    try:
+        while size <= MAX_OUTPUT:
+            left = end - time.monotonic()
+            if left <= 0 or not poll.poll(max(1, int(left * 1000))):
+                break  # late
+            chunk = os.read(r, 65536)
+            if not chunk:
+                return b"".join(chunks) if _exited_ok(pid, end) else None
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(r)
+    _kill(pid)
+    return None
+
+
+def _exited_ok(pid: int, end: float) -> bool:
+    """Whether the child, its stdout closed, exits 0 before `end` (killed if not)."""
+    import time
+
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) == 0
+        if time.monotonic() >= end:
+            _kill(pid)
+            return False
+        time.sleep(0.001)
+
+
+def _kill(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass

@@ -119,8 +119,7 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
 
     conn = readonly.open_ro(db)
     try:
-        terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"),
-                                                       session, lambda paths: readonly.linked(conn, paths))
+        terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"), session)
         ranked = retrieve(conn, terms, cfg, top=wanted(rs)) if terms else []
         return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=standing(conn), low_prefix=low_prefix)
     finally:

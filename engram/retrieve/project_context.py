@@ -106,15 +106,10 @@ def gsd_plan_text(root: str) -> str:
     return "\n".join(parts)
 
 
-def session_start_terms(root: str, events_dir: str, session: str | None,
-                        linked=None) -> tuple[entry_points.Terms, dict]:
-    """(terms, sources) for SessionStart; `sources` says where each kind came from.
-
-    `linked(paths) -> set` (the graph's linked paths among them) narrows the git pass in
-    big repositories.
-    """
+def session_start_terms(root: str, events_dir: str, session: str | None) -> tuple[entry_points.Terms, dict]:
+    """(terms, sources) for SessionStart; `sources` says where each kind came from."""
     recent = recent_files(events_dir, session)
-    changed = gitstate.changed_files(root, linked)
+    changed = gitstate.changed_files(root)
     br = gitstate.branch(root)
     terms = entry_points.terms_from_paths(changed + recent)
     if br and br not in ("main", "master", "trunk", "develop"):

@@ -55,8 +55,8 @@ def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[flo
 def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:
     """The question as a vector of the model the graph's vectors were made with, without
     a network call: by `embedder` when it is that model and local, else from the cache.
-    `embedder` may be a function that builds it: it is called only here, once vectors are
-    known to exist (building one imports the providers: ~15 ms of every CLI query)."""
+    `embedder` may be a function of the stored vectors' model that builds one: it is called
+    only here, once vectors are known to exist (the registry's import alone costs ~25 ms)."""
     from engram.graph.store import get_meta
 
     model = get_meta(conn, "embedding_model")
@@ -65,7 +65,7 @@ def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None,
     from engram.graph.vectors import cached_vector
 
     if embedder is not None and not hasattr(embedder, "embed"):
-        embedder = embedder()
+        embedder = embedder(model)
     if embedder is not None and embedder.model == model and not embedder.remote:
         return embedder.embed([question])[0], ""
     vec = cached_vector(conn, model, question)
@@ -196,13 +196,12 @@ def open_db(db_path: str, vectors: bool = True):
     the extension costs more than the rest of a query."""
     if not os.path.exists(db_path):
         return None
-    from engram.graph.connect import connect
+    from engram.graph.connect import add_vectors, connect
     from engram.graph.store import get_meta
 
-    conn = connect(db_path, vectors=False, migrate=False, readonly=True)
+    conn = connect(db_path, vectors=vectors, migrate=False, readonly=True, load_vectors=False)
     if vectors and get_meta(conn, "embedding_model"):
-        conn.close()
-        conn = connect(db_path, vectors=True, migrate=False, readonly=True)
+        add_vectors(conn)
     # Read pages, not mmap (readonly.open_ro's default): a query touches thousands of pages
     # once, and their page faults and unmapping cost ~8 ms more at 50,000 nodes.
     conn.execute("PRAGMA mmap_size = 0")

@@ -55,6 +55,13 @@ class _Budget:
         self.compact: dict[str, list[str]] = {g: [] for g in COMPACT}  # named only, on one line
         self.low: list[str] = []
         self.shown: list[tuple[str, int]] = []
+        self._said: dict[tuple[str, int], str] = {}  # (node id, tier) -> its line: the second pass asks again
+
+    def _line(self, node: dict, level: int) -> str:
+        key = (node["id"], level)
+        if key not in self._said:
+            self._said[key] = tiers.line(node, level, labelled=False)
+        return self._said[key]
 
     def _spend(self, group: str, cost: int, cap: int | None) -> bool:
         if cost > self.left or (cap is not None and self.spent[group] + cost > cap):
@@ -67,6 +74,8 @@ class _Budget:
         """Place the node at its tier, or a lower one that fits; False when nothing fits
         (with `capped`, within the group's share of the budget)."""
         cap = int(SHARE[group] * self.total) if capped else None
+        if self.left <= 0 or (cap is not None and self.spent[group] >= cap):
+            return False  # full: no line fits, so none is rendered
         heading = 0 if self.lines[group] or self.compact.get(group) else tiers.tokens(group + ":") + 1
         if group in COMPACT and (group != "Files" or not says_more(node)):
             name = inert(tiers.guarded(node, str(tiers.data_of(node).get("command") or node.get("name") or "")), 160)
@@ -79,14 +88,14 @@ class _Budget:
             return False
         for level in range(tiers.level(node, act), 0, -1):
             if level == tiers.LOW:
-                name = tiers.line(node, tiers.LOW)
+                name = self._line(node, tiers.LOW)
                 cost = tiers.tokens(name + "; ") + (0 if self.low else tiers.tokens(self.low_prefix) + 1)
                 if self._spend(group, cost, cap):
                     self.low.append(name)
                     self.shown.append((node["id"], level))
                     return True
                 return False
-            text = tiers.line(node, level, labelled=False)
+            text = self._line(node, level)
             if self._spend(group, tiers.tokens(text) + 1 + heading, cap):
                 self.lines[group].append(text)
                 self.shown.append((node["id"], level))
@@ -148,9 +157,10 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
         g = group_of(node)
         if not b.take(node, act, g, capped=True):
             rest.append((node, act, g))
+    placed = {nid for nid, _ in b.shown}
     for node, act, g in rest:
-        if node["id"] not in {nid for nid, _ in b.shown}:
-            b.take(node, act, g)
+        if node["id"] not in placed and b.take(node, act, g):
+            placed.add(node["id"])
     if not b.shown:
         return None, []
     shown = [(i, level) for nid, level in b.shown for i in [nid, *riders.get(nid, [])]]

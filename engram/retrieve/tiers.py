@@ -134,10 +134,10 @@ def _head_and_body(name: str, text: str) -> tuple[str, str]:
     """Say the name once: a body that holds the name (framing aside) replaces it. Both are
     compared as stored (raw), so a name with `>` or a newline is found in its description;
     the head is neutralised after (`inert`), like the body."""
-    stem = _loose(name)
-    if text and stem and stem in _loose(text):
+    stem, loose = _loose(name), _loose(text)
+    if text and stem and stem in loose:
         return "", text
-    return inert(name, 160), ("" if _loose(text) == stem else text)  # the caller guards both
+    return inert(name, 160), ("" if loose == stem else text)  # the caller guards both
 
 
 def _episode_body(node: dict) -> str:

@@ -54,7 +54,7 @@ def _git(root, *args):
 
 
 @pytest.mark.parametrize("version", ["2", "3", "4"])
-def test_git_branch_and_changes_without_spawning_git(root, version):
+def test_git_branch_and_changes_from_one_git_status(root, version):
     os.makedirs(os.path.join(root, "src/a"))
     for name in ("src/a/x.py", "src/a/y.py", "z.md"):
         with open(os.path.join(root, name), "w") as f:
@@ -105,30 +105,42 @@ def test_gsd_plan_contributes_terms(root):
     assert "exponential backoff" in terms.names
 
 
-def test_big_index_stats_only_linked_paths(root, monkeypatch):
+def _repo_with_a_change(root) -> None:
     for name in ("a.py", "b.py"):
         with open(os.path.join(root, name), "w") as f:
             f.write("one\n")
     _git(root, "init", "-q")
     _git(root, "add", ".")
     _git(root, "commit", "-qm", "init")
-    for name in ("a.py", "b.py"):
-        with open(os.path.join(root, name), "a") as f:
-            f.write("two\n")
-    monkeypatch.setattr(gitstate, "FILTER_ABOVE", 1)
-    asked = []
-    assert gitstate.changed_files(root, lambda paths: asked.extend(paths) or {"b.py"}) == ["b.py"]
-    assert asked == ["a.py", "b.py"]
-    assert gitstate.changed_files(root) == ["a.py", "b.py"]
-
-
-def test_too_many_candidates_skip_the_git_pass(root, monkeypatch):
-    with open(os.path.join(root, "a.py"), "w") as f:
-        f.write("one\n")
-    _git(root, "init", "-q")
-    _git(root, "add", ".")
-    _git(root, "commit", "-qm", "init")
     os.remove(os.path.join(root, "a.py"))
+
+
+def test_a_bigger_index_than_the_bound_skips_the_git_pass(root, monkeypatch):
+    _repo_with_a_change(root)
+    monkeypatch.setenv("GIT_DIR", os.path.join(root, "elsewhere"))  # the hook's environment names no repository
     assert gitstate.changed_files(root) == ["a.py"]
-    monkeypatch.setattr(gitstate, "MAX_STATS", 0)
+    monkeypatch.setattr(gitstate, "MAX_ENTRIES", 1)
+    assert gitstate.changed_files(root) == []
+
+
+def test_a_late_or_failing_git_is_killed_and_reports_nothing(root, tmp_path, monkeypatch):
+    """git on PATH that hangs: killed at the deadline (no zombie left); one that fails: []."""
+    import time
+
+    _repo_with_a_change(root)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text("#!/bin/sh\nprintf ' M a.py\\0'\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(gitstate, "DEADLINE_S", 0.3)
+    t0 = time.monotonic()
+    assert gitstate.changed_files(root) == []
+    assert time.monotonic() - t0 < 5
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the child was reaped
+    fake.write_text("#!/bin/sh\nprintf ' M a.py\\0'\nexit 128\n")
+    assert gitstate.changed_files(root) == []
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert gitstate.changed_files(root) == []

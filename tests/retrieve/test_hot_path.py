@@ -1,5 +1,6 @@
 """The PostToolUse path with an annotation stays on the standard library's C driver:
-no json, re, typing, sqlite3 package, or third-party module is imported."""
+no json, re, typing, sqlite3 package, functools (which `_sqlite3` would pull in, with
+`collections`), or third-party module is imported. The hook starts as installed (HOOK_ARGS)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import sys
 
 from testing.helpers import REPO, payload
 
+from engram.config import HOOK_ARGS
+
 FORBIDDEN = {"json", "re", "typing", "sqlite3", "datetime", "orjson", "filelock", "sqlean", "sqlite_vec",
-             "anthropic", "openai", "mcp"}
+             "anthropic", "openai", "mcp", "functools", "collections"}
 
 
 def _imported(event: str, p: dict) -> tuple[set[str], str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "engram.hook", event],
+    proc = subprocess.run([sys.executable, "-X", "importtime", *HOOK_ARGS, event],
                           input=json.dumps(p).encode(), capture_output=True, cwd=str(REPO), env=dict(os.environ))
     mods = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
     return mods, proc.stdout.decode()
@@ -37,3 +40,12 @@ def test_prompt_retrieval_imports_nothing_heavy(g, root):
     mods, out = _imported("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, prompt="look at src/db.py"))
     assert "fact" in out
     assert not (mods & FORBIDDEN), mods & FORBIDDEN
+
+
+def test_sqlite_without_functools_leaves_the_real_functools_to_the_next_importer():
+    code = ("import sys; from engram.graph import readonly; d = readonly._driver(); "
+            "assert 'functools' not in sys.modules and 'collections' not in sys.modules; "
+            "c = d.connect(':memory:'); [c.execute('SELECT ?', (i,)).fetchall() for i in range(300)]; "
+            "import functools; assert functools.reduce and functools.lru_cache(2)(abs)(-1) == 1; print('ok')")
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=str(REPO))
+    assert proc.stdout.strip() == "ok", proc.stderr

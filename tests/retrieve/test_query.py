@@ -151,3 +151,25 @@ def test_the_query_connection_reads_pages_not_mmap(g):
         assert conn.execute("PRAGMA mmap_size").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+def test_a_query_of_local_vectors_embeds_the_question_without_the_provider_registry(g, root):
+    """The local model's vectors: the question is embedded by its function, and neither the
+    registry nor any provider, SDK or the monitor is imported (issue 28: ~25 ms of each query)."""
+    import subprocess
+    import sys
+
+    from engram.graph import embeddings
+    from engram.providers.offline import LocalEmbedder
+
+    g.node("Celery worker pool", type="finding", strength=0.9, description="Celery worker pool starves under load.")
+    embeddings.sync(g.conn, LocalEmbedder())
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-P", "-c", "from engram.cli import main; main()",
+                           "query", "celery-workers starve", "--project", root],
+                          capture_output=True, env=dict(os.environ), check=True)
+    mods = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
+    assert "Celery worker pool" in proc.stdout.decode()
+    assert "vectors skipped" not in proc.stdout.decode()  # the question was embedded and searched
+    assert "engram.graph.vectors" in mods and "sqlite_vec" not in mods
+    heavy = {m for m in mods if m.startswith(("engram.providers", "engram.monitor", "anthropic", "openai", "mcp"))}
+    assert not heavy, heavy
