@@ -260,3 +260,9 @@ CREATE INDEX IF NOT EXISTS nodes_live_decisions
 -- nodes_live_decisions, so the planner prefers it to nodes_type).
 CREATE INDEX IF NOT EXISTS nodes_live_episodes ON nodes(type, created_at DESC, id)
     WHERE type = 'episode' AND status = 'active';
+
+-- @migration m008_decision_statements_r2
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30
+-- changed how a decision's subject, choice and ruled-out options are read (linking verbs,
+-- destinations, canonical names, one stemmer), and supersession and retrieval compare a
+-- new statement with the stored ones. No schema change.

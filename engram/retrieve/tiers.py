@@ -15,7 +15,7 @@ many distinct facts as it can. Order is deterministic: activation, then node id.
 from __future__ import annotations
 
 from engram import jsonio
-from engram.text import inert
+from engram.text import clip, inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -156,6 +156,16 @@ def body(node: dict, level: int) -> str:
         limit = MAX_SUMMARY
     head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(str(node.get("name") or ""), text)
     return " — ".join(p for p in (head, inert(text, limit)) if p)
+
+
+def with_note(node: dict, note: str) -> dict:
+    """The node with `note` ("(related decision: NAME)") after its summary and its description,
+    each first cut to leave room for it within its tier's limit."""
+    out = dict(node)
+    for key, limit in (("summary", MAX_SUMMARY), ("description", MAX_DESCRIPTION)):
+        text = str(node.get(key) or node.get("summary") or node["name"])
+        out[key] = clip(text, max(40, limit - len(note) - 1)) + " " + note
+    return out
 
 
 def line(node: dict, level: int, labelled: bool = True) -> str:

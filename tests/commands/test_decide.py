@@ -59,7 +59,7 @@ def test_a_decision_is_in_the_graph_at_once_and_first_for_its_subject(root, caps
     decide("Use SQLite for the job queue", "--rationale", "one file, no server")
     (node,) = nodes(s.project, "Use SQLite for the job queue")  # no consolidation ran
     assert node["status"] == "active" and node["data"]["explicit"] is True
-    assert node["data"]["statement"]["subject"] == ["job", "queue"]
+    assert node["data"]["statement"]["subject"] == ["job", "queu"]
     hits = query("what do we use for the job queue?", capsys)
     assert hits[0]["name"] == "Use SQLite for the job queue" and hits[0]["tier"] == "full"
     # its consolidation attaches the episode to the same node, and counts no second statement
@@ -85,7 +85,7 @@ def test_a_decision_about_another_subject_keeps_the_first_active_and_linked(root
     assert cache["status"] == "superseded" and nodes(project, queue["name"])[0]["status"] == "active"
     assert main(["show", cache["id"]]) == 0
     history = capsys.readouterr().out
-    assert "superseded: chooses memcached instead of redis for cache http response" in history
+    assert "superseded: chooses memcached instead of redis: Switch the HTTP response cache" in history
 
 
 def test_decisions_decay_by_the_formula(root):
