@@ -217,7 +217,9 @@ def concern_words(words: list[str]) -> set[str]:
         for n in (3, 2, 1):
             name = " ".join(words[i:i + n])
             canon = names.canon.get(key(name)) if len(words) - i >= n else None
-            if canon and not set(name.split()) <= set(canon.split()):  # "retry" stays, not "retry logic"
+            # "db" is "database", "e2e tests" "end-to-end testing"; "retry" stays, not "retry
+            # logic", and "session storage" is no browser API ("sessionStorage")
+            if canon and not set(name.split()) <= set(canon.split()) and (n == 1 or len(canon.split()) > 1):
                 out += canon.split()
                 i += n
                 break

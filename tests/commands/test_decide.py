@@ -310,3 +310,35 @@ def test_the_query_says_when_a_decision_it_returns_is_related_to_another(root, c
     assert "(related decision: Use Redis for the HTTP response cache)" in capsys.readouterr().out
     text = query_knowledge("what do we use for the HTTP response cache?")
     assert "(related decision: Use SQLite instead of Redis for the job queue)" in text
+
+
+# -- one answer when two current decisions may conflict (issue 30) ---------------------------------
+
+DB_OLD, DB_NEW = "Use Postgres for the database", "Use SQLite for the test database"
+
+
+def test_two_decisions_that_may_conflict_are_served_as_one_answer(root, capsys):
+    """Supersession keeps both (the newer's concern is narrower: unsure), links the newer to the
+    older as possibly replacing it; `engram query`, query_knowledge and the prompt's context
+    show the newer, naming the older as possibly replaced, never the two as equal answers."""
+    decide(DB_OLD)
+    decide(DB_NEW)
+    project = Project.from_cwd(str(root))
+    assert [n["status"] for n in nodes(project, DB_OLD) + nodes(project, DB_NEW)] == ["active", "active"]
+    said = f"(possibly replaces: {DB_OLD})"
+    hits = query("what do we use for the database?", capsys)
+    names = [h["name"] for h in hits]
+    assert DB_NEW in names and DB_OLD not in names
+    assert said in hits[names.index(DB_NEW)]["line"]
+    capsys.readouterr()
+    assert main(["query", "what do we use for the database?"]) == 0
+    out = capsys.readouterr().out
+    assert said in out and f"- {DB_OLD}" not in out
+    text = query_knowledge("what do we use for the database?")  # the MCP tool
+    assert DB_NEW in text and said in text and text.count(DB_OLD) == 1
+    _hook(root, "agent-1", "SessionStart", source="startup")
+    done = run_hook("UserPromptSubmit", payload("UserPromptSubmit", "agent-1", root,
+                                                prompt="Which database should the new report read from?"),
+                    "--harness", "claude-code")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DB_NEW in context and said in context and context.count(DB_OLD) == 1
