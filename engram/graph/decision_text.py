@@ -191,12 +191,13 @@ _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead",
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
 _PARTICIPLE = r"(?:\w+ed|\w+en|built|done|run|sent|kept|made|held|set|put|hosted)"
+# "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
+_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
+    _USE,
     _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch to|go with|stick with|adopt|prefer|"
           r"choose|pick|standardi[sz]e on|settle on|go back to)\s+" + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
-    _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+"
-          + _PHRASE + _END),
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
     _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump|upgrade|downgrade|convert|"
           r"port|point|go|goes|went)(?:e?s|e?d|ing)?\b(?:.*?\s)?to\s+" + _PHRASE + _END),
@@ -228,6 +229,8 @@ _LABEL = _Lazy(r"^(?:[\w-]*\d[\w-]*|adr|rfc|decision|update|note)(?:\s+[\w-]*\d[
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|\s*[;,]\s*|\s+(?:because|since|now that|so that|given that|but)\s+")
 _ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore)\b")
+
+
 def _words_of(text: str) -> list[str]:
     return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'<>-]+", text.replace("'s ", " ").casefold())
             if w.strip(".-'")]
@@ -275,7 +278,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     off = len(clause) - len(body)
     modal = _MODAL.search(body)
     found: list["re.Match[str]"] = []
-    for rx in (_CHOICE[1:2] if modal else _CHOICE):
+    for rx in ([_USE] if modal else _CHOICE):
         found += list(rx.finditer(body))
     if not found and not modal and (m := _COPULA.search(body)) and (
             m.group(0).startswith(("is", "are")) or _names_thing(_phrase(m.group(1)), original)):

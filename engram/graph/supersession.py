@@ -155,9 +155,12 @@ def _agree(a: str, b: str) -> bool:
 
 
 def _stems(phrase: str) -> set[str]:
+    """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
+    in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
+    from engram.graph import aliases
     from engram.text import stem
 
-    return {stem(w) for w in phrase.split()}
+    return aliases.concern_words(phrase.split()) or {stem(w) for w in phrase.split()}
 
 
 def _value(choice: str) -> bool:
@@ -229,9 +232,10 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
         return "replaces", f"chooses {version or new['choice'][0]} instead of {old['choice'][0]}"
     if scope == "unscoped" and version:
         return "replaces", f"chooses {version} instead of {old['choice'][0]}"
-    if (ruled and (scope in ("narrower", "") and o & n or not n)) or (
+    if (ruled and ((scope in ("narrower", "") and o & n) or not n)) or (
             scope in ("narrower", "wider") and (other or version) and not about_choice):
-        said = f"rules out {ruled[0]}" if ruled else f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}"
+        said = f"rules out {ruled[0]}" if ruled else (
+            f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}")
         return "related", f"{POSSIBLY}: {said}"
     shared = [c for c in new["choice"] + new["ruled_out"] for o_ in old["choice"] if _agree(c, o_)]
     shared += [c for c in new["choice"] for o_ in old["ruled_out"] if _agree(c, o_)]
@@ -293,7 +297,8 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
         if kind == "replaces" and not (younger["data"] or {}).get("explicit"):
             kind = "related"
         judged.append((older, younger, kind, why, _scope(set(old_s["subject"]), set(young_s["subject"]))))
-    wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged if k == "replaces" and y is new and sc == "wider"}
+    wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged
+             if k == "replaces" and y is new and sc == "wider"}
     out: list[str] = []
     for older, younger, kind, why, scope in judged:
         if kind == "replaces" and younger is new and scope == "wider" and len(wider) > 1:
