@@ -1,8 +1,11 @@
 """Precision and recall of supersession on the labelled cases, with the latest-wins baseline.
 
-    python bench/supersession_quality.py [--half dev|holdout|all] [--verbose]
+    python bench/supersession_quality.py [--set r1|r2] [--half dev|holdout|all] [--verbose]
 
-tests/graph/data/supersession_cases.json (issue 14; docs/labelled-sets.md): sequences of
+`--set r1` (the default) is tests/graph/data/supersession_cases.json (issue 14;
+docs/labelled-sets.md), `--set r2` tests/graph/data/supersession_cases_r2.json (issue 30:
+138 sequences written blind, by a helper who had not read the rule, in the categories
+replace / chain / different / refine). Both are sequences of
 explicit decisions, each recorded through `consolidate.graph_apply` (the real
 consolidation transaction on a real SQLite file, offline embedder) as its own
 consolidation, the way `engram decide` or a stated decision reaches the graph. A case
@@ -12,7 +15,9 @@ Counted over the decisions that could be retired (all but each case's last):
 precision = retired and labelled retired / retired (1.0: no valid decision is ever
 retired), recall = retired / labelled retired. Same run, same cases: latest-wins, the
 trivial rule (a newer decision retires every older one it shares a content word with).
-The `holdout` line is the headline; the rule was tuned on `dev` only.
+The `holdout` line is the headline; the rule was tuned on `dev` only. "different kept"
+counts the `different` cases (different subjects, all must stay current) that retire
+nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 CASES = REPO / "tests" / "graph" / "data" / "supersession_cases.json"
+SETS = {"r1": CASES, "r2": REPO / "tests" / "graph" / "data" / "supersession_cases_r2.json"}
 
 
 def load_cases(half: str = "all", path: Path = CASES) -> list[dict]:
@@ -85,7 +91,9 @@ def score(rows: list[tuple[dict, set[int]]]) -> dict:
             fn += i not in retired and i in want
     return {"cases": len(rows), "tp": tp, "fp": fp, "fn": fn,
             "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
-            "exact": sum(1 for c, r in rows if r == set(c["retired"])) / len(rows) if rows else 0.0}
+            "exact": sum(1 for c, r in rows if r == set(c["retired"])) / len(rows) if rows else 0.0,
+            "different": sum(1 for c, _ in rows if c["category"] == "different"),
+            "different_kept": sum(1 for c, r in rows if c["category"] == "different" and not r)}
 
 
 def _fmt(x: float | None) -> str:
@@ -93,12 +101,14 @@ def _fmt(x: float | None) -> str:
 
 
 def line(label: str, s: dict) -> str:
+    kept = f"  different kept {s['different_kept']}/{s['different']}" if s["different"] else ""
     return (f"{label:<34} cases {s['cases']:>3}  precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}"
-            f"  exact {s['exact']:.3f}  (tp {s['tp']}, fp {s['fp']}, fn {s['fn']})")
+            f"  exact {s['exact']:.3f}  (tp {s['tp']}, fp {s['fp']}, fn {s['fn']}){kept}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=tuple(SETS), default="r1", dest="which", help="which labelled set")
     ap.add_argument("--half", choices=("dev", "holdout", "all"), default="all")
     ap.add_argument("--verbose", action="store_true", help="list every case the rule gets wrong")
     args = ap.parse_args(argv)
@@ -106,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="engram-supersession-") as tmp:
         for half in halves:
-            cases = load_cases(half)
+            cases = load_cases(half, SETS[args.which])
             ours = [(c, engram_retired(c, tmp)) for c in cases]
             mine, base = score(ours), score([(c, latest_wins_retired(c)) for c in cases])
             print(line(f"{half}: engram", mine))
@@ -120,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 for c, got in ours:
                     if got != set(c["retired"]):
                         print(f"    {c['id']}: retired {sorted(got)}, labelled {c['retired']}: {c['decisions']}")
-    print(f"({time.perf_counter() - t0:.1f} s)")
+    print(f"(set {args.which}, {time.perf_counter() - t0:.1f} s)")
     return 0
 
 

@@ -131,11 +131,35 @@ def singular(word: str) -> str:
     return word
 
 
+# Past forms no suffix rule reaches: "emails are sent with Mailgun" / "send password reset emails".
+_IRREGULAR = {"sent": "send", "built": "build", "written": "write", "wrote": "write", "rewritten": "rewrite",
+              "rewrote": "rewrite", "ran": "run", "done": "do", "did": "do", "gone": "go", "went": "go",
+              "kept": "keep", "made": "make", "chosen": "choose", "chose": "choose", "held": "hold",
+              "taken": "take", "took": "take", "given": "give", "shown": "show", "found": "find", "led": "lead"}
+
+
 def stem(word: str) -> str:
-    """A deliberately tiny suffix stripper for bag-of-words scoring (BM25):
-    "retries" / "retrying" / "retried" -> the "retry" family. Not a word: use `singular`
-    where the result is shown or searched for."""
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("es", ""), ("ed", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: len(word) - len(suffix)] + repl
-    return word
+    """A small suffix stripper for matching words, not for showing them (use `singular` where
+    the result is shown or searched for). One word family, one stem: "retries" / "retrying" /
+    "retried" -> "retry", "cache" / "caching" / "cached" -> "cach", "orchestrated" /
+    "orchestration" -> "orchestr", "indent" / "indentation" -> "indent", "deploy" /
+    "deployment" -> "deploy", "sent" -> "send". The one stemmer of BM25's words, of a
+    decision's subject (graph/decision_text.statement) and of the words a prompt is matched
+    against it with (retrieve/seeds.py)."""
+    w = _IRREGULAR.get(word, word)
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("s", "")):
+        if not w.endswith(suffix) or len(w) - len(suffix) < 3 or w.endswith(("ss", "us", "is", "os")):
+            continue
+        w = w[: len(w) - len(suffix)] + repl
+        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "bl")):
+            w += "e"  # "generated" -> "generate", as "generate" itself
+        elif suffix in ("ing", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]  # "logging" -> "log", "shipped" -> "ship"
+        break
+    if w.endswith("ation") and len(w) > 7:
+        w = w[:-3] + "e"  # "orchestration" -> "orchestrate"
+    if w.endswith("ment") and len(w) >= 8:
+        w = w[:-4]  # "deployment" -> "deploy"
+    elif w.endswith("ate") and len(w) >= 7:
+        w = w[:-3]  # "orchestrate" -> "orchestr", "indentate" -> "indent"
+    return w[:-1] if w.endswith("e") and len(w) >= 4 else w

@@ -8,7 +8,9 @@ its name before its products' names); a project adds its own names in config.jso
 * entity resolution (consolidate): "k8s" is Kubernetes (merge), "tsconfig.json" is a part
   of TypeScript (child), "React Native" is not React (both are names of their own);
 * retrieval's entry points: a prompt saying "postgres" also seeds nodes named PostgreSQL;
-* the offline contradiction checker: the spellings code uses for a thing it names.
+* the offline contradiction checker: the spellings code uses for a thing it names;
+* supersession and retrieval: the concern a decision settles, in canonical names
+  (`concern_words`).
 
 Standard library only, no `re`, no `typing` at run time: entry points read it on the
 hook's prompt path (docs/architecture.md, "Process model"). Parsed once: the dicts are kept
@@ -301,3 +303,58 @@ def for_config(cfg: "dict[str, Any] | None") -> Table:
         raise ConfigError('config.json: "aliases" must map a name to a list of its other names, '
                           'e.g. {"PostgreSQL": ["pg", "postgres"]}')
     return table().extended(extra)
+
+
+# Verbs that link a concern to its choice, or say it changes, or what it is for: not the
+# concern ("Testing is done with X", "Search should be handled by X", "move S to X").
+CONCERN_VERBS = frozenset("""
+use uses used using switch switches switched switching move moves moved moving migrate migrates migrated
+migrating change changes changed changing set sets raise raised lower lowered increase increased reduce
+reduced bump bumped upgrade upgrades upgraded upgrading downgrade downgraded replace replaces replaced
+replacing drop dropped dropping ditch abandon keep keeps kept go goes going gone went adopt adopts adopted
+prefer prefers preferred stick choose chose chosen pick picked instead rather favour favor longer retired
+deprecated removed out let lets we will should must always never don't dont stop is are was were be been
+has have had anymore again handle handles handled handling power powers powered do does did done doing
+driven backed based provide provides provided implement implemented write writes written writing wrote
+rewrite rewrites rewritten rewriting rewrote built live lives happen happens speak speaks follow follows
+get gets become becomes stay stays rely relies depend depends target targets manage manages managed
+managing can could shall forward supersede supersedes run runs ran running point points convert port
+we're i'd let's away more back against behind onto across within towards
+""".split())
+# Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
+CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
+                   "stack", "scheme", "pattern", "manager"))
+CONCERN_NOISE = frozenset(("'s", "s"))
+
+
+def concern_words(words: list[str]) -> set[str]:
+    """The concern a list of words names, the one reading of one (issue 30): a decision's
+    subject (decision_text.statement) and a prompt's words matched against it (retrieve/seeds.py).
+
+    Each name the table knows in its canonical form ("auth" meets "authentication", "e2e
+    tests" "end-to-end testing"), split at hyphens, without function words, the verbs that
+    link a concern to its choice (CONCERN_VERBS) and words naming a kind of tool ("the test
+    runner" is "the tests"), stemmed (text.stem: "reported" meets "reporting"). Names are
+    looked up exactly, not by squashed spelling: the prompt hook calls this."""
+    from engram.text import STOPWORDS, stem
+
+    names, out, i = table(), [], 0
+    words = [w for w in words if w not in CONCERN_VERBS and w not in CONCERN_NOISE]
+    while i < len(words):
+        for n in (3, 2, 1):
+            name = " ".join(words[i:i + n])
+            canon = names.canon.get(key(name)) if len(words) - i >= n else None
+            # "db" is "database", "e2e tests" "end-to-end testing"; "retry" stays, not "retry
+            # logic", and "session storage" is no browser API ("sessionStorage")
+            if canon and not set(name.split()) <= set(canon.split()) and (n == 1 or len(canon.split()) > 1):
+                out += canon.split()
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    parts = [p for w in out for p in w.split("-")]
+    stems = {stem(p) for p in parts if p not in STOPWORDS and p not in CONCERN_VERBS and p not in CONCERN_KINDS}
+    return {s for s in stems if s and s not in STOPWORDS}
+
+

@@ -158,85 +158,190 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 # -- what a decision is about ------------------------------------------------------------
 #
 # Supersession asks two questions of a pair of decisions (graph/supersession.py): are they
-# about the same subject (the thing decided: "the job queue", "the default page size"),
+# about the same concern (the thing decided: "the job queue", "the default page size"),
 # and do they conflict (another choice or value for it, or the old choice ruled out)?
-# `statement` reads a decision as {subject, choice, ruled_out}: the choice and the ruled-out
-# alternatives are phrases; the subject is what is left of the sentence once they, the
-# decision verbs and the function words are taken out, as a set of stemmed words, so
-# "Use Redis for the job queue", "The job queue now uses Redis" and "Switch the job queue
-# to SQS" share one subject {job, queue}.
+# `statement` reads a decision as {subject, choice, ruled_out, dropped}: the choice and the
+# ruled-out alternatives are phrases; the subject is the concern, what is left of the
+# decision's main clause once they, the decision, linking and purpose verbs and the function
+# words are taken out, as a set of stemmed words in their canonical names, so "Use Redis for
+# the job queue", "The job queue now uses Redis" and "Switch the job queue to SQS" share one
+# subject {job, queue}, "auth is handled by Auth0" and "switching authentication from Auth0
+# to Clerk" one {authentic}. People phrase one decision many ways; the patterns below are the
+# shapes of issue 30's classes, each general: a copula or a linking verb and its complement
+# ("S is X", "S is done with X", "S goes through X"), a change verb and its destination
+# ("move S to X", "upgrade S to X"), a doing verb and its tool ("hash S with X", "deploy S to X").
 
-_PHRASE = r"([\w.+#/@'-]+(?:\s+[\w.+#/@'-]+){0,5}?)"
-_END = (r"(?=\s+(?:for|as|to|in|into|on|with|instead|rather|because|since|when|if|now|over|from|not|and|"
-        r"but|so|via|through|using|anymore|again)(?![\w-])|\s*[,;:.!?]|\s*$)")
-_RULED_OUT = [
+_PHRASE = r"([\w.+#/@'<>-]+(?:\s+[\w.+#/@'<>-]+){0,5}?)"
+_END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
+        r"but|so|via|through|using|against|anymore|again|going)(?![\w-])|\s*[,;:.!?]|\s*$)")
+_TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
+# Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
+_RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
-    _Lazy(r"\breplace\s+" + _PHRASE + r"\s+with\b"),
     _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
-    _Lazy(r"\b(?:drop|ditch|abandon|stop using|don'?t use|do not use|never use|no longer use)\s+" + _PHRASE + _END),
-    _Lazy(r"\b" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed)\b"),
-    _Lazy(r",\s*not\s+(?:in\s+|on\s+|with\s+|through\s+)?" + _PHRASE + _END),
+    _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
 ]
-_RETIRED = frozenset(("retired", "deprecated", "gone", "removed"))
+# ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
+_DROPPED = [
+    _Lazy(r"\b(?:replace|swap)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
+    _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|stop using|don'?t use|do not use|never use|"
+          r"no longer use|no more|get rid of)\s+" + _PHRASE + _END),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed|out|dead|dropped)\b"),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go)\s+away\b"),
+    _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
+    _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
+]
+_RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped"))
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
-_MODAL = _Lazy(r"\b(?:must|should|never|always|can(?:not)?|may|don'?t|do not)\b")
+_MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
+_NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
+_PARTICIPLE = r"(?:\w+ed|\w+en|built|done|run|sent|kept|made|held|set|put|hosted)"
+# "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
+_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
-    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|switch to|go with|stick with|adopt|prefer|choose|pick)\s+"
-          + _PHRASE + _END),
-    _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses)\s+" + _PHRASE + _END),
-    _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump)\b.*?\bto\s+" + _PHRASE
-          + r"\s*(?:instead\s*)?[.!]?$"),
-    _Lazy(r"\b(?:is|are|has|have)\s+(?:now\s+)?" + _PHRASE + r"\s*(?:now\s*)?[.!]?$"),
+    _USE,
+    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch to|go with|stick with|adopt|prefer|"
+          r"choose|pick|standardi[sz]e on|settle on|go back to)\s+" + _PHRASE + _END),
+    _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
+    # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
+    _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump|upgrade|downgrade|convert|"
+          r"port|point|go|goes|went)(?:e?s|e?d|ing)?\b(?:.*?\s)?to\s+" + _PHRASE + _END),
+    # a linking verb's complement: "S is done with X", "S goes through X", "S runs on X"
+    _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?" + _PARTICIPLE + r"\s+" + _TO + r"\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:goes|go|moves?|runs?|lives?|happens?|sits?|comes?|points?|flows?|talks?|relies|rely|depends?)"
+          r"\s+(?:now\s+)?" + _TO + r"\s+" + _PHRASE + _END),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:replaces|supersedes)\b"),  # "Renovate replaces Dependabot"
     _Lazy(r"\bfor\s+(\d[\w.]*(?:\s+[a-z]+)?)\b"),
 ]
+# "S is X", "S should be X": a choice; after "should be" / "will be" only when X names a
+# thing or a value (_names_thing): "Background jobs should be idempotent" is a rule about
+# them, not a choice for them.
+_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+)?" + _PHRASE
+                + r"(?=\s+(?:now|instead|rather|over)\b|\s*$)")
 # A sentence that opens with another verb says how something is done: "Hash passwords with
-# bcrypt", "Bundle the frontend with esbuild": the phrase after the instrument's preposition
-# is the choice, the verb and its object the subject.
-_DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z]+\s+.+?\s(?:with|through|via|on|in|as)\s+"
-               + _PHRASE + _END)
+# bcrypt", "Deploy the frontend to Vercel": the phrase after the instrument's or the
+# destination's preposition is the choice, the verb and its object the subject.
+_DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.+?\s)?(?:with|through|via|on|onto|"
+               r"in|into|to|as|using|from|behind)\s+" + _PHRASE + _END)
+# A tool or a place named right after the choice is chosen with it: "Use ESLint with the
+# Airbnb config", "switch logging to Log4j2 with the JSON layout".
+_WITH = _Lazy(r"\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+_VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
-              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall)?|please|always|i(?:'d| would) like to)\s+)+")
-_VERBS = frozenset("""
-use uses used using switch switched move moved migrate migrated change changed set raise lower increase
-reduce bump replace replaced drop ditch abandon keep go adopt prefer stick choose pick run runs instead
-rather favour favor longer retired deprecated gone removed from now let lets we will should must always
-never don't dont stop is are has have be anymore again
-""".split())
-_NOISE = frozenset(("'s", "s"))
+              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
+              r"i(?:'d| would) like to)\s+)+")
+_LABEL = _Lazy(r"^(?:[\w-]*\d[\w-]*|adr|rfc|decision|update|note)(?:\s+[\w-]*\d[\w-]*)?\s*:\s*")
+_HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
+_CLAUSES = _Lazy(r"(?<=[.!?])\s+|\s*[;,]\s*|\s+(?:because|since|now that|so that|given that|but)\s+")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore)\b")
 
 
 def _words_of(text: str) -> list[str]:
-    return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'-]+", text.replace("'s ", " ").casefold()) if w.strip(".-'")]
+    return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'<>-]+", text.replace("'s ", " ").casefold())
+            if w.strip(".-'")]
 
 
 def _phrase(text: str) -> str:
-    return " ".join(w for w in _words_of(text) if w not in ("the", "a", "an", "our", "its", "it"))
+    return " ".join(w for w in _words_of(text) if w not in ("the", "a", "an", "our", "its", "it", "their"))
+
+
+def _names_thing(phrase: str, original: str) -> bool:
+    """Whether a complement names a thing or a value (a number, a known name, a capitalised
+    word in the original), not a quality ("idempotent", "protected")."""
+    from engram.graph import aliases
+
+    if any(ch.isdigit() for ch in phrase):
+        return True
+    words = phrase.split()
+    table = aliases.table()
+    if any(table.canonical(" ".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, len(words) + 1)):
+        return True
+    at = original.casefold().find(phrase)
+    return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
+
+
+def _read(clause: str, original: str) -> dict[str, Any]:
+    """One clause's choice, ruled-out and dropped phrases (with their spans) and leftover words."""
+    from engram.graph.aliases import concern_words
+
+    spans: list[tuple[int, int]] = []
+    ruled: list[str] = []
+    dropped: list[str] = []
+
+    def take(m: "re.Match[str]", into: list[str]) -> None:
+        into.append(m.group(1))
+        spans.append(m.span(1))
+
+    for rx in _RULED_HERE:
+        for m in rx.finditer(clause):
+            take(m, ruled)
+    for rx in _DROPPED:
+        for m in rx.finditer(clause):
+            take(m, dropped)
+    negated = _NEGATED.match(clause)
+    body = clause[negated.end():] if negated else clause
+    off = len(clause) - len(body)
+    modal = _MODAL.search(body)
+    found: list["re.Match[str]"] = []
+    for rx in ([_USE] if modal else _CHOICE):
+        found += list(rx.finditer(body))
+    if not found and not modal and (m := _COPULA.search(body)) and (
+            m.group(0).startswith(("is", "are")) or _names_thing(_phrase(m.group(1)), original)):
+        found = [m]
+    if not found and not modal and (m := _DOING.search(body)):
+        found = [m]
+    choice = []
+    for m in found:
+        if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
+            continue
+        (dropped if negated else choice).append(m.group(1))
+        spans.append((m.start(1) + off, m.end(1) + off))
+        if (w := _WITH.match(body, m.end(1))) and not negated:
+            choice.append(w.group(1))
+            spans.append((w.start(1) + off, w.end(1) + off))
+    if not choice and not negated and not modal and (m := _VALUE.search(clause)):
+        choice.append(m.group(0))
+        spans.append(m.span(0))
+    left = clause
+    for a, b in sorted(spans, reverse=True):
+        left = left[:a] + " " + left[b:]
+    return {"choice": choice, "ruled": ruled, "dropped": dropped, "subject": concern_words(_words_of(left))}
+
+
+def _clauses(text: str) -> list[str]:
+    t = _ASIDES.sub(" ", " ".join(str(text).split()).casefold()).strip(" .!")
+    t = _LABEL.sub("", t)
+    if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
+        t = f"{m.group(1)} is {t[m.end():]}"
+    return [c for c in (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";"))) if c]
 
 
 def statement(text: str) -> dict[str, Any]:
-    """{"subject": sorted stems, "choice": [phrases], "ruled_out": [phrases]} of a decision.
+    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...]} of a decision.
 
-    Pure and English-only, like the rest of this module: a sentence it cannot read gives
-    an empty choice, and supersession then retires nothing on its account.
+    The subject is its main clause's (the first that says something); a later clause adds
+    what it rules out, and its choice when it is about the same thing ("we no longer deploy
+    the web app to Heroku; deploy it to Fly.io"), not its reasons ("..., mongo was too
+    slow"). `dropped` are the ruled-out phrases said to be gone for good ("replace Y with X",
+    "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. Pure and English-only, like
+    the rest of this module: a sentence it cannot read gives an empty choice, and
+    supersession then retires nothing on its account.
     """
-    from engram.text import STOPWORDS, stem
-
+    original = " ".join(str(text).split())
     choice: list[str] = []
     ruled: list[str] = []
-    rest: list[str] = []
-    for clause in re.split(r"\s*;\s*", " ".join(str(text).split()).casefold().rstrip(" .!")):
-        clause = _LEAD.sub("", clause)
-        ruled += [m.group(1) for rx in _RULED_OUT for m in rx.finditer(clause)]
-        modal = _MODAL.search(clause)  # under a modal only a plain "use X" still chooses
-        found = [m.group(1) for rx in (_CHOICE[1:2] if modal else _CHOICE) for m in rx.finditer(clause)]
-        if not found and not modal and (m := _DOING.search(clause)):
-            found = [m.group(1)]
-        choice += [f for f in found if f not in _RETIRED]
-        rest.append(clause)
-    ruled = list(dict.fromkeys(p for p in map(_phrase, ruled) if p))
+    dropped: list[str] = []
+    subject: set[str] | None = None
+    for clause in _clauses(text):
+        part = _read(clause, original)
+        ruled += part["ruled"]
+        dropped += part["dropped"]
+        if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]):
+            subject = part["subject"]
+            choice += part["choice"]
+        elif subject is not None and part["subject"] <= subject:
+            choice += part["choice"]
+    dropped = list(dict.fromkeys(p for p in map(_phrase, dropped) if p))
+    ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
-    left = " " + " ".join(" ".join(_words_of(c)) for c in rest) + " "
-    for p in sorted(choice + ruled, key=len, reverse=True):  # each phrase's words out once
-        left = left.replace(f" {p} ", " ", 1)
-    subject = {stem(w) for w in left.split() if w not in _VERBS and w not in STOPWORDS and w not in _NOISE}
-    return {"subject": sorted(subject), "choice": choice, "ruled_out": ruled}
+    return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped}

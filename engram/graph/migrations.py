@@ -42,7 +42,8 @@ def _backfill_statements(conn: Any) -> None:
 
 # Python steps that follow a SQL section, inside its transaction.
 _AFTER: dict[str, Callable[[Any], None]] = {"m002_engram_tables": _backfill_name_key,
-                                            "m004_decision_decay": _backfill_statements}
+                                            "m004_decision_decay": _backfill_statements,
+                                            "m009_decision_statements_r2": _backfill_statements}
 
 
 def split_statements(sql: str) -> list[str]:

@@ -250,6 +250,22 @@ def related_links(conn, ids: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for _, a, b in out]
 
 
+def possible_replacements(conn, ids: list[str]) -> list[tuple[str, str]]:
+    """[(newer, older)] of the `similar_to` links touching any of the ids from a live decision
+    to a live decision it may replace (graph/supersession.py: data.reason "possibly replaces...",
+    the edge from the newer), for retrieval to serve the newer (retrieve/conflicts.py)."""
+    out: list[tuple[str, str]] = []
+    may = ("e.type = 'similar_to' AND json_valid(e.data) AND json_extract(e.data, '$.reason') GLOB 'possibly replaces*'"
+           " AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.from_node AND " + LIVE + ")"
+           " AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.to_node AND " + LIVE + ")")
+    for part in _chunks(sorted(ids), CHUNK // 2):
+        marks = _marks(len(part))
+        out += conn.execute(f"SELECT e.from_node, e.to_node FROM edges e WHERE e.from_node IN ({marks}) AND {may} "
+                            f"UNION SELECT e.from_node, e.to_node FROM edges e WHERE e.to_node IN ({marks}) AND {may}",
+                            part + part).fetchall()
+    return sorted((a, b) for a, b in out)
+
+
 def nodes(conn, ids: list[str]) -> dict[str, dict]:
     """Full rows of live nodes by id (JSON columns left as text; see `decode`)."""
     out: dict[str, dict] = {}

@@ -266,3 +266,9 @@ CREATE INDEX IF NOT EXISTS nodes_live_episodes ON nodes(type, created_at DESC, i
 -- a call that answered). A harness CLI killed at `cliTimeoutMs` leaves a row with ok = 0 and
 -- error = 'timeout' (engram/providers/budget.py, Meter.settle).
 ALTER TABLE model_calls ADD COLUMN error TEXT NOT NULL DEFAULT '';
+
+-- @migration m009_decision_statements_r2
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30
+-- changed how a decision's subject, choice and ruled-out options are read (linking verbs,
+-- destinations, canonical names, one stemmer), and supersession and retrieval compare a
+-- new statement with the stored ones. No schema change.

@@ -131,6 +131,11 @@ def trajectory(conn: Any, node_or_name: str) -> list[Node]:
 # "related decision") and both stay active.
 
 RELATED_STRENGTH = 0.4
+# The reason of a `similar_to` link from a newer decision to an older one it may replace
+# (the concerns only contain one another, or the newer rules the older's choice out without
+# a concern of its own): both stay current, and retrieval serves the newer, naming the older
+# (retrieve/conflicts.py).
+POSSIBLY = "possibly replaces"
 
 
 def _statement(node: Node) -> dict[str, Any]:
@@ -152,34 +157,94 @@ def _agree(a: str, b: str) -> bool:
 
 
 def _stems(phrase: str) -> set[str]:
+    """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
+    in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
+    from engram.graph import aliases
     from engram.text import stem
 
-    return {stem(w) for w in phrase.split()}
+    return aliases.concern_words(phrase.split()) or {stem(w) for w in phrase.split()}
+
+
+def _value(choice: str) -> bool:
+    """A value ("50 MB", "3 times") rather than a thing: a value conflicts only with a value
+    ("Use Redis for the rate limiter" says nothing against "it allows 10 requests a second")."""
+    return choice[:1].isdigit()
+
+
+def _version(choice: str) -> tuple[str, str] | None:
+    """("python", "3.11") for "python 3.11": a named thing and the version chosen of it."""
+    words = _key(choice).split()
+    if len(words) >= 2 and words[-1][:1].isdigit() and not words[0][:1].isdigit():
+        return " ".join(words[:-1]), words[-1]
+    return None
+
+
+def _other_version(old: list[str], new: list[str]) -> str:
+    """A choice of `new` naming another version of a thing `old` chose ("Move to Python 3.11"
+    after "Upgrade to Python 3.9"): a choice of that version, whatever the subject."""
+    for a in old:
+        for b in new:
+            va, vb = _version(a), _version(b)
+            if va and vb and _agree(va[0], vb[0]) and va[1] != vb[1]:
+                return b
+    return ""
+
+
+def _scope(old: set[str], new: set[str]) -> str:
+    """How the newer decision's concern covers the older's: "same" (the same words), "wider"
+    (fewer: "the database" after "the prototype's database"), "narrower" (more: "the CLI's
+    packaging" after "packaging"), or "" (neither contains the other)."""
+    if old == new:
+        return "same"
+    if new < old:
+        return "wider" if new else ""
+    return "narrower" if old < new and old else ""
 
 
 def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     """("replaces" | "related" | "", why) for two statements (decision_text.statement), older first.
 
-    Same subject: equal subject words, or both unscoped ("Use PostgreSQL"). Conflict: the
-    newer rules out the older's choice, or chooses something else for it (a choice that
-    only adds detail, "PostgreSQL 16" for "PostgreSQL", agrees). Unscoped pairs need the
-    explicit ruling-out: "Use SQLite" says nothing against "Use Redis".
+    Replaces: the newer is about the same concern (docs/graph.md, "Supersession by subject")
+    and conflicts with the older: it rules out the older's choice, or chooses something else
+    for it (a choice that only adds detail, "PostgreSQL 16" for "PostgreSQL", agrees), or
+    another version of the same thing. The concerns' words decide how sure that is: the same
+    words or fewer ("the DB" after "the prototype's database") cover the older's concern;
+    more words (a narrower concern: "the test database" after "the database") cover it only
+    when the older's choice is said to be gone ("drop X", "no more X", "X is retired") or
+    the newer names no choice of its own; no words at all only when it is said to be gone
+    ("Replace Lerna with Nx") or both are unscoped. A newer decision about the older's choice
+    ("Kafka topics get 12 partitions" after "Use Kafka for domain events") refines it.
+    When the concerns only contain one another and the two conflict, or the newer rules the
+    older's choice out and names no concern, the pair may conflict: ("related", "possibly
+    replaces: ..."). Anything else that shares a concern word or a choice is related.
     """
-    same = old["subject"] == new["subject"]
+    o, n = set(old["subject"]), set(new["subject"])
+    scope = _scope(o, n) if o or n else "unscoped"
     ruled = [r for r in new["ruled_out"] for c in old["choice"] if _agree(r, c)]
-    other = bool(old["choice"] and new["choice"]) and not any(
+    gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _agree(r, c)]
+    other = any(_value(a) == _value(b) for a in old["choice"] for b in new["choice"]) and not any(
         _agree(a, b) for a in old["choice"] for b in new["choice"])
-    subject = " ".join(new["subject"])
-    if same and ruled:
-        return "replaces", f"rules out {ruled[0]}" + (f" for the same subject ({subject})" if subject else "")
-    if same and subject and other:
-        return "replaces", f"chooses {new['choice'][0]} instead of {old['choice'][0]} for {subject}"
-    shared = [c for c in new["choice"] + new["ruled_out"] for o in old["choice"] if _agree(c, o)]
-    shared += [c for c in new["choice"] for o in old["ruled_out"] if _agree(c, o)]
-    shared += [c for c in old["choice"] if _stems(c) & set(new["subject"])]  # "Redis's retry limit"
-    shared += [c for c in new["choice"] if _stems(c) & set(old["subject"])]
-    if shared or (same and subject) or set(old["subject"]) & set(new["subject"]):
-        why = f"both name {shared[0]}" if shared else f"both about {subject or ' '.join(old['subject'])}"
+    version = _other_version(old["choice"], new["choice"])
+    about_choice = any(_stems(c) <= n for c in old["choice"] if c)
+    if ruled and (scope in ("same", "wider", "unscoped") or (scope == "narrower" and (gone or not new["choice"]))):
+        return "replaces", f"rules out {ruled[0]}"
+    if gone and not n:
+        return "replaces", f"rules out {gone[0]}"
+    if scope in ("same", "wider") and (other or version) and not about_choice:
+        return "replaces", f"chooses {version or new['choice'][0]} instead of {old['choice'][0]}"
+    if scope == "unscoped" and version:
+        return "replaces", f"chooses {version} instead of {old['choice'][0]}"
+    if (ruled and ((scope in ("narrower", "") and o & n) or not n)) or (
+            scope in ("narrower", "wider") and (other or version) and not about_choice):
+        said = f"rules out {ruled[0]}" if ruled else (
+            f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}")
+        return "related", f"{POSSIBLY}: {said}"
+    shared = [c for c in new["choice"] + new["ruled_out"] for o_ in old["choice"] if _agree(c, o_)]
+    shared += [c for c in new["choice"] for o_ in old["ruled_out"] if _agree(c, o_)]
+    shared += [c for c in old["choice"] if _stems(c) & n]  # "Redis's retry limit"
+    shared += [c for c in new["choice"] if _stems(c) & o]
+    if shared or o & n:
+        why = f"both name {shared[0]}" if shared else f"both about {' '.join(sorted(o & n))}"
         return "related", f"related decision: {why}"
     return "", ""
 
@@ -211,25 +276,39 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
     Each pair is taken in the order its two decisions were stated (`stated_at`; `later`:
     decisions known to be stated after this one, the rest of a consolidation's range): a
     decision stated after this one is never retired by it, and retires it when it replaces
-    it. Every other active decision it is related to gets one `similar_to` edge ("related
-    decision"; both stay active), whichever of the two was written first: a link does
-    not depend on the order sessions are consolidated in.
+    it. A decision whose concern is wider than those of several older ones with different
+    concerns ("the database" after "the analytics database" and "the prototype's database")
+    retires none of them: which one it replaces is unsure, so each gets a "possibly
+    replaces" link. Every other active decision it is related to gets one `similar_to` edge
+    (its reason "related decision: ..." or "possibly replaces: ..."; both stay active),
+    whichever of the two was written first: a link does not depend on the order sessions are
+    consolidated in.
     """
     new = get_node(conn, node_id)
     if not new or new["type"] != "decision" or new["status"] != "active":
         return []
     linked = {e["from_node"] if e["to_node"] == node_id else e["to_node"]
               for e in edges_of(conn, node_id, types=("similar_to",))}
-    out = []
     rows = conn.execute("SELECT id FROM nodes WHERE type = 'decision' AND status = 'active' AND id != ?", (node_id,))
+    judged = []
     for other in get_nodes(conn, [r[0] for r in rows.fetchall()]).values():
         newer = other["id"] in later or stated_at(other) > stated_at(new)
         older, younger = (new, other) if newer else (other, new)
-        kind, why = relation(_statement(older), _statement(younger))
-        if kind == "replaces" and (younger["data"] or {}).get("explicit") and older["id"] not in out:
+        old_s, young_s = _statement(older), _statement(younger)
+        kind, why = relation(old_s, young_s)
+        if kind == "replaces" and not (younger["data"] or {}).get("explicit"):
+            kind = "related"
+        judged.append((older, younger, kind, why, _scope(set(old_s["subject"]), set(young_s["subject"]))))
+    wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged
+             if k == "replaces" and y is new and sc == "wider"}
+    out: list[str] = []
+    for older, younger, kind, why, scope in judged:
+        if kind == "replaces" and younger is new and scope == "wider" and len(wider) > 1:
+            kind, why = "related", f"{POSSIBLY}: {why}"
+        if kind == "replaces" and older["id"] not in out and not (younger is new and node_id in out):
             supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)
             out.append(older["id"])
-        elif kind and other["id"] not in linked:
+        elif kind and (older if younger is new else younger)["id"] not in linked:
             upsert_edge(conn, younger["id"], older["id"], "similar_to", strength=RELATED_STRENGTH,
                         source_episodes=[episode_id] if episode_id else [], data={"reason": why})
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, activation, seeds, sections, tiers
+from engram.retrieve import entry_points, activation, conflicts, seeds, sections, tiers
 from engram.retrieve.shown import is_new, remember, rstate
 from engram.text import AS_DATA
 
@@ -68,8 +68,9 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     injected = rs["injected"]
     candidates = ranked[: wanted(rs)]
     nodes = readonly.nodes(conn, [nid for nid, _ in candidates]) if candidates else {}
-    items = [(nodes[nid], a) for nid, a in candidates
-             if nid in nodes and is_new(injected, nodes[nid], tiers.level(nodes[nid], a))][:FETCH_LIMIT]
+    served = conflicts.serve_one(conn, [(nodes[nid], a) for nid, a in candidates if nid in nodes])
+    nodes.update({n["id"]: n for n, _ in served})
+    items = [(n, a) for n, a in served if is_new(injected, n, tiers.level(n, a))][:FETCH_LIMIT]
     # Ties by name, not by id: ids are random, so an id order would differ between two
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))

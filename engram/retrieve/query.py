@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import fulltext, readonly
-from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
+from engram.retrieve import entry_points, keyword, activation, conflicts, pending, seeds, sections, tiers
 from engram.redact.injection import withhold
 from engram.text import AS_DATA, clip, inert
 
@@ -164,14 +164,8 @@ def mark_related(conn, hits: list[dict]) -> None:
 
 
 def _saying_related(node: dict, names: list[str]) -> dict:
-    """The node with "(related decision: NAME)" after its summary and its description, each
-    first cut to leave room for it within its tier's limit."""
-    said = " ".join(f"(related decision: {clip(n, 120)})" for n in names)  # the line is made inert whole
-    out = dict(node)
-    for key, limit in (("summary", tiers.MAX_SUMMARY), ("description", tiers.MAX_DESCRIPTION)):
-        text = str(node.get(key) or node.get("summary") or node["name"])
-        out[key] = clip(text, max(40, limit - len(said) - 1)) + " " + said
-    return out
+    """The node with "(related decision: NAME)" after its summary and its description."""
+    return tiers.with_note(node, " ".join(f"(related decision: {clip(n, 120)})" for n in names))  # made inert whole
 
 
 def line(hit: dict) -> str:
@@ -236,6 +230,7 @@ def run(question: str, cwd: str, *, scope: str = "current_project", cfg: dict | 
                 found += search(conn, project.root, question, cfg, vectors=vectors, embedder=embedder, notes=notes)
             found = [h for h in found if h["id"] not in replaced]  # a newer pending decision replaces it
             if conn is not None:
+                found = conflicts.serve_one_hits(conn, found)
                 mark_related(conn, found)
         finally:
             if conn is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from engram.graph import fulltext, readonly
 from engram.retrieve.entry_points import Terms, split_ident
-from engram.text import stem
+from engram.graph.aliases import concern_words
 
 MAX_SEEDS = 60
 LOOSE_JOINERS = (" ", "-", "_", ".", "")
@@ -65,8 +65,8 @@ def loose_variants(terms: list[str]) -> list[str]:
 
 
 def subject_words(terms: Terms) -> set[str]:
-    """The stemmed words of the terms, as a decision's subject is written (decision_text.statement)."""
-    return {stem(w) for t in terms.names if " " not in t for w in [t, *split_ident(t)]}
+    """The words of the terms read as a decision's subject is (aliases.concern_words)."""
+    return {c for t in terms.names if " " not in t for w in [t, *split_ident(t)] for c in concern_words([w])}
 
 
 def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, str]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engram import jsonio
 from engram.redact.injection import withhold
-from engram.text import inert
+from engram.text import clip, inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -179,6 +179,16 @@ def body(node: dict, level: int) -> str:
 def name_of(node: dict) -> str:
     """The node's name as it may be shown: guarded (`guarded`), not yet inert."""
     return guarded(node, str(node.get("name") or ""))
+
+
+def with_note(node: dict, note: str) -> dict:
+    """The node with `note` ("(related decision: NAME)") after its summary and its description,
+    each first cut to leave room for it within its tier's limit."""
+    out = dict(node)
+    for key, limit in (("summary", MAX_SUMMARY), ("description", MAX_DESCRIPTION)):
+        text = str(node.get(key) or node.get("summary") or node["name"])
+        out[key] = clip(text, max(40, limit - len(note) - 1)) + " " + note
+    return out
 
 
 def line(node: dict, level: int, labelled: bool = True) -> str:

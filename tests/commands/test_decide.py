@@ -59,7 +59,7 @@ def test_a_decision_is_in_the_graph_at_once_and_first_for_its_subject(root, caps
     decide("Use SQLite for the job queue", "--rationale", "one file, no server")
     (node,) = nodes(s.project, "Use SQLite for the job queue")  # no consolidation ran
     assert node["status"] == "active" and node["data"]["explicit"] is True
-    assert node["data"]["statement"]["subject"] == ["job", "queue"]
+    assert node["data"]["statement"]["subject"] == ["job", "queu"]
     hits = query("what do we use for the job queue?", capsys)
     assert hits[0]["name"] == "Use SQLite for the job queue" and hits[0]["tier"] == "full"
     # its consolidation attaches the episode to the same node, and counts no second statement
@@ -85,7 +85,7 @@ def test_a_decision_about_another_subject_keeps_the_first_active_and_linked(root
     assert cache["status"] == "superseded" and nodes(project, queue["name"])[0]["status"] == "active"
     assert main(["show", cache["id"]]) == 0
     history = capsys.readouterr().out
-    assert "superseded: chooses memcached instead of redis for cache http response" in history
+    assert "superseded: chooses memcached instead of redis: Switch the HTTP response cache" in history
 
 
 def test_decisions_decay_by_the_formula(root):
@@ -310,3 +310,35 @@ def test_the_query_says_when_a_decision_it_returns_is_related_to_another(root, c
     assert "(related decision: Use Redis for the HTTP response cache)" in capsys.readouterr().out
     text = query_knowledge("what do we use for the HTTP response cache?")
     assert "(related decision: Use SQLite instead of Redis for the job queue)" in text
+
+
+# -- one answer when two current decisions may conflict (issue 30) ---------------------------------
+
+DB_OLD, DB_NEW = "Use Postgres for the database", "Use SQLite for the test database"
+
+
+def test_two_decisions_that_may_conflict_are_served_as_one_answer(root, capsys):
+    """Supersession keeps both (the newer's concern is narrower: unsure), links the newer to the
+    older as possibly replacing it; `engram query`, query_knowledge and the prompt's context
+    show the newer, naming the older as possibly replaced, never the two as equal answers."""
+    decide(DB_OLD)
+    decide(DB_NEW)
+    project = Project.from_cwd(str(root))
+    assert [n["status"] for n in nodes(project, DB_OLD) + nodes(project, DB_NEW)] == ["active", "active"]
+    said = f"(possibly replaces: {DB_OLD})"
+    hits = query("what do we use for the database?", capsys)
+    names = [h["name"] for h in hits]
+    assert DB_NEW in names and DB_OLD not in names
+    assert said in hits[names.index(DB_NEW)]["line"]
+    capsys.readouterr()
+    assert main(["query", "what do we use for the database?"]) == 0
+    out = capsys.readouterr().out
+    assert said in out and f"- {DB_OLD}" not in out
+    text = query_knowledge("what do we use for the database?")  # the MCP tool
+    assert DB_NEW in text and said in text and text.count(DB_OLD) == 1
+    _hook(root, "agent-1", "SessionStart", source="startup")
+    done = run_hook("UserPromptSubmit", payload("UserPromptSubmit", "agent-1", root,
+                                                prompt="Which database should the new report read from?"),
+                    "--harness", "claude-code")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DB_NEW in context and said in context and context.count(DB_OLD) == 1
