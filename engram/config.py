@@ -45,6 +45,8 @@ DEFAULTS: dict = {
     "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)
     "involuntaryMinStrength": 0.5,
     "involuntaryTopK": 3,
+    # an item injected this many times and never used fades: no longer injected (0: never; docs/curation.md)
+    "fadeAfterUnused": 5,
     "maxDiffChars": 4000,
     "maxOutputChars": 2000,
     "maxPromptChars": 2000,
@@ -169,6 +171,9 @@ def load_config(home: str | None = None) -> tuple[dict, list[str]]:
         if key == "maxProviderFailures" and (not isinstance(value, int) or value < 1):
             raise ConfigError(f"{path}: key 'maxProviderFailures' must be a whole number of 1 or more, "
                               f"got {value!r}; the default is {want!r}")
+        if key == "fadeAfterUnused" and (not isinstance(value, int) or value < 0):
+            raise ConfigError(f"{path}: key 'fadeAfterUnused' must be a whole number of 0 or more (0: items never "
+                              f"fade), got {value!r}; the default is {want!r}")
         cfg[key] = value
     return cfg, warnings
 

@@ -1,0 +1,63 @@
+"""Which items a retrieval serves: pinned first, faded and expired ones left out.
+
+Three rules on top of ranking (docs/curation.md):
+
+* a pinned item (`engram memory pin`) is always injected at SessionStart, first in its
+  section, whatever its strength or the entry points;
+* a faded item (injected `fadeAfterUnused` times, never used: consolidate/payoff.py) is no
+  longer injected, unless pinned;
+* an item whose recorded evidence no longer holds (graph/evidence.py: its Makefile target,
+  script or file is gone, the file its role was read from was rewritten) is not served as
+  current: left out; a failing check whose files all changed since is served as possibly
+  fixed, not as failing.
+
+Two small indexed queries (item_state) and at most evidence.MAX_READS bounded file reads
+per retrieval; a database from before these tables reads as "nothing pinned, nothing
+faded, no evidence".
+"""
+
+from __future__ import annotations
+
+from engram.graph import evidence, items, readonly
+from engram.retrieve import tiers
+
+PIN_ACTIVATION = 1.0
+
+
+def pinned(conn) -> list[tuple[dict, float]]:
+    """The pinned live items, as standing (node, activation) pairs."""
+    ids, _ = items.flagged(conn)
+    found = readonly.nodes(conn, ids) if ids else {}
+    return [(found[i], PIN_ACTIVATION) for i in ids if i in found]
+
+
+def screen(conn, root: str | None, pairs: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
+    """The pairs without faded items and items whose evidence no longer holds (pinned ones kept)."""
+    if not pairs:
+        return pairs
+    pins, faded = items.flagged(conn)
+    state = items.states(conn, {n["id"] for n, _ in pairs})
+    reader = evidence.Reader(root) if root else None
+    keep = set(pins)
+    out = []
+    for node, act in pairs:
+        nid = node["id"]
+        if nid in faded and nid not in keep:
+            continue
+        needs = (state.get(nid) or {}).get("evidence", {}).get("needs")
+        if reader is not None and needs and nid not in keep:
+            data = tiers.data_of(node)
+            if evidence.broken(needs, reader, data):
+                continue
+            node = _possibly_fixed(node, evidence.changed(needs, reader))
+        out.append((node, act))
+    return out
+
+
+def _possibly_fixed(node: dict, files: list[str]) -> dict:
+    """A failing check whose files all changed since: said as possibly fixed, not as failing."""
+    if not files:
+        return node
+    named = ", ".join(f"`{f}`" for f in files[:3])
+    return {**node, "description": f"Possibly fixed since: {named} changed after it failed (not re-run here). "
+                                   + str(node.get("description") or "")}
