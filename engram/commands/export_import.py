@@ -12,6 +12,10 @@ capture, so an export holds none.
 than the exported one: paths in the graph are project-relative. It stops when the target
 already holds any exported session or node, unless --merge (then only what is new is
 added). Vectors are recomputed by this machine's embedder.
+
+`engram export --to CLAUDE.md|AGENTS.md|GEMINI.md [--project DIR]` keeps one marked section
+of that file in the project current with the pinned and most-used items (the rest of the
+file untouched, replaced atomically; harnesses/memory_file.py).
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("out", nargs="?", default=None,
                    help="a new or empty directory (default: $ENGRAM_HOME/exports/<project>-<date>)")
+    p.add_argument("--to", choices=("CLAUDE.md", "AGENTS.md", "GEMINI.md"), metavar="FILE",
+                   help="instead: keep engram's section of the project's CLAUDE.md, AGENTS.md or GEMINI.md current "
+                        "(the pinned and most-used items)")
     add_project_option(p)
     p.set_defaults(func=export)
     p = subparsers.add_parser(
@@ -73,10 +80,36 @@ def export(args: argparse.Namespace) -> int:
     project = Project.from_cwd(args.project or os.getcwd())
     if not os.path.isdir(project.dir):
         raise EngramError(f"engram has no data for {project.root} (nothing captured there yet)")
+    if getattr(args, "to", None):
+        return export_to(args, project)
     out = export_dir(args, project)
     counts = export_project(project, out)
     print(f"exported {project.root} to {out}: {counts['sessions']} session(s), {counts.get('nodes', 0)} node(s), "
           f"{counts.get('edges', 0)} edge(s), {counts.get('episodes', 0)} episode(s)")
+    return 0
+
+
+def export_to(args: argparse.Namespace, project: Any) -> int:
+    """`--to FILE`: the section of the harness's memory file (harnesses/memory_file.py)."""
+    from engram.errors import EngramError
+    from engram.graph.readonly import open_ro
+    from engram.harnesses import memory_file
+    from engram.report.items import list_items
+
+    if args.out:
+        raise EngramError(f"--to {args.to} writes into the project, not into {args.out}; drop one of the two")
+    path = os.path.join(project.root, args.to)
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+        raise EngramError(f"{path} is a symlink or not a regular file; engram leaves it alone")
+    conn = open_ro(project.db_path)
+    rows = []
+    if conn is not None:
+        try:
+            rows = memory_file.select(list_items(conn, project.root))
+        finally:
+            conn.close()
+    changed = memory_file.write(project.root, args.to, memory_file.text(rows))
+    print(f"{'updated' if changed else 'already current:'} {path} ({len(rows)} item(s) in engram's section)")
     return 0
 
 
