@@ -64,9 +64,12 @@ class Later:
 
     @staticmethod
     def ran(evs: list[dict[str, Any]], commands: set[str]) -> dict[str, Any] | None:
+        """The first event that ran one of the commands, or the same with more options
+        (`npm run build -- --watch` runs `npm run build`)."""
         if not commands:
             return None
-        return next((e for e in evs if isinstance(e.get("command"), str) and canon(e["command"]) & commands), None)
+        return next((e for e in evs if isinstance(e.get("command"), str)
+                     and any(c == k or c.startswith(k + " ") for c in canon(e["command"]) for k in commands)), None)
 
     @staticmethod
     def touched(evs: list[dict[str, Any]], paths: set[str], writes_only: bool = False) -> dict[str, Any] | None:
