@@ -19,7 +19,7 @@ from engram.errors import EngramError
 # and building every parser cost ~45 ms of each `engram query` (`python -X importtime`).
 VERBS = {"demo": "demo", "decide": "decide", "status": "status", "show": "show", "maintain": "maintain",
          "consolidate": "consolidate", "query": "query", "mcp": "mcp", "install": "install_uninstall",
-         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "memory": "memory", "view": "view", "export": "export_import",
+         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "memory": "show", "view": "export_import", "export": "export_import",
          "import": "export_import", "eval": "eval_", "backfill": "backfill", "worker": "worker"}
 
 

@@ -364,7 +364,7 @@ def payoff_and_page(demo: Demo, base: str, kept: bool) -> None:
     """The demo's last two lines: the payoff line of `engram status` and the page `engram view` wrote."""
     import tempfile
 
-    from engram.commands.view import build
+    from engram.commands.export_import import build_page as build
     from engram.config import Project
     from engram.fsio import write_atomic
     from engram.graph.readonly import open_ro

@@ -1,4 +1,5 @@
-"""`engram export` / `engram import`: a project's memory as plain files, and back.
+"""`engram export` / `engram import` / `engram view`: a project's memory written out (plain files
+and back, a section of the harness's memory file, a page).
 
 `engram export [DIR] [--project DIR]` writes DIR (a new or empty directory; default
 `$ENGRAM_HOME/exports/<project>-<date>`, never the current directory, which is usually the
@@ -12,6 +13,13 @@ capture, so an export holds none.
 than the exported one: paths in the graph are project-relative. It stops when the target
 already holds any exported session or node, unless --merge (then only what is new is
 added). Vectors are recomputed by this machine's embedder.
+
+`engram view [--out FILE] [--project DIR]`: a project's memory as one self-contained HTML page.
+Knowledge by kind with evidence and payoff, the sessions timeline, what each session was
+shown and used, the token ledger (engram/report/view.py). Nothing is loaded from the
+network and no server runs: open the file in any browser. Default FILE:
+`$ENGRAM_HOME/views/<project>-<id>.html` (never the current directory, usually the user's
+repository); the file is replaced atomically.
 
 `engram export --to CLAUDE.md|AGENTS.md|GEMINI.md [--project DIR]` keeps one marked section
 of that file in the project current with the pinned and most-used items (the rest of the
@@ -52,6 +60,7 @@ def add_parser(subparsers: Any) -> None:
     add_project_option(p, "the project to import into (default: the current directory)")
     p.add_argument("--merge", action="store_true", help="add only what the project does not hold yet")
     p.set_defaults(func=import_)
+    add_view_parser(subparsers)
 
 
 def export_dir(args: argparse.Namespace, project: Any) -> str:
@@ -123,4 +132,68 @@ def import_(args: argparse.Namespace) -> int:
     counts = import_project(project, os.path.abspath(args.src), merge=args.merge, embedder=embedder)
     print(f"imported into {project.root}: {counts['sessions']} session(s), {counts.get('nodes', 0)} node(s), "
           f"{counts.get('edges', 0)} edge(s), {counts.get('episodes', 0)} episode(s)")
+    return 0
+
+
+# -- engram view -------------------------------------------------------------------------
+
+
+def add_view_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("view", help="write a project's memory as one self-contained HTML page",
+                              description="Write a project's memory as one self-contained HTML page (docs/curation.md).",
+                              epilog="example: engram view --out /tmp/memory.html && xdg-open /tmp/memory.html")
+    p.add_argument("--out", metavar="FILE", help="where to write the page (default: $ENGRAM_HOME/views/<project>.html)")
+    add_project_option(p)
+    p.set_defaults(func=view)
+
+
+def build_page(project: Any) -> str:
+    """The page's HTML for one project (reads only)."""
+    from engram.clock import utc_iso
+    from engram.graph import items, ledger, store
+    from engram.graph.readonly import open_ro
+    from engram.report import inventory
+    from engram.report.items import list_items
+    from engram.report.view import page
+
+    conn = open_ro(project.db_path)
+    try:
+        rows = list_items(conn, project.root)
+        episodes = [n for n in store.list_nodes(conn, type="episode", status="active")]
+        episodes.sort(key=lambda n: str(n.get("created_at") or ""), reverse=True)
+        use = inventory.model_use([project])
+        use["all"] = ledger.totals_since(conn, "")
+        line = inventory.payoff_line(inventory.payoff(conn))
+        html = page({"name": os.path.basename(project.root) or project.root, "root": project.root}, rows, episodes,
+                    items.sessions(conn), items.injections_of(conn), use, line, utc_iso(0))
+    finally:
+        conn.close()
+    return html
+
+
+def view_path(args: argparse.Namespace, project: Any) -> str:
+    from engram.errors import EngramError
+
+    if not args.out:
+        return os.path.join(project.home, "views", f"{os.path.basename(project.root) or 'root'}-{project.id}.html")
+    out = os.path.abspath(os.path.expanduser(args.out))
+    if os.path.isdir(out):
+        raise EngramError(f"--out {args.out}: is a directory; name a file such as {os.path.join(args.out, 'memory.html')}")
+    if not os.path.isdir(os.path.dirname(out)):
+        raise EngramError(f"--out {args.out}: its folder {os.path.dirname(out)} does not exist; create it first")
+    return out
+
+
+def view(args: argparse.Namespace) -> int:
+    from engram.config import Project
+    from engram.errors import EngramError
+    from engram.fsio import write_atomic
+
+    project = Project.from_cwd(args.project or os.getcwd())
+    if not os.path.exists(project.db_path):
+        raise EngramError(f"engram has no memory of {project.root} yet (nothing consolidated there)")
+    out = view_path(args, project)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    write_atomic(out, build_page(project).encode("utf-8"), mode=0o644, durable=False)
+    print(out)
     return 0

@@ -355,9 +355,9 @@ def _index_gotchas(conn: Any, project: Any) -> None:
 
 
 def _payoff(conn: Any, project: Any, session: str, events: list[dict[str, Any]], cfg: dict[str, Any]) -> None:
-    """What the session used of what it was shown, and its items' evidence (consolidate/payoff.py);
+    """What the session used of what it was shown, and its items' evidence (consolidate/knowledge/payoff.py);
     a failure here costs only those figures, never the consolidation."""
-    from engram.consolidate import payoff
+    from engram.consolidate.knowledge import payoff
 
     try:
         payoff.record(conn, project.root, session, events, cfg)

@@ -83,7 +83,7 @@ def _header(data: dict[str, Any]) -> str:
 
 def hit_rate(graphs: dict[str, Any]) -> str:
     """Payoff per item over the replayed sessions: of the items injected, how many the session
-    then used (consolidate/payoff.py; docs/curation.md)."""
+    then used (consolidate/knowledge/payoff.py; docs/curation.md)."""
     totals = {k: sum(int((g.get("payoff") or {}).get(k, 0)) for g in graphs.values() if g)
               for k in ("sessions", "injected", "used", "words")}
     if not totals["injected"]:

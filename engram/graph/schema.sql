@@ -264,10 +264,10 @@ CREATE INDEX IF NOT EXISTS nodes_live_episodes ON nodes(type, created_at DESC, i
 -- @migration m008_item_payoff
 -- What each injected item earned (docs/curation.md). `injections`: one row per item shown to
 -- a session (SessionStart, a prompt, a first read), with the event that used it, if any,
--- decided by the worker from the session's later events (consolidate/payoff.py).
+-- decided by the worker from the session's later events (consolidate/knowledge/payoff.py).
 -- `item_state`: per item the sums of those rows, whether the user pinned it, whether it
 -- faded (shown `fadeAfterUnused` times, never used), and its evidence (the session, event
--- seqs and what of the project's files it needs: graph/evidence.py). `session_payoff`: per
+-- seqs and what of the project's files it needs: graph/items/evidence.py). `session_payoff`: per
 -- session what was injected (items, words) and used. `curation_log`: every change a person
 -- made to one item (`engram memory`), its old text included; a deleted node takes its rows
 -- with it (`engram forget` leaves no copy here).
@@ -290,7 +290,7 @@ CREATE TABLE IF NOT EXISTS item_state (
     used          INTEGER NOT NULL DEFAULT 0,
     last_injected TEXT,
     last_used     TEXT,
-    evidence      TEXT NOT NULL DEFAULT '{}'  -- JSON: session, seqs, needs (graph/evidence.py)
+    evidence      TEXT NOT NULL DEFAULT '{}'  -- JSON: session, seqs, needs (graph/items/evidence.py)
 ) WITHOUT ROWID;
 -- The hook reads the pinned and faded items at every SessionStart: a few rows of this index.
 CREATE INDEX IF NOT EXISTS item_state_flagged ON item_state(pinned, faded) WHERE pinned = 1 OR faded = 1;

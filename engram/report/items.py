@@ -2,7 +2,7 @@
 
 An item is a live node a session can be shown (episodes and `mention`s are not: they are
 bookkeeping), with its kind (`data.kind`, else the node type), its payoff (times injected,
-times used, last used), whether it is pinned or faded, and its evidence (graph/evidence.py)
+times used, last used), whether it is pinned or faded, and its evidence (graph/items/evidence.py)
 with whether that evidence still holds in the project now.
 """
 
@@ -21,7 +21,7 @@ def kind_of(node: dict[str, Any]) -> str:
 
 
 def _row(node: dict[str, Any], state: dict[str, Any] | None, reader: Any = None) -> dict[str, Any]:
-    from engram.graph import evidence
+    from engram.graph.items import evidence
 
     state = state or {}
     ev = state.get("evidence") if isinstance(state.get("evidence"), dict) else {}
@@ -42,7 +42,8 @@ def _row(node: dict[str, Any], state: dict[str, Any] | None, reader: Any = None)
 
 def list_items(conn: Any, root: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
     """The live items (of one kind), pinned first, then strongest; evidence checked against `root`."""
-    from engram.graph import evidence, items, store
+    from engram.graph import items, store
+    from engram.graph.items import evidence
 
     nodes = [n for n in store.list_nodes(conn, status="active") if n["type"] != "episode"
              and n["strength"] > 0 and kind_of(n) not in HIDDEN_KINDS and (kind is None or kind_of(n) == kind)]
@@ -55,7 +56,8 @@ def list_items(conn: Any, root: str | None = None, kind: str | None = None) -> l
 
 def get_item(conn: Any, node_id: str, root: str | None = None) -> dict[str, Any]:
     """One item with its curation log; EngramError for an id that names no live item."""
-    from engram.graph import evidence, items, store
+    from engram.graph import items, store
+    from engram.graph.items import evidence
 
     node = store.get_node(conn, node_id) if isinstance(node_id, str) else None
     if node is None or node["type"] == "episode" or kind_of(node) in HIDDEN_KINDS:

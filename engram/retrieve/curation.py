@@ -4,9 +4,9 @@ Three rules on top of ranking (docs/curation.md):
 
 * a pinned item (`engram memory pin`) is always injected at SessionStart, first in its
   section, whatever its strength or the entry points;
-* a faded item (injected `fadeAfterUnused` times, never used: consolidate/payoff.py) is no
+* a faded item (injected `fadeAfterUnused` times, never used: consolidate/knowledge/payoff.py) is no
   longer injected, unless pinned;
-* an item whose recorded evidence no longer holds (graph/evidence.py: its Makefile target,
+* an item whose recorded evidence no longer holds (graph/items/evidence.py: its Makefile target,
   script or file is gone, the file its role was read from was rewritten) is not served as
   current: left out; a failing check whose files all changed since is served as possibly
   fixed, not as failing.
@@ -18,7 +18,8 @@ faded, no evidence".
 
 from __future__ import annotations
 
-from engram.graph import evidence, items, readonly
+from engram.graph import items, readonly
+from engram.graph.items import evidence
 from engram.retrieve import tiers
 
 PIN_ACTIVATION = 1.0

@@ -46,7 +46,7 @@ def remember(injected: dict, nodes: dict[str, dict], shown: list[tuple[str, int]
 
 def newly_shown(view: dict) -> list[list]:
     """[[node id, tier]] a retrieval on `view` showed: the entries of its map that differ from
-    the snapshot's (the hook records them as an `injected` event, consolidate/payoff.py)."""
+    the snapshot's (the hook records them as an `injected` event, consolidate/knowledge/payoff.py)."""
     before = view.get("_before") or {}
     mine = view.get(KEY) if isinstance(view.get(KEY), dict) else {}
     return [[nid, v[1]] for nid, v in (mine.get("injected") or {}).items()

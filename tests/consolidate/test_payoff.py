@@ -1,4 +1,4 @@
-"""Payoff per item (consolidate/payoff.py): the hook records what it showed, the worker decides
+"""Payoff per item (consolidate/knowledge/payoff.py): the hook records what it showed, the worker decides
 what the session used, items never used fade, pinned ones come back first."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from testing.consolidation import Session, cfg, consolidate, make_root, rows
 
 from engram.config import ConfigError, load_config, save_setting
-from engram.consolidate import payoff
+from engram.consolidate.knowledge import payoff
 
 
 def run(root, sid: str, *commands: str, reads: tuple[str, ...] = ()) -> Session:

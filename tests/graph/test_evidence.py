@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from engram.graph import evidence
-from engram.graph.evidence import Reader, broken, changed, command_needs, holds, needs
+from engram.graph.items import evidence
+from engram.graph.items.evidence import Reader, broken, changed, command_needs, holds, needs
 
 
 def test_command_needs_read_the_targets_scripts_and_files_a_command_line_uses():

@@ -19,7 +19,7 @@ each item shown, the first later event that used it is looked for (docs/curation
 The rows replace the session's earlier ones (idempotent), the items' sums follow, an item
 shown `fadeAfterUnused` times and never used fades (retrieve/curation.py stops serving it),
 and the used items are reinforced in the session (graph/decay.py). The evidence of the
-knowledge items the session touched is recorded too (graph/evidence.py).
+knowledge items the session touched is recorded too (graph/items/evidence.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from engram.capture import commandline as cl
-from engram.graph import decay, evidence, items, store
+from engram.graph import decay, items, store
+from engram.graph.items import evidence
 
 KNOWLEDGE = ("command", "command_run", "gotcha", "unfinished", "file")
 

@@ -1,6 +1,6 @@
 """Per-item state: what each injected item earned, pins, fading, evidence, the curation log.
 
-Every SQL statement on the tables of migration m008 (schema.sql): `injections`,
+This package's `evidence.py` says what an item needs of the project's files. Here: every SQL statement on the tables of migration m008 (schema.sql): `injections`,
 `item_state`, `session_payoff`, `curation_log`. The readers (`flagged`, `states`) run in the
 hook on a read-only connection, standard library only; a database from before m008 (the
 hooks never migrate) has none of these tables, and they then read as empty. The writers
@@ -9,9 +9,11 @@ run in the worker (`record_session`) and the CLI (`set_pinned`, `log_change`).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from engram import jsonio
+
+TYPE_CHECKING = False  # `typing` costs every hook ~20 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 CHUNK = 500
 
@@ -119,7 +121,7 @@ def session_items(conn: Any, session: str, kinds: tuple[str, ...]) -> list[str]:
 
 
 def set_evidence(conn: Any, evidence: dict[str, dict[str, Any]]) -> None:
-    """Store each item's evidence (graph/evidence.py), replacing what it had."""
+    """Store each item's evidence (graph/items/evidence.py), replacing what it had."""
     for nid, ev in evidence.items():
         conn.execute("INSERT INTO item_state (node_id, evidence) VALUES (?, ?) "
                      "ON CONFLICT(node_id) DO UPDATE SET evidence = excluded.evidence", (nid, jsonio.dumps(ev)))
