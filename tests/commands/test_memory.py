@@ -81,3 +81,15 @@ def test_forget_is_engram_forget(root):
     assert rows(project, "SELECT count(*) FROM item_state WHERE node_id = ?", target["id"]) == [(0,)]
     assert rows(project, "SELECT count(*) FROM curation_log WHERE node_id = ?", target["id"]) == [(0,)]
     assert memory(root, "show", target["id"]).returncode == 1
+
+
+def test_forgetting_a_text_scrubs_an_edits_old_text_from_the_log(root):
+    target = item(root, "make test")
+    memory(root, "edit", target["id"], "--text", "`make test` runs pytest against the staging-hunter2 database.")
+    memory(root, "edit", target["id"], "--text", "`make test` runs pytest.")
+    res = engram("forget", "staging-hunter2", "--project", str(root))
+    assert res.returncode == 0, res.stderr
+    from engram.config import Project
+
+    (detail,) = rows(Project.from_cwd(str(root)), "SELECT group_concat(detail) FROM curation_log")[0]
+    assert "hunter2" not in detail and "runs pytest." in detail

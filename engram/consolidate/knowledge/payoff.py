@@ -7,7 +7,7 @@ each item shown, the first later event that used it is looked for (docs/curation
 
 * a command (a working one, one run without an exit status, a failing check's, a gotcha's
   way round): the session ran it, compared normalised (capture/commandline.py, as the
-  command's key was made);
+  command's key was made), or ran it with more options;
 * a file's role: the session read or edited the file;
 * an unfinished item: its check ran, the task list was updated, its leftover file or its
   pull request / issue was acted on, or (the last request, any other) one of its files edited;
