@@ -377,7 +377,11 @@ def payoff_and_page(demo: Demo, base: str, kept: bool) -> None:
     finally:
         conn.close()
     # a temporary demo's folder is removed at the end: its page is kept beside it
-    page = os.path.join(base, "memory.html") if kept else tempfile.mkstemp(prefix="engram-demo-", suffix=".html")[1]
+    if kept:
+        page = os.path.join(base, "memory.html")
+    else:
+        fd, page = tempfile.mkstemp(prefix="engram-view-", suffix=".html")
+        os.close(fd)
     write_atomic(page, build(project).encode("utf-8"), mode=0o644, durable=False)
     heading("What the memory earned, and a page to look at (`engram status`, `engram view`)")
     print(f"  {line}")
