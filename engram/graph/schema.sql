@@ -307,7 +307,7 @@ CREATE TABLE IF NOT EXISTS curation_log (
     action  TEXT NOT NULL,                 -- pin | unpin | edit | forget
     detail  TEXT NOT NULL DEFAULT '{}'     -- JSON: the old and new text of an edit
 );
-CREATE INDEX IF NOT EXISTS curation_log_node ON curation_log(node_id);
+CREATE UNIQUE INDEX IF NOT EXISTS curation_log_node ON curation_log(node_id, at, action);  -- an import adds a row once
 CREATE TRIGGER IF NOT EXISTS items_node_deleted AFTER DELETE ON nodes
 BEGIN
     DELETE FROM item_state WHERE node_id = OLD.id;

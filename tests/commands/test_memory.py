@@ -93,3 +93,17 @@ def test_forgetting_a_text_scrubs_an_edits_old_text_from_the_log(root):
 
     (detail,) = rows(Project.from_cwd(str(root)), "SELECT group_concat(detail) FROM curation_log")[0]
     assert "hunter2" not in detail and "runs pytest." in detail
+
+
+def test_pins_payoff_and_the_log_travel_with_an_export(root, tmp_path):
+    target = item(root, "make lint")
+    memory(root, "pin", target["id"])
+    assert engram("export", str(tmp_path / "backup"), "--project", str(root)).returncode == 0
+    other = make_root(tmp_path, "other")
+    res = engram("import", str(tmp_path / "backup"), "--project", str(other))
+    assert res.returncode == 0, res.stderr
+    moved = json.loads(memory(other, "show", target["id"], "--json").stdout)
+    assert moved["pinned"] is True and [c["action"] for c in moved["changes"]] == ["pin"]
+    again = engram("import", str(tmp_path / "backup"), "--project", str(other), "--merge")
+    assert again.returncode == 0, again.stderr
+    assert [c["action"] for c in json.loads(memory(other, "show", target["id"], "--json").stdout)["changes"]] == ["pin"]
