@@ -32,8 +32,17 @@ def pinned(conn) -> list[tuple[dict, float]]:
     return [(found[i], PIN_ACTIVATION) for i in ids if i in found]
 
 
-def screen(conn, root: str | None, pairs: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
-    """The pairs without faded items and items whose evidence no longer holds (pinned ones kept)."""
+def screen_both(conn, root: str | None, first: list[tuple[dict, float]], rest: list[tuple[dict, float]]
+                ) -> tuple[list[tuple[dict, float]], list[tuple[dict, float]]]:
+    """`screen` of the standing and the ranked pairs in one pass (one read of the flags and
+    states, one budget of file reads)."""
+    kept = screen(conn, root, first + rest, marked=True)
+    return [p for i, p in kept if i < len(first)], [p for i, p in kept if i >= len(first)]
+
+
+def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool = False) -> list:
+    """The pairs without faded items and items whose evidence no longer holds (pinned ones
+    kept); with `marked`, each kept pair with its index in `pairs`."""
     if not pairs:
         return pairs
     pins, faded = items.flagged(conn)
@@ -41,7 +50,7 @@ def screen(conn, root: str | None, pairs: list[tuple[dict, float]]) -> list[tupl
     reader = evidence.Reader(root) if root else None
     keep = set(pins)
     out = []
-    for node, act in pairs:
+    for i, (node, act) in enumerate(pairs):
         nid = node["id"]
         if nid in faded and nid not in keep:
             continue
@@ -51,7 +60,7 @@ def screen(conn, root: str | None, pairs: list[tuple[dict, float]]) -> list[tupl
             if evidence.broken(needs, reader, data):
                 continue
             node = _possibly_fixed(node, evidence.changed(needs, reader))
-        out.append((node, act))
+        out.append((i, (node, act)) if marked else (node, act))
     return out
 
 

@@ -76,7 +76,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
     first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.level(n, a))]
-    first, items = curation.screen(conn, root, first), curation.screen(conn, root, items)
+    first, items = curation.screen_both(conn, root, first, items)
     if not first and not items:
         return None
     text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header, low_prefix)
