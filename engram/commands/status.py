@@ -1,4 +1,5 @@
-"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors,
+"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors, the payoff
+(what the last sessions were shown and used: docs/curation.md),
 who consolidates and why, and the model-call ledger: today's and the last 7 days' tokens and
 cost per provider."""
 

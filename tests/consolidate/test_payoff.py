@@ -123,5 +123,9 @@ def test_use_by_kind():
     assert payoff.use(followed, later)[1] == "followed"
     broke = {"id": "n_bad", "type": "decision", "name": "Never touch b.py", "affected_files": ["b.py"], "data": {}}
     assert payoff.use(broke, later)[1] == "broken"
+    said = {"id": "n_i", "type": "decision", "name": "Make sure to run the unit tests before you say it is done",
+            "data": {"kind": "instruction"}}
+    assert payoff.use(said, later) == (None, "")
+    assert payoff.use(said, later + [{"seq": 10, "type": "test_run", "command": "pytest -q"}])[1] == "followed"
     unrelated = {"id": "n_u", "type": "concept", "affected_files": ["z.py"], "data": {}}
     assert payoff.use(unrelated, later) == (None, "")

@@ -11,8 +11,8 @@ each item shown, the first later event that used it is looked for (docs/curation
 * a file's role: the session read or edited the file;
 * an unfinished item: its check ran, the task list was updated, its leftover file or its
   pull request / issue was acted on, or (the last request, any other) one of its files edited;
-* an instruction or decision: the session edited a file it is about, or ran a command it
-  quotes, and no contradiction warning named it since ("broken" is kept as how it was used:
+* an instruction or decision: the session edited a file it is about, ran a command it
+  quotes, or ran the tests (a build) it speaks of, and no contradiction warning named it since ("broken" is kept as how it was used:
   it was not followed, and it is not counted as used);
 * anything else (an episode, an error, a finding): one of its files read or edited.
 
@@ -84,6 +84,17 @@ def _quoted(text: str) -> set[str]:
     return set().union(*(canon(p) for p in parts[1::2] if p.strip())) if len(parts) > 2 else set()
 
 
+_CHECKS = (("test", "test_run"), ("build", "build"))  # an instruction naming the tests is followed by running them
+
+
+def _checked(said: str, evs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first test or build run after an instruction that asks for one ("run the unit tests
+    before you say a change is done")."""
+    words = said.casefold()
+    kinds = {kind for word, kind in _CHECKS if word in words}
+    return next((e for e in evs if e.get("type") in kinds), None) if kinds else None
+
+
 def use(node: dict[str, Any], evs: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
     """(the event that used the item, how), or (None, "") / (event, "broken")."""
     data = node.get("data") if isinstance(node.get("data"), dict) else {}
@@ -103,8 +114,8 @@ def use(node: dict[str, Any], evs: list[dict[str, Any]]) -> tuple[dict[str, Any]
                       and node["id"] in (e.get("decisions") or [])), None)
         if broke:
             return broke, "broken"
-        hit = Later.ran(evs, _quoted(str(node.get("name") or "") + " " + str(node.get("description") or "")))
-        hit = hit or Later.touched(evs, files, writes_only=True)
+        said = str(node.get("name") or "") + " " + str(node.get("description") or "")
+        hit = Later.ran(evs, _quoted(said)) or Later.touched(evs, files, writes_only=True) or _checked(said, evs)
         return (hit, "followed") if hit else (None, "")
     hit = Later.touched(evs, files)
     return (hit, "read" if hit and hit.get("type") == "file_read" else "edited") if hit else (None, "")
