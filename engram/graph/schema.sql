@@ -279,6 +279,7 @@ CREATE TABLE IF NOT EXISTS injections (
     used_seq   INTEGER,                    -- the event that used it (NULL: not used)
     used_how   TEXT NOT NULL DEFAULT '',
     at         TEXT NOT NULL,              -- when it was shown (the event's time)
+    used_at    TEXT,                       -- when it was used (that event's time)
     PRIMARY KEY (session_id, node_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS injections_node ON injections(node_id);

@@ -151,7 +151,8 @@ def rows(conn: Any, events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
         hit, how = use(node, later.after(rec["seq"]))
         used = hit is not None and how != "broken"
         out.append({"node_id": nid, "via": rec["via"], "seq": rec["seq"], "at": rec["at"] or first,
-                    "used_seq": hit["seq"] if used and hit else None, "used_how": how})
+                    "used_seq": hit["seq"] if used and hit else None, "used_how": how,
+                    "used_at": str(hit.get("ts") or "") or None if used and hit else None})
     return out, words, first
 
 

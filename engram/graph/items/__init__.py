@@ -80,10 +80,10 @@ def record_session(conn: Any, session: str, rows: list[dict[str, Any]], words: i
     Returns the ids this session used. Runs inside the caller's transaction."""
     old = [r[0] for r in conn.execute("SELECT node_id FROM injections WHERE session_id = ?", (session,))]
     conn.execute("DELETE FROM injections WHERE session_id = ?", (session,))
-    conn.executemany("INSERT OR REPLACE INTO injections (session_id, node_id, via, seq, used_seq, used_how, at) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     [(session, r["node_id"], r["via"], r["seq"], r.get("used_seq"), r.get("used_how") or "", r["at"])
-                      for r in rows])
+    conn.executemany("INSERT OR REPLACE INTO injections (session_id, node_id, via, seq, used_seq, used_how, at, "
+                     "used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(session, r["node_id"], r["via"], r["seq"], r.get("used_seq"), r.get("used_how") or "", r["at"],
+                       r.get("used_at")) for r in rows])
     used = [r["node_id"] for r in rows if r.get("used_seq") is not None]
     conn.execute("INSERT OR REPLACE INTO session_payoff (session_id, injected, used, words, at) VALUES (?, ?, ?, ?, ?)",
                  (session, len(rows), len(used), int(words), at))
@@ -105,7 +105,7 @@ def resum(conn: Any, ids: Iterable[str], fade_after: int) -> None:
             "used = (SELECT count(*) FROM injections j WHERE j.node_id = item_state.node_id "
             "AND j.used_seq IS NOT NULL), "
             "last_injected = (SELECT max(at) FROM injections j WHERE j.node_id = item_state.node_id), "
-            "last_used = (SELECT max(at) FROM injections j WHERE j.node_id = item_state.node_id "
+            "last_used = (SELECT max(coalesce(used_at, at)) FROM injections j WHERE j.node_id = item_state.node_id "
             "AND j.used_seq IS NOT NULL) "
             f"WHERE node_id IN ({_marks(len(part))})", part)
         conn.execute(f"UPDATE item_state SET faded = CASE WHEN ? > 0 AND used = 0 AND injected >= ? THEN 1 ELSE 0 END "
