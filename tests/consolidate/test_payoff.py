@@ -129,3 +129,11 @@ def test_use_by_kind():
     assert payoff.use(said, later + [{"seq": 10, "type": "test_run", "command": "pytest -q"}])[1] == "followed"
     unrelated = {"id": "n_u", "type": "concept", "affected_files": ["z.py"], "data": {}}
     assert payoff.use(unrelated, later) == (None, "")
+
+
+def test_a_tampered_injected_event_is_read_as_nothing():
+    events = [{"seq": 1, "type": "injected", "via": "prompt", "items": [["n_a", 2], "junk", [3], []], "words": "many"},
+              {"seq": 2, "type": "injected", "items": "not a list", "words": 7},
+              {"seq": 3, "type": "injected", "via": "prompt", "items": [["n_b", 1]], "words": 5}]
+    shown, words, _ = payoff.injections(events)
+    assert sorted(shown) == ["n_a", "n_b"] and words == 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -76,5 +77,8 @@ def test_demo_ends_with_the_payoff_line_and_the_page(tmp_path):
     used = re.match(r"  payoff: last (\d+) session\(s\): (\d+) item\(s\) injected \([\d,]+ words\), (\d+) used", payoff)
     assert used and int(used.group(1)) >= 4 and int(used.group(3)) >= 1, payoff
     assert page == f"  page: {tmp_path / 'demo' / 'memory.html'}"
+    streams = (tmp_path / "demo" / "engram-home" / "projects").glob("*/events/demo-session-5.jsonl")
+    vias = {e["via"] for e in map(json.loads, next(streams).read_text().splitlines()) if e["type"] == "injected"}
+    assert vias == {"session_start", "first_read", "prompt"}
     html = (tmp_path / "demo" / "memory.html").read_text()
     assert "python -m unittest test_calc" in html and "demo-session-5" in html

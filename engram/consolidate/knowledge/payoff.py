@@ -40,7 +40,7 @@ def injections(events: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]],
     for ev in events:
         if ev.get("type") != "injected" or not isinstance(ev.get("items"), list):
             continue
-        words += int(ev.get("words") or 0)
+        words += ev["words"] if isinstance(ev.get("words"), int) and ev["words"] > 0 else 0  # a stream is untrusted
         first = first or str(ev.get("ts") or "")
         for item in ev["items"]:
             nid = item[0] if isinstance(item, list) and item else None
