@@ -41,12 +41,14 @@ def _row(node: dict[str, Any], state: dict[str, Any] | None, reader: Any = None)
 
 
 def list_items(conn: Any, root: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
-    """The live items (of one kind), pinned first, then strongest; evidence checked against `root`."""
+    """The active items (of one kind), pinned first, then strongest; evidence checked against
+    `root`. An item of strength 0 (of a session whose outcome was a failure) is listed too:
+    retrieval passes it over unless it is pinned."""
     from engram.graph import items, store
     from engram.graph.items import evidence
 
     nodes = [n for n in store.list_nodes(conn, status="active") if n["type"] != "episode"
-             and n["strength"] > 0 and kind_of(n) not in HIDDEN_KINDS and (kind is None or kind_of(n) == kind)]
+             and kind_of(n) not in HIDDEN_KINDS and (kind is None or kind_of(n) == kind)]
     states = items.states(conn, [n["id"] for n in nodes])
     reader = evidence.Reader(root, max_reads=10_000) if root else None
     rows = [_row(n, states.get(n["id"]), reader) for n in nodes]

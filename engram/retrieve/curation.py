@@ -3,7 +3,7 @@
 Three rules on top of ranking (docs/curation.md):
 
 * a pinned item (`engram memory pin`) is always injected at SessionStart, first in its
-  section, whatever its strength or the entry points;
+  section, whatever its strength, its evidence or the entry points (while it is active);
 * a faded item (injected `fadeAfterUnused` times, never used: consolidate/knowledge/payoff.py) is no
   longer injected, unless pinned;
 * an item whose recorded evidence no longer holds (graph/items/evidence.py: its Makefile target,
@@ -26,10 +26,9 @@ PIN_ACTIVATION = 1.0
 
 
 def pinned(conn) -> list[tuple[dict, float]]:
-    """The pinned live items, as standing (node, activation) pairs."""
-    ids, _ = items.flagged(conn)
-    found = readonly.nodes(conn, ids) if ids else {}
-    return [(found[i], PIN_ACTIVATION) for i in ids if i in found]
+    """The pinned active items, as standing (node, activation) pairs: shown whatever their
+    strength (a superseded or forgotten item is not)."""
+    return [(node, PIN_ACTIVATION) for node in items.pinned_nodes(conn, readonly.NODE_COLS)]
 
 
 def screen_both(conn, root: str | None, first: list[tuple[dict, float]], rest: list[tuple[dict, float]]
@@ -55,9 +54,8 @@ def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool
         if nid in faded and nid not in keep:
             continue
         needs = (state.get(nid) or {}).get("evidence", {}).get("needs")
-        if reader is not None and needs and nid not in keep:
-            data = tiers.data_of(node)
-            if evidence.broken(needs, reader, data):
+        if reader is not None and needs:
+            if nid not in keep and evidence.broken(needs, reader, tiers.data_of(node)):
                 continue
             node = _possibly_fixed(node, evidence.changed(needs, reader))
         out.append((i, (node, act)) if marked else (node, act))

@@ -76,18 +76,22 @@ def test_an_item_shown_k_times_and_never_used_fades_and_a_pinned_one_comes_back_
     s3 = Session(root, "s3").start()
     text = _context(s3)
     assert "`make test`" in text and "make lint" not in text
-    from engram.graph import items
-
-    conn = _conn(s3.project)
-    try:
-        (nid,) = [r[0] for r in conn.execute("SELECT id FROM nodes WHERE name = 'make lint'")]
-        items.set_pinned(conn, nid, True)
-        conn.commit()
-    finally:
-        conn.close()
+    _pin(s3.project, "make lint")
     text = _context(Session(root, "s4").start())
     commands = text.split("Commands that work:\n", 1)[1].split("\n")
     assert commands[0].startswith("- `make lint`")  # pinned: first in its section, fading or not
+
+
+def _pin(project, name: str) -> None:
+    from engram.graph import items, store
+
+    conn = _conn(project)
+    try:
+        (nid,) = [r[0] for r in conn.execute("SELECT id FROM nodes WHERE name = ?", (name,))]
+        with store.transaction(conn):
+            items.set_pinned(conn, nid, True)
+    finally:
+        conn.close()
 
 
 def _context(s: Session) -> str:
@@ -137,3 +141,21 @@ def test_a_tampered_injected_event_is_read_as_nothing():
               {"seq": 3, "type": "injected", "via": "prompt", "items": [["n_b", 1]], "words": 5}]
     shown, words, _ = payoff.injections(events)
     assert sorted(shown) == ["n_a", "n_b"] and words == 5
+
+
+def test_a_failing_check_whose_files_all_changed_is_served_as_possibly_fixed(root):
+    s = Session(root, "s1").start()
+    s.prompt("Fix the total.")
+    s.write("src/calc.py", "def total(xs):\n    return sum(xs) + 1\n")
+    s.test(passed=3, failed=1, failing=("tests/test_calc.py::test_total",))
+    s.stop("Still failing.")
+    consolidate(s.project, "s1", cfg(s.project), lock_timeout=30)
+    (raw,) = rows(s.project, "SELECT s.evidence FROM item_state s JOIN nodes n ON n.id = s.node_id "
+                             "WHERE json_extract(n.data, '$.key') = 'check:pytest -q'")[0]
+    assert [n[:2] for n in json.loads(raw)["needs"]] == [["same", "src/calc.py"]]
+    _pin(s.project, "Failing at the end: pytest -q")  # a failed session's items have strength 0: pinned, shown
+    before = _context(Session(root, "s2").start())
+    assert "`pytest -q` was failing" in before and "Possibly fixed" not in before
+    (root / "src" / "calc.py").write_text("def total(xs):\n    return sum(xs)\n")  # fixed outside any session
+    after = _context(Session(root, "s3").start())
+    assert "Possibly fixed since: `src/calc.py` changed after it failed (not re-run here)." in after

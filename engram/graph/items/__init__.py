@@ -41,6 +41,19 @@ def flagged(conn: Any) -> tuple[list[str], set[str]]:
     return [r[0] for r in rows if r[1]], {r[0] for r in rows if r[2] and not r[1]}
 
 
+def pinned_nodes(conn: Any, cols: str) -> list[dict[str, Any]]:
+    """The active pinned nodes (`cols`: readonly.NODE_COLS), whatever their strength, by id."""
+    try:
+        cur = conn.execute(f"SELECT {cols} FROM item_state s CROSS JOIN nodes n ON n.id = s.node_id "
+                           "WHERE s.pinned = 1 AND n.status = 'active' ORDER BY n.id")
+    except Exception as exc:
+        if _missing(exc):
+            return []
+        raise
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur]
+
+
 def states(conn: Any, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """{node id: its item_state row, evidence decoded} for the ids that have one."""
     ids = list(ids)
