@@ -116,7 +116,7 @@ def add_memory_parser(subparsers: Any) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
-    q = sub.add_parser("list", help="the live items, pinned first, with their payoff")
+    q = sub.add_parser("list", help="the active items, pinned first, with their payoff")
     q.add_argument("--kind", metavar="K", help="only this kind (command, gotcha, unfinished, instruction, file, "
                                                "command_run, decision, error, ...)")
     q.add_argument("--json", action="store_true", help="print a JSON array")
