@@ -39,7 +39,8 @@ from engram.commands import add_project_option
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "export",
-        help="write a project's events, episodes and graph (JSON + GraphML) to a directory",
+        help="write a project's events, episodes and graph (JSON + GraphML) to a directory; with --to, "
+             "engram's section of CLAUDE.md / AGENTS.md / GEMINI.md",
         description="Write a project's events, episodes and graph as plain files.",
         epilog="example: engram export ~/backup/myapp && engram import ~/backup/myapp --project ~/src/myapp",
     )
@@ -142,7 +143,8 @@ def add_view_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("view", help="write a project's memory as one self-contained HTML page",
                               description="Write a project's memory as one self-contained HTML page (docs/curation.md).",
                               epilog="example: engram view --out /tmp/memory.html && xdg-open /tmp/memory.html")
-    p.add_argument("--out", metavar="FILE", help="where to write the page (default: $ENGRAM_HOME/views/<project>.html)")
+    p.add_argument("--out", metavar="FILE",
+                   help="where to write the page (default: $ENGRAM_HOME/views/<project>-<id>.html)")
     add_project_option(p)
     p.set_defaults(func=view)
 
