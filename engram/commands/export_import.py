@@ -37,6 +37,8 @@ from engram.commands import add_project_option
 
 
 def add_parser(subparsers: Any) -> None:
+    from engram.harnesses.memory_file import TARGETS
+
     p = subparsers.add_parser(
         "export",
         help="write a project's events, episodes and graph (JSON + GraphML) to a directory; with --to, "
@@ -46,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("out", nargs="?", default=None,
                    help="a new or empty directory (default: $ENGRAM_HOME/exports/<project>-<date>)")
-    p.add_argument("--to", choices=("CLAUDE.md", "AGENTS.md", "GEMINI.md"), metavar="FILE",
+    p.add_argument("--to", choices=TARGETS, metavar="FILE",
                    help="instead: keep engram's section of the project's CLAUDE.md, AGENTS.md or GEMINI.md current "
                         "(the pinned and most-used items)")
     add_project_option(p)
