@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # and building every parser cost ~45 ms of each `engram query` (`python -X importtime`).
 VERBS = {"demo": "demo", "decide": "decide", "status": "status", "show": "show", "maintain": "maintain",
          "consolidate": "consolidate", "query": "query", "mcp": "mcp", "install": "install_uninstall",
-         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "export": "export_import",
+         "uninstall": "install_uninstall", "doctor": "doctor", "forget": "forget", "memory": "show", "view": "export_import", "export": "export_import",
          "import": "export_import", "eval": "eval_", "backfill": "backfill", "worker": "worker"}
 
 

@@ -45,6 +45,8 @@ DEFAULTS: dict = {
     "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)
     "involuntaryMinStrength": 0.5,
     "involuntaryTopK": 3,
+    # an item injected this many times and never used fades: no longer injected (0: never; docs/curation.md)
+    "fadeAfterUnused": 5,
     "maxDiffChars": 4000,
     "maxOutputChars": 2000,
     "maxPromptChars": 2000,
@@ -82,6 +84,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "maxPromptChars": (1, 10_000_000, True),
     "maxConcurrentWorkers": (1, 64, True),
     "logMaxBytes": (1024, 10**10, True),
+    "fadeAfterUnused": (0, 1_000_000, True),
 }
 ABOVE_ZERO = ("decayFactor", "activationThreshold")
 
@@ -203,7 +206,7 @@ def _in_range(path: str, key: str, value: int | float) -> int | float:
         return int(value) if whole else value
     kind = "a whole number" if whole else "a number"
     span = f"more than {least:,} and at most {most:,}" if above else f"from {least:,} to {most:,}"
-    zero = " (0 keeps every model call off)" if key == "dailyTokenBudget" else ""
+    zero = {"dailyTokenBudget": " (0 keeps every model call off)", "fadeAfterUnused": " (0: items never fade)"}.get(key, "")
     raise ConfigError(f"{path}: key {key!r} must be {kind} {span}{zero}, got {value!r}; "
                       f"the default is {DEFAULTS[key]!r}")
 

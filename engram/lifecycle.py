@@ -115,6 +115,7 @@ def session_start(ctx: Ctx, source: str = "startup") -> str | None:
                        _low_prefix(ctx))
     with ctx.locked() as st:
         shown.merge(st, view)
+        _injected(ctx, st, view, "session_start", recalled)
     consolidation.after(ctx, "session_start")
     notice = _recall(ctx, consolidation.consolidation_notice, ctx.project)  # failed consolidations, if any
     said = _recall(ctx, notices.text, ctx.project.home)  # e.g. the day's model budget is spent, once
@@ -151,6 +152,7 @@ def prompt(ctx: Ctx, text: str) -> str | None:
     recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd, _low_prefix(ctx))
     with ctx.locked() as st:
         shown.merge(st, view)
+        _injected(ctx, st, view, "prompt", recalled)
     return _join(pending + [recalled])
 
 
@@ -248,11 +250,23 @@ def _first_read_notes(ctx: Ctx, view: dict, paths: list[str]) -> list[str | None
     """What the graph knows about files read for the first time (read without the lock)."""
     from engram.retrieve import involuntary, shown
 
-    notes = [_recall(ctx, involuntary.annotate, ctx.project.db_path, path, ctx.cfg, view) for path in paths]
+    notes = [_recall(ctx, involuntary.annotate, ctx.project.db_path, path, ctx.cfg, view, ctx.project.root)
+             for path in paths]
     if any(notes):
         with ctx.locked() as st:
             shown.merge(st, view)
+            _injected(ctx, st, view, "first_read", _join(notes))
     return notes
+
+
+def _injected(ctx: Ctx, st: dict, view: dict, via: str, text: str | None) -> None:
+    """Record what a retrieval just showed (ids and tiers, its words) as an `injected` event:
+    the worker decides from the session's later events which items it used (docs/curation.md)."""
+    from engram.retrieve.shown import newly_shown
+
+    items = newly_shown(view) if text else []
+    if items:
+        ctx.append(st, [{"type": "injected", "via": via, "items": items[:300], "words": len(text.split())}])
 
 
 def _consolidate(ctx: Ctx, event: str) -> None:

@@ -1,4 +1,5 @@
-"""One module per `engram` verb (install and uninstall share one, as export and import do).
+"""One module per `engram` verb (install and uninstall share one; export, import and view, the
+memory written out, share one; show and memory, looking at one node or item, share one).
 
 Each module exposes `add_parser(subparsers)`, which registers its verb(s) with
 `set_defaults(func=...)`, and the functions behind them, `run(args) -> int`; heavy imports

@@ -317,7 +317,7 @@ PROMPT = "Add VAT to the invoice totals, with the rates in rates.py"
 QUESTION = "how do we handle money amounts in calc.py?"
 
 
-def second_session(demo: Demo) -> None:
+def second_session(demo: Demo) -> Session:
     from engram import workers
 
     heading("Session 5 starts: what engram injects at SessionStart")
@@ -344,6 +344,45 @@ def second_session(demo: Demo) -> None:
     show(context_of(s.read("test_calc.py")))
     heading("And the one after: nothing (each warning is delivered exactly once)")
     show(context_of(s.read("calc.py")))
+    return s
+
+
+def used(demo: Demo, s: Session) -> None:
+    """The session runs the test command it was shown at SessionStart and ends: the worker
+    finds that use in its events (docs/curation.md, "Payoff per item")."""
+    heading("The agent runs the tests as SessionStart said (`python -m unittest test_calc`); the session ends")
+    code, _ = s.bash("python -m unittest test_calc")
+    s.hook("Stop", stop_hook_active=False, last_assistant_message="apply_discount() added; tests pass.")
+    consolidate(demo, s.id, quiet=True)
+    print(f"  tests: exit {code}; consolidated: what session 5 used of what it was shown is counted")
+
+
+def payoff_and_page(demo: Demo, base: str, kept: bool) -> None:
+    """The demo's last two lines: the payoff line of `engram status` and the page `engram view` wrote."""
+    import tempfile
+
+    from engram.commands.export_import import build_page as build
+    from engram.config import Project
+    from engram.fsio import write_atomic
+    from engram.graph.readonly import open_ro
+    from engram.report.inventory import payoff, payoff_line
+
+    project = Project.from_cwd(demo.project, demo.home)
+    conn = open_ro(project.db_path)
+    try:
+        line = payoff_line(payoff(conn))
+    finally:
+        conn.close()
+    # a temporary demo's folder is removed at the end: its page is kept beside it
+    if kept:
+        page = os.path.join(base, "memory.html")
+    else:
+        fd, page = tempfile.mkstemp(prefix="engram-view-", suffix=".html")
+        os.close(fd)
+    write_atomic(page, build(project).encode("utf-8"), mode=0o644, durable=False)
+    heading("What the memory earned, and a page to look at (`engram status`, `engram view`)")
+    print(f"  {line}")
+    print(f"  page: {page}")
 
 
 def main(keep: str | None = None) -> int:
@@ -360,8 +399,9 @@ def main(keep: str | None = None) -> int:
         first = first_session(demo)
         consolidate(demo, first.id)
         chores(demo)
-        second_session(demo)
+        used(demo, second_session(demo))
         where(demo, keep is not None)
+        payoff_and_page(demo, base, keep is not None)
     finally:
         if not keep:
             idle(base)

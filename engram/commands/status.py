@@ -1,4 +1,5 @@
-"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors,
+"""`engram status [--json] [--project DIR]`: projects, sessions, graph counts, sizes, vectors, the payoff
+(what the last sessions were shown and used: docs/curation.md),
 who consolidates and why, and the model-call ledger: today's and the last 7 days' tokens and
 cost per provider."""
 
@@ -68,6 +69,8 @@ def model_lines(m: dict[str, Any]) -> list[str]:
 def format_status(data: dict[str, Any], configured: set[str] = frozenset()) -> str:
     """The status as text; why the embedder fell back is said only when the user chose
     the provider (`configured`: config.json's keys), never for a default without its key."""
+    from engram.report.inventory import payoff_line
+
     emb = data["embedder"]
     why = emb.get("fallback_reason") if "embeddingProvider" in configured else None
     lines = [
@@ -98,6 +101,8 @@ def format_status(data: dict[str, Any], configured: set[str] = frozenset()) -> s
         lines.append(f"  edges {p['edges_total']}: {edges}")
         eps = ", ".join(f"{o} {n}" for o, n in sorted(p["episodes"].items())) or "none"
         lines.append(f"  episodes {p['episodes_total']}: {eps}")
+        if "payoff" in p:
+            lines.append(f"  {payoff_line(p['payoff'])}")
         e = p.get("embeddings") or {}
         if e.get("model"):
             lines.append(f"  embedded {e['embedded']} with {e['model']} ({e['dim']}), {e['stale']} pending, {e['index']}")

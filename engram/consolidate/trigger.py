@@ -21,7 +21,7 @@ from engram.consolidate import episode_file
 QUEUE = "queue"
 FAULTS = "faults"
 # Events a hook appends on its own; a tail made only of these does not need a worker.
-MARKERS = ("session_start", "session_end", "compact")
+MARKERS = ("session_start", "session_end", "compact", "injected")
 
 
 def queue(project: Any) -> workers.Queue:

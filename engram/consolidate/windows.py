@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from engram.text import clip, clip_tail, fit
 
 DERIVED = ("exploration", "expanding_search", "fix_attempt", "progression", "repeated_revision")
-SKIP = ("session_start", "compact")
+SKIP = ("session_start", "compact", "injected")
 
 
 def primary_events(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:

@@ -355,6 +355,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     applied = _write_graph(conn, _resolver(conn, project, cfg, models, offline), session, out, record, request,
                            say, times)
     _index_gotchas(conn, project)
+    _payoff(conn, project, session, prior + new, cfg)
     crash_at("worker:before_episode_file")
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
@@ -373,6 +374,19 @@ def _index_gotchas(conn: Any, project: Any) -> None:
         gotcha_index.write(conn, project.gotcha_index_path)
     except OSError as exc:
         log(project.log_path, "worker", f"gotcha index not written: {exc}", "WARN")
+
+
+def _payoff(conn: Any, project: Any, session: str, events: list[dict[str, Any]], cfg: dict[str, Any]) -> None:
+    """What the session used of what it was shown, and its items' evidence (consolidate/knowledge/payoff.py);
+    a failure here costs only those figures, never the consolidation."""
+    from engram.consolidate.knowledge import payoff
+
+    try:
+        payoff.record(conn, project.root, session, events, cfg)
+    except Exception as exc:
+        if os.environ.get("ENGRAM_RAISE_ERRORS"):
+            raise
+        log(project.log_path, "worker", f"session={session} payoff not recorded: {type(exc).__name__}: {exc}", "WARN")
 
 
 def _for_session(project: Any, session: str, models: Models) -> Consolidator:

@@ -203,14 +203,15 @@ def run_project(project: corpus.Project, variants: list[Variant], build: Build, 
 
 
 def _graph_stats(master: str, root: str, build: Build) -> dict[str, Any]:
+    """The master's graph at the end, and its payoff over every session (docs/curation.md)."""
     from engram import config
-    from engram.graph import readonly
+    from engram.graph import items, readonly
 
     with sandbox.home(master, build.settings()):
         conn = readonly.open_ro(config.Project.from_cwd(root).db_path)
     if conn is None:
         return {"nodes": 0, "live": 0, "superseded": 0, "edges": 0, "by_type": {}}
     try:
-        return readonly.stats(conn)
+        return {**readonly.stats(conn), "payoff": items.payoff(conn, 1_000_000)}
     finally:
         conn.close()

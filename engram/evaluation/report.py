@@ -78,7 +78,19 @@ def _header(data: dict[str, Any]) -> str:
     lines += ["", table(["project", "sessions", "scored", "graph at the end (nodes / live / superseded / edges)"],
                         [[c["project"], c["sessions"], c["scored"], _graph_cell(data["graph"].get(c["root"]))]
                          for c in data["corpus"]])]
-    return "\n".join(lines)
+    return "\n".join(lines + ["", hit_rate(data["graph"])])
+
+
+def hit_rate(graphs: dict[str, Any]) -> str:
+    """Payoff per item over the replayed sessions: of the items injected, how many the session
+    then used (consolidate/knowledge/payoff.py; docs/curation.md)."""
+    totals = {k: sum(int((g.get("payoff") or {}).get(k, 0)) for g in graphs.values() if g)
+              for k in ("sessions", "injected", "used", "words")}
+    if not totals["injected"]:
+        return "Payoff: no item was injected in the replayed sessions."
+    return (f"Payoff: {totals['injected']} item(s) injected ({totals['words']:,} words) in {totals['sessions']} "
+            f"session(s), {totals['used']} then used by the session: a hit rate of "
+            f"{totals['used'] * 100 / totals['injected']:.1f}%.")
 
 
 def _graph_cell(g: dict[str, Any] | None) -> str:

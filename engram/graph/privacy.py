@@ -229,6 +229,7 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, Any]:
             counts["edges_scrubbed"] = _scrub_rows(conn, "edges", "id", ("data",), p.terms)
             counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"),
                                                       p.terms)
+            _scrub_rows(conn, "curation_log", "rowid", ("detail",), p.terms)  # an `engram memory edit`'s old text
             counts["cache_rows"] = _drop_cache(conn, hashes)
             if fulltext.available(conn):  # deleted rows' terms stay in FTS5's segments until rebuilt
                 conn.execute("INSERT INTO node_fulltext (node_fulltext) VALUES ('rebuild')")

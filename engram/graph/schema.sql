@@ -272,3 +272,58 @@ ALTER TABLE model_calls ADD COLUMN error TEXT NOT NULL DEFAULT '';
 -- changed how a decision's subject, choice and ruled-out options are read (linking verbs,
 -- destinations, canonical names, one stemmer), and supersession and retrieval compare a
 -- new statement with the stored ones. No schema change.
+
+-- @migration m010_item_payoff
+-- What each injected item earned (docs/curation.md). `injections`: one row per item shown to
+-- a session (SessionStart, a prompt, a first read), with the event that used it, if any,
+-- decided by the worker from the session's later events (consolidate/knowledge/payoff.py).
+-- `item_state`: per item the sums of those rows, whether the user pinned it, whether it
+-- faded (shown `fadeAfterUnused` times, never used), and its evidence (the session, event
+-- seqs and what of the project's files it needs: graph/items/evidence.py). `session_payoff`: per
+-- session what was injected (items, words) and used. `curation_log`: every change a person
+-- made to one item (`engram memory`), its old text included; a deleted node takes its rows
+-- with it (`engram forget` leaves no copy here).
+CREATE TABLE IF NOT EXISTS injections (
+    session_id TEXT NOT NULL,
+    node_id    TEXT NOT NULL,
+    via        TEXT NOT NULL,              -- session_start | prompt | first_read
+    seq        INTEGER NOT NULL,           -- the `injected` event's seq
+    used_seq   INTEGER,                    -- the event that used it (NULL: not used)
+    used_how   TEXT NOT NULL DEFAULT '',
+    at         TEXT NOT NULL,              -- when it was shown (the event's time)
+    used_at    TEXT,                       -- when it was used (that event's time)
+    PRIMARY KEY (session_id, node_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS injections_node ON injections(node_id);
+CREATE TABLE IF NOT EXISTS item_state (
+    node_id       TEXT PRIMARY KEY,
+    pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+    faded         INTEGER NOT NULL DEFAULT 0 CHECK (faded IN (0, 1)),
+    injected      INTEGER NOT NULL DEFAULT 0,
+    used          INTEGER NOT NULL DEFAULT 0,
+    last_injected TEXT,
+    last_used     TEXT,
+    evidence      TEXT NOT NULL DEFAULT '{}'  -- JSON: session, seqs, needs (graph/items/evidence.py)
+) WITHOUT ROWID;
+-- The hook reads the pinned and faded items at every SessionStart: a few rows of this index.
+CREATE INDEX IF NOT EXISTS item_state_flagged ON item_state(pinned, faded) WHERE pinned = 1 OR faded = 1;
+CREATE TABLE IF NOT EXISTS session_payoff (
+    session_id TEXT PRIMARY KEY,
+    injected   INTEGER NOT NULL DEFAULT 0,
+    used       INTEGER NOT NULL DEFAULT 0,
+    words      INTEGER NOT NULL DEFAULT 0,
+    at         TEXT NOT NULL               -- the session's first injection
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS curation_log (
+    at      TEXT NOT NULL,
+    node_id TEXT NOT NULL,
+    action  TEXT NOT NULL,                 -- pin | unpin | edit | forget
+    detail  TEXT NOT NULL DEFAULT '{}'     -- JSON: the old and new text of an edit
+);
+CREATE UNIQUE INDEX IF NOT EXISTS curation_log_node ON curation_log(node_id, at, action);  -- an import adds a row once
+CREATE TRIGGER IF NOT EXISTS items_node_deleted AFTER DELETE ON nodes
+BEGIN
+    DELETE FROM item_state WHERE node_id = OLD.id;
+    DELETE FROM injections WHERE node_id = OLD.id;
+    DELETE FROM curation_log WHERE node_id = OLD.id;
+END;

@@ -32,18 +32,19 @@ def knowledge_text(ctx) -> str | None:
     return inject.session_start(ctx.project, "", ctx.cfg, {}, "startup")
 
 
-def section(text: str) -> str:
-    return f"{BEGIN}\n{HEADING}\n\n{text.strip()}\n{END}"
+def section(text: str, begin: str = BEGIN, end: str = END, heading: str = HEADING) -> str:
+    return f"{begin}\n{heading}\n\n{text.strip()}\n{end}"
 
 
-def splice(current: str, text: str) -> str:
-    """`current` with the engram section replaced (or appended when it has none)."""
-    start = current.find(BEGIN)
-    end = current.find(END, start + 1) if start >= 0 else -1
-    if start >= 0 and end >= 0:
-        return current[:start] + section(text) + current[end + len(END):]
+def splice(current: str, text: str, begin: str = BEGIN, end: str = END, heading: str = HEADING) -> str:
+    """`current` with the engram section between `begin` and `end` replaced (or appended when
+    it has none); `engram export --to` keeps its own markers (harnesses/memory_file.py)."""
+    start = current.find(begin)
+    stop = current.find(end, start + 1) if start >= 0 else -1
+    if start >= 0 and stop >= 0:
+        return current[:start] + section(text, begin, end, heading) + current[stop + len(end):]
     sep = "" if not current or current.endswith("\n\n") else "\n" if current.endswith("\n") else "\n\n"
-    return current + sep + section(text) + "\n"
+    return current + sep + section(text, begin, end, heading) + "\n"
 
 
 def refresh(ctx, text: str | None = None) -> bool:
@@ -56,14 +57,15 @@ def refresh(ctx, text: str | None = None) -> bool:
         text = text or knowledge_text(ctx)
         if not text:
             return False
-        return _write(os.path.join(root, REL_PATH), root, text)
+        return write_section(os.path.join(root, REL_PATH), root, text)
     except Exception as exc:  # a hook must not fail because KNOWLEDGE.md could not be written
         ctx.log(f"gsd KNOWLEDGE.md refresh failed: {type(exc).__name__}: {exc}")
         return False
 
 
-def _write(path: str, root: str, text: str) -> bool:
-    """Splice the section into KNOWLEDGE.md; only a regular file inside the project (or none)."""
+def write_section(path: str, root: str, text: str, **markers: str) -> bool:
+    """Splice the section into KNOWLEDGE.md (or another file, with its `markers`: begin, end,
+    heading); only a regular file inside the project (or none)."""
     from engram.fsio import read_regular, write_atomic
 
     if os.path.lexists(path):
@@ -74,7 +76,7 @@ def _write(path: str, root: str, text: str) -> bool:
     else:
         raw, mode = b"", 0o644
     current = raw.decode("utf-8", "replace")
-    new = splice(current, text)
+    new = splice(current, text, **markers)
     if new == current:
         return False
     write_atomic(path, new.encode("utf-8"), mode=mode, durable=False)

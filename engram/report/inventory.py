@@ -80,11 +80,31 @@ def project_status(project: Project) -> dict[str, Any]:
         out["db"]["pending_migrations"] = [n for n, _ in sections() if n not in done]
         out.update(store.counts(conn))
         out["embeddings"] = _embedding_state(conn)
+        out["payoff"] = payoff(conn)
     except Exception as exc:  # a corrupt or foreign file: report it, keep going
         out["error"] = f"{project.db_path}: {exc}"
     finally:
         conn.close()
     return out
+
+
+PAYOFF_SESSIONS = 20  # `engram status`'s payoff: the last sessions that were shown anything
+
+
+def payoff(conn: Any) -> dict[str, int]:
+    """{"sessions", "injected", "used", "words"} over the last PAYOFF_SESSIONS sessions (docs/curation.md)."""
+    from engram.graph import items
+
+    return items.payoff(conn, PAYOFF_SESSIONS)
+
+
+def payoff_line(p: dict[str, int]) -> str:
+    """The payoff in one line, as `engram status` and the demo print it."""
+    if not p.get("sessions"):
+        return "payoff: nothing injected yet (or not consolidated yet)"
+    rate = f" ({p['used'] * 100 // max(1, p['injected'])}%)" if p["injected"] else ""
+    return (f"payoff: last {p['sessions']} session(s): {p['injected']} item(s) injected ({p['words']:,} words), "
+            f"{p['used']} used{rate}")
 
 
 def _embedding_state(conn: Any) -> dict[str, Any]:

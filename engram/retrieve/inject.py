@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, activation, conflicts, seeds, sections, tiers
+from engram.retrieve import entry_points, activation, conflicts, curation, seeds, sections, tiers
 from engram.retrieve.shown import is_new, remember, rstate
 from engram.text import AS_DATA
 
@@ -58,11 +58,13 @@ def wanted(rs: dict) -> int:
 
 def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
             exclude: set[str] = frozenset(), standing: list[tuple[dict, float]] = (),
-            low_prefix: str = tiers.LOW_PREFIX) -> str | None:
+            low_prefix: str = tiers.LOW_PREFIX, root: str | None = None) -> str | None:
     """Drop what this session already saw, render within the budget, remember what was shown.
 
     `standing`: (node, activation) pairs shown whatever the entry points (SessionStart's
-    unfinished work, commands, known problems, instructions), placed before the ranked ones.
+    pinned items, unfinished work, commands, known problems, instructions), placed before
+    the ranked ones. Faded items and items whose evidence no longer holds in the project at
+    `root` are left out (retrieve/curation.py).
     """
     ranked = [(nid, a) for nid, a in ranked if nid not in exclude]
     injected = rs["injected"]
@@ -75,6 +77,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
     first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.level(n, a))]
+    first, items = curation.screen_both(conn, root, first, items)
     if not first and not items:
         return None
     text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header, low_prefix)
@@ -122,7 +125,8 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     try:
         terms, _ = project_context.session_start_terms(project.root, os.path.join(project.dir, "events"), session)
         ranked = retrieve(conn, terms, cfg, top=wanted(rs)) if terms else []
-        return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=standing(conn), low_prefix=low_prefix)
+        return context(conn, ranked, cfg, rs, SESSION_HEADER, standing=curation.pinned(conn) + standing(conn),
+                       low_prefix=low_prefix, root=project.root)
     finally:
         conn.close()
 
@@ -161,6 +165,6 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
         if not ranked:
             return None
         own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])
-        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix)
+        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix, root=project.root)
     finally:
         conn.close()

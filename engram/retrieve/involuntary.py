@@ -18,14 +18,15 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import shown, tiers
+from engram.retrieve import curation, shown, tiers
 from engram.text import AS_DATA, inert
 
 HEADER = "engram memory for {path} (" + AS_DATA + "):"
 
 
-def annotate(db_path: str, path: str, cfg: dict, st: dict) -> str | None:
-    """Annotation text for the first read of `path` (project-relative), or None."""
+def annotate(db_path: str, path: str, cfg: dict, st: dict, root: str | None = None) -> str | None:
+    """Annotation text for the first read of `path` (project-relative), or None; faded items
+    and items whose evidence no longer holds in the project at `root` are left out."""
     if not path or not os.path.exists(db_path):
         return None
     k = int(cfg["involuntaryTopK"])
@@ -34,6 +35,7 @@ def annotate(db_path: str, path: str, cfg: dict, st: dict) -> str | None:
     conn = readonly.open_ro(db_path)
     try:
         rows = readonly.by_file_top(conn, path, float(cfg["involuntaryMinStrength"]), k + 5)
+        rows = [r for r, _ in curation.screen(conn, root, [(r, 1.0) for r in rows])]
     finally:
         conn.close()
     rs = shown.rstate(st)

@@ -44,6 +44,15 @@ def remember(injected: dict, nodes: dict[str, dict], shown: list[tuple[str, int]
         injected.pop(next(iter(injected)))
 
 
+def newly_shown(view: dict) -> list[list]:
+    """[[node id, tier]] a retrieval on `view` showed: the entries of its map that differ from
+    the snapshot's (the hook records them as an `injected` event, consolidate/knowledge/payoff.py)."""
+    before = view.get("_before") or {}
+    mine = view.get(KEY) if isinstance(view.get(KEY), dict) else {}
+    return [[nid, v[1]] for nid, v in (mine.get("injected") or {}).items()
+            if before.get(nid) != v and isinstance(v, list) and len(v) == 2]
+
+
 def snapshot(st: dict) -> dict:
     """A copy of what retrieval reads and writes in `st` (its corner, the files written, the
     last seq and turn), to work on without the session lock."""

@@ -26,15 +26,19 @@ def test_every_verb_has_an_example_and_the_one_project_option(verb):
     parser = verbs()[verb]
     text = parser.format_help()
     assert "example" in text.lower(), f"engram {verb} --help has no example"
-    options = {s for a in parser._actions for s in a.option_strings}
-    if verb not in NO_PROJECT:
-        assert "--project" in options and "--cwd" in options  # --cwd: the hidden alias of earlier versions
+    nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for p in [q for a in nested for q in a.choices.values()] or [parser]:  # `engram memory list`: on each action
+        options = {s for a in p._actions for s in a.option_strings}
+        if verb not in NO_PROJECT:
+            assert "--project" in options and "--cwd" in options  # --cwd: the hidden alias of earlier versions
+        assert "--cwd" not in p.format_help()
     assert "--cwd" not in text
 
 
 @pytest.mark.parametrize("argv", [["query", "x"], ["status"], ["show", "x"], ["maintain"], ["consolidate"],
                                   ["decide", "Use X"], ["forget", "something"], ["export"], ["import", "x"],
-                                  ["backfill"], ["doctor"], ["install"], ["uninstall"], ["mcp"], ["worker"]])
+                                  ["backfill"], ["doctor"], ["install"], ["uninstall"], ["mcp"], ["worker"],
+                                  ["memory", "list"], ["view"], ["export", "--to", "CLAUDE.md"]])
 def test_a_project_that_does_not_exist_is_a_one_line_error(argv, tmp_path, capsys, engram_home):
     missing = str(tmp_path / "no-such-dir")
     assert main([*argv, "--project", missing]) == 1

@@ -230,3 +230,13 @@ def test_eval_with_a_model_provider_counts_tokens_and_rebuilds_per_window(tmp_pa
     windows = next(a for a in data["sweep"] if a["key"] == "windows")["points"]
     small = next(p for p in windows if p["value"] == [6, 2])["metrics"]
     assert small["consolidation"]["input_tokens"] > 0 and "recall_all_revisited" in small
+
+
+def test_the_payoff_hit_rate_is_reported(report):
+    """Items injected into the replayed sessions and how many each session then used (docs/curation.md)."""
+    data, md, _ = report
+    (graph,) = data["graph"].values()
+    p = graph["payoff"]
+    assert p["sessions"] >= 2 and p["injected"] > 0 and 0 <= p["used"] <= p["injected"] and p["words"] > 0
+    line = next(ln for ln in md.splitlines() if ln.startswith("Payoff: "))
+    assert f"{p['injected']} item(s) injected" in line and "hit rate of" in line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -65,3 +66,19 @@ def test_demo_removes_its_temporary_folder(tmp_path):
     out = _demo(tmp_path)
     assert not [p for p in os.listdir(tmp_path) if p.startswith("engram-demo-")]
     assert "temporary folder is removed" in out and "demo --dir DIR" in out
+    page = out.strip().splitlines()[-1].split("page: ", 1)[1]  # the page outlives the folder: its path is printed
+    assert os.path.dirname(page) == str(tmp_path) and "Knowledge by kind" in open(page).read()
+
+
+def test_demo_ends_with_the_payoff_line_and_the_page(tmp_path):
+    """Issue 27: session 5 runs the command SessionStart served it, so the payoff counts a use."""
+    out = _demo(tmp_path, "--dir", str(tmp_path / "demo"))
+    *_, payoff, page = out.strip().splitlines()
+    used = re.match(r"  payoff: last (\d+) session\(s\): (\d+) item\(s\) injected \([\d,]+ words\), (\d+) used", payoff)
+    assert used and int(used.group(1)) >= 4 and int(used.group(3)) >= 1, payoff
+    assert page == f"  page: {tmp_path / 'demo' / 'memory.html'}"
+    streams = (tmp_path / "demo" / "engram-home" / "projects").glob("*/events/demo-session-5.jsonl")
+    vias = {e["via"] for e in map(json.loads, next(streams).read_text().splitlines()) if e["type"] == "injected"}
+    assert vias == {"session_start", "first_read", "prompt"}
+    html = (tmp_path / "demo" / "memory.html").read_text()
+    assert "python -m unittest test_calc" in html and "demo-session-5" in html

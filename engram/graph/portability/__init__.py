@@ -36,6 +36,11 @@ TABLES: dict[str, tuple[str, ...]] = {
     "consolidations": (),
     "decay_sessions": (),
     "tombstones": (),
+    # what each item earned, its pin and evidence, and its curation log (docs/curation.md)
+    "injections": (),
+    "item_state": ("evidence",),
+    "session_payoff": (),
+    "curation_log": ("detail",),
 }
 GRAPHML_NODE = ("name", "type", "description", "summary", "strength", "status", "affected_files", "created_at")
 GRAPHML_EDGE = ("type", "strength", "created_at")
