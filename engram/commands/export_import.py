@@ -166,7 +166,8 @@ def build_page(project: Any) -> str:
         episodes = [n for n in store.list_nodes(conn, type="episode", status="active")]
         episodes.sort(key=lambda n: str(n.get("created_at") or ""), reverse=True)
         use = inventory.model_use([project])
-        use["all"] = ledger.totals_since(conn, "")
+        now = utc_iso(6)
+        use["all"] = ledger.totals_since(conn, "", now)  # rows dated ahead left out, as in status
         line = inventory.payoff_line(inventory.payoff(conn))
         html = page({"name": os.path.basename(project.root) or project.root, "root": project.root}, rows, episodes,
                     items.sessions(conn), items.injections_of(conn), use, line, utc_iso(0))
