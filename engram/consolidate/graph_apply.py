@@ -198,7 +198,7 @@ class _Writer:
 
     def new_node(self, n: dict[str, Any]) -> str:
         decision = n["type"] == "decision"
-        counted = n["type"] not in ("error",)
+        counted = _counts_outcome(n)
         ok = self.outcome == "success"
         fields = dict(
             description=n["description"], summary=n["summary"], affected_files=n.get("files") or [],
@@ -231,7 +231,7 @@ class _Writer:
             self.counts["merged"] += 1
             return nid
         store.update_node(self.conn, nid, **changes)
-        counted = old["type"] not in ("error", "decision")
+        counted = old["type"] != "decision" and _counts_outcome(old)
         decay.reinforce(self.conn, nid, episode_id=self.episode_id, session_id=self.session,
                         outcome=self.outcome if counted else None, causal=True if old["type"] == "error" else None)
         self.counts["merged"] += 1
@@ -279,6 +279,12 @@ class _Writer:
         successor = store.get_node(self.conn, old["superseded_by"]) if old.get("superseded_by") else None
         when = supersession.stated_at(successor) if successor else supersession.superseded_at(old)
         return bool(n["data"].get("stated_at")) and bool(when) and supersession.ms(n["data"]["stated_at"]) <= when
+
+
+def _counts_outcome(n: dict[str, Any]) -> bool:
+    """Whether the episode's outcome counts toward the node's strength: not for an error (its
+    failures make it causal) nor a knowledge item (observed either way: graph/strength.py)."""
+    return n["type"] != "error" and (n.get("data") or {}).get("kind") not in strength.OBSERVED_KINDS
 
 
 def _upgrades(old: dict[str, Any], n: dict[str, Any]) -> bool:

@@ -40,10 +40,25 @@ def _backfill_statements(conn: Any) -> None:
         conn.execute("UPDATE nodes SET data = ? WHERE id = ?", (jsonio.dumps(data), nid))
 
 
+def _clear_observed_outcomes(conn: Any) -> None:
+    """Knowledge items count no outcome (graph/strength.py): clear theirs, recompute their strength."""
+    from engram.graph.strength import OBSERVED_KINDS, node_strength
+
+    cols = "id, status, strength, episode_count, sessions_without_reinforcement, causal, asserted, decay_rate"
+    marks = ",".join("?" * len(OBSERVED_KINDS))
+    rows = conn.execute(f"SELECT {cols} FROM nodes WHERE outcome_total > 0 AND json_valid(data) AND json_extract(data, '$.kind') "
+                        f"IN ({marks})", OBSERVED_KINDS).fetchall()
+    for row in rows:
+        node = dict(zip(cols.split(", "), row), outcome_success=0, outcome_total=0)
+        conn.execute("UPDATE nodes SET outcome_success = 0, outcome_total = 0, strength = ? WHERE id = ?",
+                     (node_strength(node), node["id"]))
+
+
 # Python steps that follow a SQL section, inside its transaction.
 _AFTER: dict[str, Callable[[Any], None]] = {"m002_engram_tables": _backfill_name_key,
                                             "m004_decision_decay": _backfill_statements,
-                                            "m009_decision_statements_r2": _backfill_statements}
+                                            "m009_decision_statements_r2": _backfill_statements,
+                                            "m011_observed_outcomes": _clear_observed_outcomes}
 
 
 def split_statements(sql: str) -> list[str]:

@@ -327,3 +327,9 @@ BEGIN
     DELETE FROM injections WHERE node_id = OLD.id;
     DELETE FROM curation_log WHERE node_id = OLD.id;
 END;
+
+-- @migration m011_observed_outcomes
+-- A knowledge item (`data.kind` in graph/strength.py OBSERVED_KINDS) counts no episode
+-- outcome: its outcome counts are cleared and its strength computed again
+-- (migrations._clear_observed_outcomes), so what a failed session observed (a check failing
+-- at its end, above all) is no longer held at strength 0. No schema change.

@@ -23,6 +23,11 @@ Choices the spec leaves open:
   after 11 untouched sessions; at half the rate after 21. (docs/graph.md, "Strength".)
 * A node with neither episodes nor an asserted strength (a pattern seen in no episode, an
   imported row) keeps its stored strength: recomputation leaves it alone.
+* A knowledge item (`data.kind` in OBSERVED_KINDS: docs/knowledge.md) counts no outcome: it
+  says what a session observed (a check failing at its end, a command that worked, a way
+  round, the user's instruction), which a failed session observes as truly as a successful
+  one; `outcome_consistency` would give the first item of a failed session strength 0, and
+  the next session would never be told what was failing.
 * Decay is activity-relative (decay.py applies it in the database).
 * Superseded nodes keep strength 0 and are never recomputed.
 
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
 RECENCY_RATE = 0.1
 EXPLICIT_DECISION_RATE = 0.05  # see above: an explicit decision decays at half the rate
 CAUSAL_FACTOR = 1.5
+OBSERVED_KINDS = ("unfinished", "command", "gotcha", "instruction", "file")  # no outcome counted (above)
 
 
 def frequency(episode_count: int) -> float:

@@ -24,6 +24,10 @@ def test_open_work_is_closed_by_a_later_session(tmp_path):
     a.test(2, 1, ("tests/test_notes.py::test_body",))
     _done(a, "a")
     assert _live(a, "unfinished") == ["Failing at the end: pytest -q", "PR #380 open", "The last session"]
+    # the session failed; what it left open is observed all the same (graph/strength.py)
+    assert rows(a.project, "SELECT outcome FROM episodes") == [("failure",)]
+    assert min(s for (s,) in rows(a.project, "SELECT strength FROM nodes WHERE status = 'active' AND "
+                                             "json_extract(data, '$.kind') = 'unfinished'")) >= 1.0
 
     b = Session(root, "b").start().prompt("Merge the notes PR once the tests pass.")
     b.write("src/notes.py", "def body(n):\n    return n['content']\n").test(3, 0).command("gh pr merge 380 --squash")

@@ -258,3 +258,21 @@ def test_a_database_from_before_the_live_episodes_index_gets_it_and_the_same_epi
         assert "nodes_live_episodes" in plan(reader) and "TEMP B-TREE" not in plan(reader), plan(reader)
         assert [n["name"] for n in readonly.latest_episodes(reader, 3)] == before == ["episode 9", "episode 6",
                                                                                      "episode 3"]
+
+
+def test_knowledge_items_of_a_failed_session_get_their_strength_back(db_path):
+    """m011: a knowledge item first seen in a failed session had outcome 0/1, strength 0, and
+    was never shown; migrated, it counts no outcome. Other nodes keep theirs."""
+    old = connect(db_path, migrate=False)
+    migrations.migrate(old, upto="m010_item_payoff")
+    ids = {}
+    for name, data in [("Failing at the end: pytest -q", {"kind": "unfinished"}),
+                       ("`make test` runs the tests", {"kind": "command"}), ("an approach", {})]:
+        ids[name] = store.create_node(old, name=name, type="finding", data=data, episode_count=1,
+                                      outcome_total=1, outcome_success=0, strength=0.0)
+    migrations.migrate(old)
+    got = dict(old.execute("SELECT name, strength FROM nodes").fetchall())
+    assert got["Failing at the end: pytest -q"] == got["`make test` runs the tests"] == 1.0  # log2(2) x 1 x 1
+    assert got["an approach"] == 0.0
+    assert old.execute("SELECT outcome_total FROM nodes WHERE name = 'an approach'").fetchone()[0] == 1
+    old.close()
