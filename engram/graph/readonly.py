@@ -253,7 +253,7 @@ def related_links(conn, ids: list[str]) -> list[tuple[str, str]]:
 def possible_replacements(conn, ids: list[str]) -> list[tuple[str, str]]:
     """[(newer, older)] of the `similar_to` links touching any of the ids from a live decision
     to a live decision it may replace (graph/supersession.py: data.reason "possibly replaces...",
-    the edge from the newer), for retrieval to serve the newer (retrieve/conflicts.py)."""
+    the edge from the newer), for retrieval to serve the newer (retrieve/screens/conflicts.py)."""
     out: list[tuple[str, str]] = []
     may = ("e.type = 'similar_to' AND json_valid(e.data) AND json_extract(e.data, '$.reason') GLOB 'possibly replaces*'"
            " AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.from_node AND " + LIVE + ")"

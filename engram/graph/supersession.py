@@ -134,7 +134,7 @@ RELATED_STRENGTH = 0.4
 # The reason of a `similar_to` link from a newer decision to an older one it may replace
 # (the concerns only contain one another, or the newer rules the older's choice out without
 # a concern of its own): both stay current, and retrieval serves the newer, naming the older
-# (retrieve/conflicts.py).
+# (retrieve/screens/conflicts.py).
 POSSIBLY = "possibly replaces"
 
 

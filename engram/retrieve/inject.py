@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, activation, conflicts, curation, seeds, sections, tiers
+from engram.retrieve import entry_points, activation, seeds, sections, tiers
+from engram.retrieve.screens import conflicts, curation
 from engram.retrieve.shown import is_new, remember, rstate
 from engram.text import AS_DATA
 
@@ -64,7 +65,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     `standing`: (node, activation) pairs shown whatever the entry points (SessionStart's
     pinned items, unfinished work, commands, known problems, instructions), placed before
     the ranked ones. Faded items and items whose evidence no longer holds in the project at
-    `root` are left out (retrieve/curation.py).
+    `root` are left out (retrieve/screens/curation.py).
     """
     ranked = [(nid, a) for nid, a in ranked if nid not in exclude]
     injected = rs["injected"]

@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import curation, shown, tiers
+from engram.retrieve import shown, tiers
+from engram.retrieve.screens import curation
 from engram.text import AS_DATA, inert
 
 HEADER = "engram memory for {path} (" + AS_DATA + "):"

@@ -160,6 +160,10 @@ def test_build_and_other_commands(proj):
 
 
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
+    # capture alone: a worker consolidating run-a meanwhile would give run-b's first read a
+    # note (and its `injected` event) or not, as the race goes
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+
     def session(sid):
         send("UserPromptSubmit", proj, session=sid, prompt="go")
         read(proj, "src/calc.py", sid)

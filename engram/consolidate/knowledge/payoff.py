@@ -17,7 +17,7 @@ each item shown, the first later event that used it is looked for (docs/curation
 * anything else (an episode, an error, a finding): one of its files read or edited.
 
 The rows replace the session's earlier ones (idempotent), the items' sums follow, an item
-shown `fadeAfterUnused` times and never used fades (retrieve/curation.py stops serving it),
+shown `fadeAfterUnused` times and never used fades (retrieve/screens/curation.py stops serving it),
 and the used items are reinforced in the session (graph/decay.py). The evidence of the
 knowledge items the session touched is recorded too (graph/items/evidence.py).
 """
