@@ -65,8 +65,9 @@ def check_files(rec: dict[str, Any], corpus_dir: str) -> list[str]:
 
 def recorded_root(project: corpus.Project) -> str | None:
     """The working directory the transcripts themselves record most often (Claude Code and
-    Codex JSONL do; SpecStory exports do not): the sessions replay there, so the absolute paths
-    their tools used are the project's own files, as they were live."""
+    Codex JSONL do; SpecStory exports do not: then the one their paths show, `inferred_root`):
+    the sessions replay there, so the absolute paths their tools used are the project's own
+    files, as they were live."""
     from collections import Counter
 
     seen: Counter = Counter()
@@ -75,7 +76,39 @@ def recorded_root(project: corpus.Project) -> str | None:
             cwd = r.get("cwd") or (r.get("payload") or {}).get("cwd") if isinstance(r, dict) else None
             if isinstance(cwd, str) and cwd.startswith("/"):
                 seen[cwd] += 1
-    return seen.most_common(1)[0][0] if seen else None
+    return seen.most_common(1)[0][0] if seen else inferred_root(project)
+
+
+# The folders a project's files sit in just below its root (a path's first such part names the
+# root above it): where a transcript records no working directory, its tools' absolute paths
+# still show the checkout they worked in.
+TOP_FOLDERS = {"src", "lib", "app", "apps", "packages", "docs", "doc", "test", "tests", "spec", "config", "assets",
+               "priv", "public", "scripts", "frontend", "backend", "cmd", "internal", "pkg", "include", ".github",
+               ".claude", ".cursor"}
+
+
+def inferred_root(project: corpus.Project) -> str | None:
+    """The checkout most absolute file paths in the tools' input sit in (the folder above their
+    first TOP_FOLDERS part), when it holds at least 40% of 10 or more such paths; else None.
+    SpecStory exports of Codex and Copilot sessions record no working directory, and replayed
+    at a placeholder their files would look like another project's (absolute, outside it)."""
+    import json
+    import re
+    from collections import Counter
+
+    file_path = re.compile(r"(?<![\w.~/])/(?:[\w.@+-]+/){2,}[\w@+-]+\.\w+")
+    seen: Counter = Counter()
+    total = 0
+    for session in project.sessions:
+        for _, payload in session.payloads():
+            for path in file_path.findall(json.dumps(payload.get("tool_input") or "")):
+                parts = path.split("/")
+                total += 1
+                top = next((i for i in range(3, len(parts) - 1) if parts[i] in TOP_FOLDERS), None)
+                if top is not None:
+                    seen["/".join(parts[:top])] += 1
+    root, n = seen.most_common(1)[0] if seen else (None, 0)
+    return root if total >= 10 and n >= 0.4 * total else None
 
 
 def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:

@@ -93,6 +93,19 @@ def test_instructions_in_the_users_words():
     assert not any("httpx" in name for name in found)
 
 
+@pytest.mark.parametrize("sentence,rule", [
+    ("Again, everything has to be touch friendly.", True),  # of everything: the work, not one step
+    ("This filter should be in context file, not in view itself.", True),  # one place against another
+    ("Tests should live next to the module rather than in a tests folder.", True),
+    ("The modal should close when clicking outside.", False),  # a task's spec
+    ("It should not crash when I click save.", False),
+    ("We need to add a button to the form.", False),
+])
+def test_a_requirement_of_the_work_is_an_instruction_and_a_tasks_spec_is_not(sentence, rule):
+    found = [i["name"] for i in user_words.instructions([_prompt(1, f"I looked at it. {sentence}")])]
+    assert found == ([sentence] if rule else [])
+
+
 @pytest.mark.parametrize("prompt,earlier,expected", [
     ("yes lets begin, make use of @agent-orchestrator and make sure to use branching appropriately", set(),
      [("make sure to use branching appropriately", "instruction", False), ("@agent-orchestrator", "mention", False)]),

@@ -160,3 +160,23 @@ def test_a_failing_check_whose_files_all_changed_is_served_as_possibly_fixed(roo
     (root / "src" / "calc.py").write_text("def total(xs):\n    return sum(xs)\n")  # fixed outside any session
     after = _context(Session(root, "s3").start())
     assert "Possibly fixed since: `src/calc.py` changed after it failed (not re-run here)." in after
+
+
+
+def test_what_the_user_said_and_open_work_never_fade(tmp_path):
+    """A decision or an instruction holds until it is replaced, open work until a later session
+    resolves it: shown and not seen used, neither fades; a command or a file beside them does."""
+    from engram.graph import items, store
+    from engram.graph.connect import connect
+
+    conn = connect(str(tmp_path / "engram.db"))
+    kinds = {"decision": ("decision", {}), "instruction": ("finding", {"kind": "instruction"}),
+             "unfinished": ("finding", {"kind": "unfinished"}), "command": ("concept", {"kind": "command"}),
+             "file": ("finding", {"kind": "file"})}
+    ids = {k: store.create_node(conn, name=k, type=t, data=d) for k, (t, d) in kinds.items()}
+    with store.transaction(conn):
+        items.record_session(conn, "s1", [{"node_id": i, "via": "session_start", "seq": 2, "at": "t"}
+                                          for i in ids.values()], 40, "t", 1)
+    faded = dict(conn.execute("SELECT node_id, faded FROM item_state").fetchall())
+    assert {k: faded[i] for k, i in ids.items()} == {"decision": 0, "instruction": 0, "unfinished": 0,
+                                                       "command": 1, "file": 1}

@@ -65,3 +65,17 @@ def test_a_transcript_that_is_not_the_labelled_one_is_one_line(tmp_path, monkeyp
     (tmp_path / "shop" / files[1]).write_text("{}\n")
     with pytest.raises(EngramError, match=r"02-codex-rollout.jsonl: not the labelled transcript"):
         corpus_eval.check_files(shop_record(files), str(tmp_path))
+
+
+def test_a_transcript_without_a_working_directory_replays_at_the_checkout_its_paths_show():
+    from engram.evaluation.corpus_eval import inferred_root
+    from engram.history.corpus import Project, Session
+
+    home = "/Users/someone/projects/shop"
+    paths = [f"{home}/lib/shop/cart.ex", f"{home}/assets/js/app.js", f"{home}/lib/shop_web/router.ex",
+             "/Users/someone/.codex/config.toml", "/v1/messages"] * 3
+    calls = [("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": f"cat {p}"}}) for p in paths]
+    project = Project("/corpus/shop", [Session("s1", "2025-01-01", "/corpus/shop", [], "codex", calls)])
+    assert inferred_root(project) == home
+    few = Project("/corpus/shop", [Session("s1", "2025-01-01", "/corpus/shop", [], "codex", calls[:3])])
+    assert inferred_root(few) is None  # too few paths to say

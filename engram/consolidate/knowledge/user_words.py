@@ -38,6 +38,12 @@ _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"you (?:should|must|need to|have to)|no need to|only|keep|"
                    r"why (?:on earth )?(?:are|did|do|would) you|"
                    r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|use\b|prefer)\b", re.I)
+# A requirement stated of the work, not of one step: a modal whose subject is everything ("Everything
+# has to be touch friendly") or that sets one place against another ("This filter should be in the
+# context, not in the view"). A modal alone ("the modal should close") is a task's spec.
+_MODAL = re.compile(r"\b(?:should|must|has to|have to|needs to|need to)\b", re.I)
+_UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so)[,]?\s+)*(?:everything|all|every|each|any)\b", re.I)
+_CONTRAST = re.compile(r"(?:,\s*|\s+and\s+)not\b|\b(?:instead of|rather than)\b", re.I)
 _RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop)\b", re.I)
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
@@ -94,6 +100,18 @@ def _clauses(sentence: str) -> list[str]:
     return [c.strip(" ,;") for c in _CLAUSE.split(sentence) if c.strip(" ,;")]
 
 
+def _requirement(s: str) -> bool:
+    m = _MODAL.search(s)
+    if m is None or len(s[: m.start()].split()) > 8:
+        return False
+    return bool(_UNIVERSAL.match(s) or _CONTRAST.search(s, m.end()))
+
+
+def _rule(s: str) -> bool:
+    """A sentence phrased as a standing instruction (_RULE's openers, or a requirement of the work)."""
+    return bool(_RULE.match(s) or _requirement(s)) and len(s.split()) >= 3
+
+
 def _instruction(ev: dict[str, Any], s: str) -> dict[str, Any]:
     return {"name": clip_words(s, 80), "text": clip_words(s, 300), "explicit": bool(_RULE_WORDS.search(s)),
             "agent": False, "kind": "instruction", "evidence": [ev["seq"]]}
@@ -113,7 +131,7 @@ def _sentence_items(ev: dict[str, Any], s: str, taken: set[str], earlier: set[st
     """The instructions of one sentence (`whole`: it with the sentence its pronoun points back
     to, when it does); one naming a subagent is judged clause by clause."""
     if not _AGENT.search(s):
-        ok = s not in taken and (whole or s) not in taken and _RULE.match(s) and len(s.split()) >= 3
+        ok = s not in taken and (whole or s) not in taken and _rule(s)
         return [_instruction(ev, whole or s)] if ok else []
     out = []
     for clause in _clauses(s):
@@ -121,7 +139,7 @@ def _sentence_items(ev: dict[str, Any], s: str, taken: set[str], earlier: set[st
         addressed = _AGENT.findall(clause[: len(clause) - len(rest)])
         out += [_agent(ev, n, "", s, earlier) for n in addressed]
         out += [_agent(ev, n, rest, s, earlier) for n in _AGENT.findall(rest)]
-        if not _AGENT.search(rest) and rest not in taken and _RULE.match(rest) and len(rest.split()) >= 3:
+        if not _AGENT.search(rest) and rest not in taken and _rule(rest):
             out.append(_instruction(ev, rest))
     return out
 

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from typing import Any, Iterable
 
 CHUNK = 500
+# What never fades: what the user said (an instruction, a decision), which holds until it is
+# replaced whether or not a session can be seen following it, and open work, which is retired
+# when a later session resolves it (docs/curation.md, "Strength follows use").
+_FADES = ("(SELECT type != 'decision' AND coalesce(json_extract(CASE WHEN json_valid(data) THEN data END, '$.kind'), '') "
+          "NOT IN ('instruction', 'unfinished') FROM nodes n WHERE n.id = item_state.node_id)")
 
 
 def _missing(exc: Exception) -> bool:
@@ -106,7 +111,7 @@ def record_session(conn: Any, session: str, rows: list[dict[str, Any]], words: i
 
 def resum(conn: Any, ids: Iterable[str], fade_after: int) -> None:
     """Each item's injected / used counts and last times from its rows; faded when shown
-    `fade_after` times (0: never) and never used."""
+    `fade_after` times (0: never) and never used, unless it is of a kind that never fades."""
     ids = sorted(ids)
     for i in range(0, len(ids), CHUNK):
         part = ids[i : i + CHUNK]
@@ -121,8 +126,8 @@ def resum(conn: Any, ids: Iterable[str], fade_after: int) -> None:
             "last_used = (SELECT max(coalesce(used_at, at)) FROM injections j WHERE j.node_id = item_state.node_id "
             "AND j.used_seq IS NOT NULL) "
             f"WHERE node_id IN ({_marks(len(part))})", part)
-        conn.execute(f"UPDATE item_state SET faded = CASE WHEN ? > 0 AND used = 0 AND injected >= ? THEN 1 ELSE 0 END "
-                     f"WHERE node_id IN ({_marks(len(part))})", (fade_after, fade_after, *part))
+        conn.execute(f"UPDATE item_state SET faded = CASE WHEN ? > 0 AND used = 0 AND injected >= ? AND {_FADES} "
+                     f"THEN 1 ELSE 0 END WHERE node_id IN ({_marks(len(part))})", (fade_after, fade_after, *part))
 
 
 def session_items(conn: Any, session: str, kinds: tuple[str, ...]) -> list[str]:
