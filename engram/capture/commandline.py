@@ -51,7 +51,8 @@ _SOURCE_EXT = re.compile(r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|ph
 
 
 def parts(command: str) -> list[str]:
-    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole."""
+    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole and
+    a line ending in a backslash continued."""
     out, buf, quote, depth, i = [], [], "", 0, 0
     text = command or ""
     while i < len(text):
@@ -60,6 +61,10 @@ def parts(command: str) -> list[str]:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+        elif text.startswith("\\\n", i):  # a line continued: one command line
+            buf.append(" ")
+            i += 2
+            continue
         elif text.startswith("$(", i):
             depth += 1
         elif ch == ")" and depth:
