@@ -51,7 +51,8 @@ _SOURCE_EXT = re.compile(r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|ph
 
 
 def parts(command: str) -> list[str]:
-    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole."""
+    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole and
+    a line ending in a backslash continued."""
     out, buf, quote, depth, i = [], [], "", 0, 0
     text = command or ""
     while i < len(text):
@@ -60,6 +61,10 @@ def parts(command: str) -> list[str]:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+        elif text.startswith("\\\n", i):  # a line continued: one command line
+            buf.append(" ")
+            i += 2
+            continue
         elif text.startswith("$(", i):
             depth += 1
         elif ch == ")" and depth:
@@ -260,16 +265,24 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
                 "note: run with `RUST_BACKTRACE", "error: could not compile", "Error: Process completed with exit code")
 
 
-def error_signature(output: str, limit: int = 220) -> str:
+def first_error(output: str, limit: int = 220) -> str:
     """The first line of `output` that says what went wrong (with the list it introduces),
-    passing over the lines tools print around an error (_BOILERPLATE)."""
+    passing over the lines tools print around an error (_BOILERPLATE); "" when none does. A
+    line too long to show whole starts at its error word: "Batch entry 10 INSERT INTO … was
+    aborted: ERROR: duplicate key value …" is shown from "ERROR"."""
     lines = [ln.strip() for ln in str(output or "").split("\n")]
     for i, ln in enumerate(lines):
-        if ln and not (ln + " ").startswith(_PASSING) and not ln.startswith(_BOILERPLATE) and _ERROR.search(ln):
+        m = _ERROR.search(ln) if ln and not (ln + " ").startswith(_PASSING) and not ln.startswith(_BOILERPLATE) else None
+        if m:
             extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
-            return clip_words(" ".join([ln] + extra), limit)
-    tail = [ln for ln in lines if ln]
-    return clip_words(tail[-1], limit) if tail else ""
+            return clip_words(" ".join([ln[m.start():] if len(ln) > limit else ln] + extra), limit)
+    return ""
+
+
+def error_signature(output: str, limit: int = 220) -> str:
+    """`first_error`, else the last line of `output`."""
+    tail = [ln for ln in str(output or "").split("\n") if ln.strip()]
+    return first_error(output, limit) or (clip_words(tail[-1].strip(), limit) if tail else "")
 
 
 _CANNOT_RUN = re.compile(r"command not found|no rule to make target|unknown option|unrecognized option|"

@@ -194,8 +194,8 @@ def rules_file(path: str) -> bool:
 
 
 def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: set[str]) -> list[str]:
-    """The files the session kept going back to (read twice or more) and did not write: what a
-    next session otherwise re-discovers."""
+    """The files the session kept going back to (read twice or more; a file of the project's
+    rules for the agent once) and did not write: what a next session otherwise re-discovers."""
     counts: dict[str, int] = {}
     for e in events:
         path = e.get("path")
@@ -203,7 +203,7 @@ def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: 
                 and not path.endswith("/")):
             counts[path] = counts.get(path, 0) + 1
     ranked = [p for p, n in sorted(counts.items(), key=lambda kv: -kv[1])
-              if n >= 2 and p not in written and p not in deleted and not tool_file(p)]
+              if (n >= 2 or rules_file(p)) and p not in written and p not in deleted and not tool_file(p)]
     return ranked[:MAX_READ_FILES]
 
 

@@ -14,6 +14,7 @@ from engram.consolidate.knowledge import commands
     ("API_TOKEN=abc123 make deploy > out.log", ["make deploy"]),
     ("echo start; pytest -q -k retry; sleep 1", ["pytest -q -k retry"]),
     ("npm run lint && npm test -- --run | grep FAIL", ["npm run lint", "npm test -- --run"]),
+    ("git add \\\n  src/a.ts \\\n  src/b.ts && git status", ["git add src/a.ts src/b.ts", "git status"]),  # continued lines
 ])
 def test_normalise_keeps_the_meaningful_parts(line, parts):
     assert cl.normalise(line) == parts
@@ -96,6 +97,36 @@ def test_failing_tests_and_compile_errors_are_the_codes_problems_not_gotchas():
               _shell(2, "make", 2, "src/a.c:3: error: expected ';'\nsrc/a.ts(1,1): error TS1005", type="build"),
               _shell(3, "pytest -q -x", 0, "2 passed", type="test_run", recognized=True, passed=2, failed=0)]
     assert commands.gotchas(events) == []
+
+
+LONG_STATUS = ("On branch main\nChanges to be committed:\n\tnew file:   src/a.ts\n\nUntracked files:\n"
+               '  (use "git add <file>..." to include in what will be committed)\n\t.claude/settings.json\n'
+               "\t.entire/.gitignore\n\t.entire/settings.json\n\tsrc/a.ts\n\tnotes.md\n\n")
+
+
+def test_paths_seen_untracked_before_a_commit_that_went_through_without_them_are_kept_out():
+    events = [_shell(1, "git status", 0, LONG_STATUS), _shell(2, "git add src/a.ts"),
+              _shell(3, 'git commit -m "a"', 0, "[main 1a2b3c4] a"), _shell(4, "git add notes.md"),
+              _shell(5, 'git commit -m "notes"', 0, "[main 5d6e7f8] notes")]
+    kept = commands.left_untracked(events)
+    assert [k["path"] for k in kept] == [".claude/settings.json", ".entire/"]  # notes.md was committed after
+    assert kept[0]["evidence"] == [1, 3]
+    porcelain = [_shell(1, "git status --short", 0, "?? baseline.ci_check.json\n M src/a.ts\n"),
+                 _shell(2, "git commit -am wip", 0, "[main 1a2b3c4] wip")]
+    assert [k["path"] for k in commands.left_untracked(porcelain)] == ["baseline.ci_check.json"]
+
+
+@pytest.mark.parametrize("later", [
+    _shell(2, "git add ."),  # staged in bulk
+    _shell(2, "git add src/a.ts .claude .entire/ notes.md"),  # each named
+    _shell(2, "git add src/a.ts [...] notes.md", truncated={"command": 4000}),  # what it named is not all known
+    _shell(2, 'git commit -m "a"', 1, "pre-commit hook failed"),  # the commit did not go through
+])
+def test_untracked_paths_a_commit_may_have_taken_are_not_kept_out(later):
+    events = [_shell(1, "git status", 0, LONG_STATUS), later]
+    if later["command"].startswith("git add"):
+        events.append(_shell(3, 'git commit -m "a"', 0, "[main 1a2b3c4] a"))
+    assert commands.left_untracked(events) == []
 
 
 def test_paths_unstaged_after_a_bulk_add_are_kept_out_of_commits():

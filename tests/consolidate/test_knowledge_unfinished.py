@@ -121,3 +121,17 @@ def test_a_mention_is_removed_and_the_rest_judged_and_alone_is_a_rule_only_when_
         prompt, earlier, expected):
     found = user_words.instructions([_prompt(1, prompt)], earlier)
     assert [(i["name"], i["kind"], i["explicit"]) for i in found] == expected
+
+
+def test_a_request_that_pastes_a_log_is_said_by_its_words_and_the_first_error_line():
+    values = ", ".join(f"col_{i}" for i in range(40))
+    prompt = ("I'm getting this error. why? [2025-10-22 17:21:25] [23505]\n"
+              f"[2025-10-22 17:21:25] Batch entry 10 INSERT INTO invoices ({values}) VALUES (2279) was aborted: "
+              'ERROR: duplicate key value violates unique constraint "IX_invoices_invoice_number"\n'
+              "[2025-10-22 17:21:25] Detail: Key (invoice_number)=(2164) already exists.")
+    state = unfinished.last_session([_prompt(1, prompt)])
+    assert state["asked"] == ["I'm getting this error. why? [2025-10-22 17:21:25] [23505] … ERROR: duplicate key "
+                              'value violates unique constraint "IX_invoices_invoice_number"']
+    plan = "Implement the following plan:\n# Plan: errors\n" + "Collect all errors in one prompt and retry. " * 8
+    state = unfinished.last_session([_prompt(1, plan)])
+    assert " … " not in state["asked"][0]  # prose about errors is no pasted log

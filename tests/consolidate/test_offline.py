@@ -319,3 +319,15 @@ def test_a_failed_test_run_whose_counts_are_unknown_says_its_error_not_some_fail
             "output": "\u2716 3 problems (3 errors, 0 warnings)"}
     (err,) = oe.errors([fail])
     assert err["text"] == "`npm run lint && npm test` failed (exit 1): \u2716 3 problems (3 errors, 0 warnings)"
+
+
+def test_a_file_of_the_projects_rules_read_once_is_known_and_another_file_read_once_is_not(root):
+    (root / ".github").mkdir()
+    (root / ".github" / "copilot-instructions.md").write_text("# Rules\nDocument new features here.\n")
+    (root / "notes.md").write_text("# Notes\n")
+    s = Session(root, "s1").start().prompt("Add the payment export.")
+    s.read(".github/copilot-instructions.md").read("notes.md").stop("Done.")
+    assert _offline(s).status == "consolidated"
+    files = rows(s.project, "SELECT name, json_extract(data, '$.rules') FROM nodes "
+                            "WHERE json_extract(data, '$.kind') = 'file'")
+    assert files == [(".github/copilot-instructions.md", 1)]

@@ -16,7 +16,9 @@
   errors are not gotchas: they are the code's problems (offline_episode.errors).
 * A tool that refused an option ("cat: illegal option -- A") is the failing command wherever
   it stands in the pipeline, and its way round is a later form of that tool's segment.
-* Kept out of commits: paths unstaged right after a bulk `git add` (logs, build output).
+* Kept out of commits: paths unstaged right after a bulk `git add` (logs, build output), and
+  paths `git status` showed untracked before a commit that went through without them (the
+  agent staged others by name): a tool's settings folder, a local baseline file.
 """
 
 from __future__ import annotations
@@ -253,3 +255,56 @@ def kept_out_of_commits(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             elif words[:2] == ["git", "commit"]:
                 bulk = False
     return list({o["path"]: o for o in out}.values())[:5]
+
+
+def _untracked(output: str) -> list[str]:
+    """The untracked paths a `git status` printed: its "Untracked files:" section or `?? path` lines."""
+    out: list[str] = []
+    section = False
+    for line in str(output or "").split("\n"):
+        text = line.strip()
+        if line.startswith("?? "):
+            out.append(text[3:].strip('"'))
+        elif line.startswith("Untracked files:"):
+            section = True
+        elif section and text and not text.startswith("(use "):
+            if not line.startswith(("\t", "  ")):
+                section = False
+            else:
+                out.append(text)
+        elif section and not text and out:
+            section = False
+    return out
+
+
+def _covers(arg: str, path: str) -> bool:
+    return arg in (".", "-A", "--all", ":/") or path == arg or path.startswith(arg.rstrip("/") + "/")
+
+
+def left_untracked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{"path", "command", "evidence"}]: paths `git status` showed untracked before a commit
+    that went through without them (not staged by name or in bulk before it, nor after it in
+    the session); paths sharing a top folder are one entry, the folder."""
+    seen: dict[str, int] = {}
+    added: set[str] = set()
+    kept: dict[str, dict[str, Any]] = {}
+    for ev in shell_events(events):
+        for part in cl.normalise(ev["command"]):
+            words = cl.split_words(part)
+            if words[:2] == ["git", "status"] and ran(ev):
+                seen.update({p: ev["seq"] for p in _untracked(ev.get("output") or "") if p not in seen})
+            elif words[:2] == ["git", "add"]:
+                cut = "command" in (ev.get("truncated") or {})  # which paths it named is not all known
+                args = ["."] if cut else [w for w in words[2:] if not w.startswith("-") or w in ("-A", "--all")]
+                added |= {p for p in seen if any(_covers(a, p) for a in args)}
+                for p in [p for p in kept if any(_covers(a, p) for a in args)]:
+                    del kept[p]
+            elif words[:2] == ["git", "commit"] and ran(ev):
+                for p, at in seen.items():
+                    if p not in added and p not in kept:
+                        kept[p] = {"path": p, "command": clip_words(part, 120), "evidence": [at, ev["seq"]]}
+    tops: dict[str, list[dict[str, Any]]] = {}
+    for k in kept.values():
+        tops.setdefault(k["path"].split("/", 1)[0] if "/" in k["path"] else k["path"], []).append(k)
+    out = [dict(group[0], path=top + "/") if len(group) > 1 else group[0] for top, group in tops.items()]
+    return out[:5]

@@ -73,6 +73,10 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
         out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},
                          k["evidence"], confidence=0.6))
+    for k in commands.left_untracked(events):
+        desc = f"`{k['path']}` stays untracked: the session committed without it (`{k['command']}`)."
+        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},
+                         k["evidence"], confidence=0.6))
     return out
 
 

@@ -206,13 +206,30 @@ def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bo
             "evidence": [commits[-1]]}, True
 
 
+# How a tool's error line reads (not a plan's prose about errors): "ERROR: …", "error[E0432]",
+# "fatal: …", "TypeError", "Npgsql.PostgresException (…)", "Traceback".
+_LOG_ERROR = re.compile(r"\b(?:error|fatal)\s*[:\[]|\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b", re.I)
+
+
+def pasted(request: str, prompt: str) -> str:
+    """A request that pastes a log, said by its own first words and the log's first error line
+    ("I'm getting this error. why? … ERROR: duplicate key value violates unique constraint
+    …"): cut at 160 characters, it would keep the log's timestamps and lose the error."""
+    head, _, log = prompt.partition("\n")
+    error = cl.first_error(log, 96) if len(request) > 160 else ""
+    if not _LOG_ERROR.search(error) or error[:40] in request[:160]:
+        return request
+    return f"{clip_words(clean_prompt(head), 60)} … {error}"  # within the 160 a request is shown in
+
+
 def last_session(events: list[dict[str, Any]], said: set[str] = frozenset()) -> dict[str, Any] | None:
     """What the session was asked (its distinct substantive requests, latest last; without the
     sentences `said` already holds as instructions) and how its last reply ended: where the
     next session picks up."""
     def request(prompt: str) -> str:
         kept = said | {d["text"] for d in decision_text.decision_sentences(prompt)}  # shown as decisions
-        return " ".join(x for x in decision_text.sentences(clean_prompt(prompt)) if x.strip() not in kept)
+        return pasted(" ".join(x for x in decision_text.sentences(clean_prompt(prompt)) if x.strip() not in kept),
+                      prompt)
 
     requests = (request(str(e.get("prompt") or "")) for e in events if e.get("type") == "user_prompt")
     asked = list(dict.fromkeys(clip_words(r, 160) for r in requests if substantive(r)))
