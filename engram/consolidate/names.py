@@ -77,7 +77,6 @@ _TLDS = frozenset("io com org net dev pm ai app cloud tech run build is works co
 # product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
 _PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
                            "plugin components ui react node browser web".split())
-_ES_YEAR = 2009  # ECMAScript's edition n (from 6, 2015) is the year 2009 + n: "ES6" is ES2015
 _NOT_INITIALS = frozenset("of and the for to a an in on".split())
 _SPAN = 3  # the longest run of words looked up in the table as one name
 
@@ -89,21 +88,82 @@ def loose(name: str) -> str:
 
 
 def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
-    """(base, version) of a name ending in a version: "Python 3.12" -> ("python", "3.12"),
-    "zod v3" -> ("zod", "3"), "python3.12" -> ("python", "3.12"), "UUIDv7" -> ("uuid", "7");
-    ("node.js", "") when there is none. "k8s", "S3", "OAuth2" are names: a glued version
-    needs two letters before it, and a name the table knows whole is never split."""
+    """(base, version) of a name with a version: "Python 3.12" -> ("python", "3.12"),
+    "zod v3" -> ("zod", "3"), "python3.12" -> ("python", "3.12"), "UUIDv7" -> ("uuid", "7"),
+    "v2 API" and "API version 2" -> ("api", "2"), "Ph. 2" -> ("phase", "2"); ("node.js", "")
+    when there is none. "k8s", "S3", "OAuth2" are names: a glued version needs two letters
+    before it, and a name the table knows whole is never split."""
     k = key(name)
     words = k.split()
     if len(words) > 1 and _version(words[-1]):
-        return " ".join(words[:-1]), _version(words[-1])
+        return _marked(words[:-1]), _version(words[-1])
+    lead = _leading_version(words) if not (table and words and words[0] in table.canon) else None
+    if lead:  # "V8 engine" is V8's
+        return lead
     if len(words) == 1 and _tagged(k):
         return _tagged(k)
     if words and not (table and (k in table.canon or words[-1] in table.canon)):
         base, version = _glued(words[-1])
         if version:
-            return " ".join(words[:-1] + [base]), version
+            return _marked(words[:-1] + [base]), version
+    if len(words) == 1 and k[:1] == "v" and _version(k) and not (table and k in table.canon):
+        return "", _version(k)  # "v2" alone: a member of whatever series the text is about
     return k, ""
+
+
+# A version marker as its abbreviations write it ("v2" is "version 2", "Ph. 2" is "Phase 2"):
+# the spelled-out word, "" for a marker that only says "version" (dropped from the base).
+_MARKERS = {"v": "", "v.": "", "ver": "", "ver.": "", "vers.": "", "version": "", "rev": "", "rev.": "",
+            "revision": "", "ph": "phase", "ph.": "phase", "pt": "part", "pt.": "part", "stg": "stage",
+            "stg.": "stage", "it.": "iteration", "iter": "iteration", "iter.": "iteration"}
+# Nouns of a numbered series: its members are different things ("Phase 2" / "Phase 3", "v1 API" /
+# "v2 API", "Milestone 4" / "Milestone 5"), where a versioned product is the product ("SQLite 3.53.0").
+SERIES_WORDS = frozenset("phase milestone stage step sprint iteration epic round wave tier level part chapter "
+                         "release api endpoint schema protocol interface spec specification manifest format".split())
+
+
+def _marked(words: list[str]) -> str:
+    """A base's words with the marker before its version spelled out, or dropped when it only
+    says "version": ["api", "ver."] -> "api", ["ph."] -> "phase"."""
+    if words and words[-1] in _MARKERS:
+        words = words[:-1] + ([_MARKERS[words[-1]]] if _MARKERS[words[-1]] else [])
+    return " ".join(words)
+
+
+def _leading_version(words: list[str]) -> tuple[str, str] | None:
+    """(base, version) of a name that starts with its version: "v2 API", "version 2 API"."""
+    if len(words) > 1 and words[0][:1] == "v" and len(words[0]) > 1 and _version(words[0]):
+        return " ".join(words[1:]), _version(words[0])
+    if len(words) > 2 and words[0] in _MARKERS and not _MARKERS[words[0]] and _version(words[1]):
+        return " ".join(words[2:]), _version(words[1])
+    return None
+
+
+def series(base: str, table: Table) -> bool:
+    """Whether a versioned name's base names a numbered series, whose members are different things:
+    a bare marker ("v2"), a series noun first or last ("Phase", "Stripe API", "Manifest"), or a
+    file the table does not know as a name, whose numbers are its format's ("hooks.json v2")."""
+    words = loose(base).split()
+    return not words or words[0] in SERIES_WORDS or words[-1] in SERIES_WORDS or (
+        _file_shaped(base) and _canon(base, table) is None)  # ".NET 8" is .NET's
+
+
+def product_version(name: str, table: Table) -> str:
+    """The version a name gives a thing that is the same thing at any version ("3.53.0" for
+    "SQLite 3.53.0", "14" for "macOS Sonoma", which the table lists as "macOS 14"); "" for no
+    version, or for a member of a series ("Phase 2")."""
+    c = _canon(name, table)
+    if c is not None:  # a name the table knows has a version when it lists it as a version line
+        return next((split_version(table.display[c], table)[1] for p in table.parents.get(c, [])
+                     if _version_line(c, p, table)), "")
+    base, version = split_version(name, table)
+    return version if version and not series(base, table) else ""
+
+
+def _version_line(part: str, parent: str, table: Table) -> bool:
+    """Whether a part the table lists is its parent at a version ("Node.js 22 < Node.js")."""
+    base, version = split_version(table.display[part], table)
+    return bool(version) and not series(base, table) and _same_name(base, table.display[parent], table)
 
 
 def _tagged(k: str) -> tuple[str, str] | None:
@@ -127,28 +187,6 @@ def _pin(tag: str) -> str:
     @main") or a commit ("@b4ffde6...", 7 to 40 hex digits); "" else."""
     commit = 7 <= len(tag) <= 40 and all(c in "0123456789abcdef" for c in tag) and any(c.isdigit() for c in tag)
     return tag if tag in _CHANNELS or commit else ""
-
-
-def _spelled(base: str, version: str, table: Table) -> str:
-    """A version as the thing's own releases write it: Python's tags ("py311", PEP 425) drop
-    the dot, "3.11"; ECMAScript's editions are years from ES6 on ("ES6" is "2015")."""
-    if not version.isdigit():
-        return version
-    c = _canon(base, table)
-    if c == "python" and 2 <= len(version) <= 3:
-        return f"{version[0]}.{version[1:]}"
-    if c == "javascript" and 6 <= int(version) < 100:
-        return str(_ES_YEAR + int(version))
-    return version
-
-
-def _net_moniker(base: str, version: str, table: Table) -> str:
-    """.NET's target framework monikers write its major version "net9.0" (its csproj files'
-    spelling of .NET 9); other versions are as written."""
-    dotnet = _canon(".net", table) or ".net"
-    if version.endswith(".0") and (base == "net" or _canon(base, table) == dotnet) and version[:-2].isdigit():
-        return version[:-2]
-    return version
 
 
 def _version(word: str) -> str:
@@ -488,13 +526,18 @@ def _same_file(file: str, prose: str, table: Table) -> bool:
     return 0 < len(tool) < len(words) and relate(file, " ".join(tool), table)[0] == "child"
 
 
-def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
-    """(merge | child | new | None, the rule that decided) for a proposed name against an existing one."""
+def relate(proposed: str, existing: str, table: Table, *, entity: bool = True) -> tuple[str | None, str]:
+    """(merge | child | new | None, the rule that decided) for a proposed name against an existing one.
+
+    `entity` is False for a statement's name (a decision, a finding): "Use Python 3.12" is not
+    "Use Python 3.11", though Python 3.12 is Python (_by_version)."""
     proposed, existing = _as_written(proposed), _as_written(existing)
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
     for rule in (_by_tool, _by_table, _by_version, _by_structure):
         action, how = rule(proposed, existing, table)
+        if how == "version" and not entity and split_version(proposed, table)[1] != split_version(existing, table)[1]:
+            return "new", "another version"
         if action:
             return action, how
     return None, ""
@@ -504,8 +547,8 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
     ca, cb = _canon(a, table), _canon(b, table)
     if ca is None or cb is None:
         return None, ""
-    if cb in table.parents_of(ca):
-        return "child", "part"
+    if cb in table.parents_of(ca):  # a version line the table lists ("macOS 14 < macOS") is a version
+        return ("merge", "version") if _version_line(ca, cb, table) else ("child", "part")
     if split_version(a, table)[1] or split_version(b, table)[1]:
         return None, ""  # "Python 3.12": the version rule decides
     owned = _unowned(a, table)
@@ -517,6 +560,9 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """A versioned mention of a thing is that thing (docs/spec.md: "SQLite 3.53.0" merges with
+    "SQLite"), whatever the two versions; two members of a numbered series are two things
+    ("Phase 2" / "Phase 3", "v1 API" / "v2 API"), a member a child of the series."""
     (ba, va), (bb, vb) = split_version(a, table), split_version(b, table)
     wa, wb = loose(a).split(), loose(b).split()
     if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
@@ -525,12 +571,13 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
         return "child", "part"  # "mcr.microsoft.com/dotnet/aspnet:8.0": a version of ASP.NET Core's image
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
-    va, vb = (_net_moniker(ba, _spelled(ba, va, table), table), _net_moniker(bb, _spelled(bb, vb, table), table))
+    if not (series(ba, table) or series(bb, table)):
+        return "merge", "version"
     if va == vb:
-        return "merge", "same version"
-    if va:
-        return "child", "version" if not vb else "sibling version"
-    return "new", "unversioned parent"  # the existing node is a version of the proposal
+        return "merge", "same member"  # "v2 API" / "API version 2", "Ph. 2" / "Phase 2"
+    if va and vb:
+        return "new", "series members"
+    return ("child", "series member") if va else ("new", "unversioned parent")
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
