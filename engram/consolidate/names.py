@@ -190,10 +190,15 @@ def _pin(tag: str) -> str:
 
 
 def _version(word: str) -> str:
-    """The version a word is ("3.12" for "3.12" or "v3.12", "3.x" for "3.x"), or ""."""
+    """The version a word is ("3.12" for "3.12" or "v3.12", "3.x" for "3.x", "1.0a" for a dotted
+    number with a letter after it), or ""."""
     w = word[1:] if word[:1] == "v" and len(word) > 1 else word
+    if "." in w and w[-1:].isalpha() and w[-2:-1].isdigit():
+        w, letter = w[:-1], w[-1]  # "OAuth 1.0a"; never "8s" ("k8s"), which has no dot
+    else:
+        letter = ""
     if w and w[0].isdigit() and all(c.isdigit() or c == "." for c in w.rstrip("x")):
-        return w.rstrip(".")
+        return w.rstrip(".") + letter
     return ""
 
 
@@ -567,6 +572,9 @@ def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
     wa, wb = loose(a).split(), loose(b).split()
     if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
         return "merge", "same version"  # "Claude Haiku 3.5" / "Claude 3.5 Haiku": the version moved
+    ra, rb = [w for w in wa if not _version(w)], [w for w in wb if not _version(w)]
+    if len(ra) > 1 and sorted(ra) == sorted(rb) and len(ra) < len(wa) and not series(" ".join(ra), table):
+        return "merge", "version"  # "Claude 3 Opus" / "Claude Opus 4.1": versions inside the name
     if va and not vb and _canon(b, table) and _canon(b, table) in table.parents_of(ba):
         return "child", "part"  # "mcr.microsoft.com/dotnet/aspnet:8.0": a version of ASP.NET Core's image
     if not (va or vb) or not _same_name(ba, bb, table):
