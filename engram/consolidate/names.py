@@ -168,13 +168,19 @@ def _version_line(part: str, parent: str, table: Table) -> bool:
 
 def _tagged(k: str) -> tuple[str, str] | None:
     """(name, tag) of an image or package pinned to a version: "node:20-alpine" -> ("node",
-    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"); a variant after the
-    version stays in it, so "node:20-alpine" and "node:20" are siblings."""
-    for sep in (":", "@"):
+    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"), a requirement
+    "flask-cors~=6.0.0" -> ("flask-cors", "6.0.0"); a variant after the version stays in it
+    ("20-alpine"). A Go module's major version is its path's last part ("github.com/minio/
+    minio-go/v7", "gopkg.in/yaml.v3")."""
+    for sep in ("==", "~=", ">=", ":", "@"):
         head, found, tag = k.rpartition(sep)
         version = _version(tag.partition("-")[0]) or _pin(tag.partition("-")[0])
-        if found and len(head) > 1 and not head.endswith(sep) and version:
+        if found and len(head) > 1 and not head.endswith(sep[-1]) and version:
             return head, version + tag[len(tag.partition("-")[0]):]
+    for sep in ("/", "."):
+        head, found, tag = k.rpartition(sep)
+        if found and "/" in k and tag[:1] == "v" and tag[1:].isdigit() and len(head) > 1:
+            return head, tag[1:]
     return None
 
 

@@ -28,6 +28,11 @@ def _resolve(conn, proposed: str, existing: str, type: str = "concept") -> tuple
     ("Zod version 3", "Zod", "3"),              # spelled out
     ("node:20-alpine", "Node.js", "20-alpine"),  # an image's tag
     ("macOS Sonoma", "macOS", "14"),            # a version line the alias table lists ("macOS 14")
+    ("flask-cors~=6.0.0", "Flask-Cors==5.0.0", "6.0.0"),  # requirement specifiers
+    ("github.com/minio/minio-go/v7", "minio-go", "7"),     # a Go module's major version
+    ("gopkg.in/yaml.v3", "gopkg.in/yaml.v2", "3"),
+    ("OAuth 2.1", "OAuth 1.0a", "2.1"),         # a letter after a dotted version
+    ("Claude 3 Opus", "Claude Opus 4.1", ""),   # versions inside the name
 ])  # fmt: skip
 def test_a_versioned_mention_is_the_thing(conn, proposed, existing, version):
     res, nid = _resolve(conn, proposed, existing)
