@@ -771,10 +771,9 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
 
 
 # Words a package's or a repository's name spells besides what it is: "sdk" ("@sentry/nextjs" is
-# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"); and the frameworks a UI
-# package of a scope says it is for ("@radix-ui/react-slot" is "Radix Slot").
+# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"). The frameworks a UI package of
+# a scope says it is for ("@radix-ui/react-slot" is "Radix Slot") are the table's "@ui-framework".
 _PACKAGE_NOISE = frozenset(["sdk", "js", "official"])
-_FOR_FRAMEWORK = frozenset(["react", "vue", "svelte", "solid", "angular"])
 # What an organisation's account adds to its project's name ("cypress-io", "astral-sh", "gohugoio").
 _ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org", "database")
 
@@ -786,7 +785,8 @@ def _same_words(a: str, b: str, table: Table) -> bool:
     name may leave out the framework a scope's UI package is for ("@radix-ui/react-slot")."""
     for pkg, prose in ((a, b), (b, a)):
         pw, sw = _package_words(pkg, table), _prose_words(prose, table)
-        if pw and sw and len(sw) >= 2 and sw <= pw and pw - sw <= _FOR_FRAMEWORK and len(pw & sw) >= 2:
+        if pw and sw and len(sw) >= 2 and sw <= pw and len(pw & sw) >= 2 \
+                and all(table.in_class(w, "ui-framework") for w in pw - sw):
             return True
     return False
 
@@ -887,8 +887,9 @@ def _action(name: str, table: Table) -> _Tool | None:
 
 def _provider(name: str, table: Table) -> _Tool | None:
     """A Terraform provider: "terraform-provider-aws" (its repository), "hashicorp/aws" (its
-    registry address: HashiCorp's namespace publishes providers for others' products; its own
-    products' images, "hashicorp/vault", are the products), "registry.terraform.io/cloudflare/
+    registry address: a namespace the table's "@provider-publisher" lists, HashiCorp's, publishes
+    providers for others' products; its own products' images, "hashicorp/vault", are the products),
+    "registry.terraform.io/cloudflare/
     cloudflare", or prose: "AWS provider", "Terraform AWS Provider"."""
     k = key(name)
     if " " in k:
@@ -903,15 +904,18 @@ def _provider(name: str, table: Table) -> _Tool | None:
         return _Tool(target, target, segments[-2] if len(segments) > 1 else "", True)
     host = segments[0] if len(segments) == 3 else ""
     namespace = segments[-2] if len(segments) in (2, 3) else ""
-    if host == "registry.terraform.io" or (namespace == "hashicorp" and host in ("", "registry.terraform.io")
-                                           and not _hashicorps(repo, table) and not _action(name, table)):
+    publisher = table.in_class(namespace, "provider-publisher")
+    if host == "registry.terraform.io" or (publisher and host in ("", "registry.terraform.io")
+                                           and not _own_product(publisher, namespace, repo, table)
+                                           and not _action(name, table)):
         return _Tool(repo, repo, namespace, True)
     return None
 
 
-def _hashicorps(name: str, table: Table) -> bool:
-    """Whether the table makes a name one of HashiCorp's own products ("vault", "terraform")."""
-    return any("hashicorp" in table.parents_of(n) for n in (name, f"hashicorp {name}"))
+def _own_product(publisher: str, namespace: str, name: str, table: Table) -> bool:
+    """Whether the table makes a name one of a provider publisher's own products ("hashicorp/vault":
+    HashiCorp's Vault), not a provider it publishes for another's."""
+    return any(publisher in table.parents_of(n) for n in (name, f"{namespace} {name}"))
 
 
 def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -966,13 +970,9 @@ def _as_written(name: str) -> str:
 
 
 # What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
-# for Go", "Prometheus Go client"), and the languages a name may be for, one spelling each.
+# for Go", "Prometheus Go client"); the languages a name may be for are the table's "@sdk-language".
 _SDK_WORDS = frozenset("sdk client library lib binding package driver api official for the".split())
-_LANGUAGES = {"python": "python", "py": "python", "go": "go", "golang": "go", "js": "js", "javascript": "js",
-              "node": "node", "nodejs": "node", "node.js": "node", "typescript": "ts", "ts": "ts", "ruby": "ruby",
-              "rb": "ruby", "rust": "rust", "rs": "rust", "java": "java", "kotlin": "kotlin", "php": "php",
-              ".net": ".net", "dotnet": ".net", "c#": ".net", "csharp": ".net", "swift": "swift", "dart": "dart",
-              "elixir": "elixir", "scala": "scala"}
+_LANGUAGE = "sdk-language"
 
 
 def _same_sdk(package: str, prose: str, table: Table) -> bool:
@@ -987,13 +987,13 @@ def _same_sdk(package: str, prose: str, table: Table) -> bool:
     pkg_core, pkg_lang = _sdk_core(parts, table)
     prose_core, prose_lang = _sdk_core(words, table)
     plain = _org(owner.rpartition("/")[2]) != rest  # "prometheus/prometheus" is the project, not its client
-    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts), _sdk_run(words))  # "google-genai": "Gen AI"
+    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts, table), _sdk_run(words, table))  # "Gen AI"
     return plain and bool(pkg_core) and same and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
 
 
-def _sdk_run(words: list[str]) -> str:
+def _sdk_run(words: list[str], table: Table) -> str:
     """A client library's words besides the library words, in order: "google gen ai" for "Google Gen AI SDK"."""
-    return " ".join(w for w in words if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
+    return " ".join(w for w in words if w not in _SDK_WORDS and not table.in_class(w, _LANGUAGE) and not _version(w))
 
 
 def _sdk_prose(name: str) -> bool:
@@ -1005,5 +1005,5 @@ def _sdk_prose(name: str) -> bool:
 def _sdk_core(words: list[str], table: Table) -> tuple[frozenset[str], frozenset[str]]:
     """(whose library it is, the languages it says it is for) of a client library's words."""
     core = frozenset(_canon(w, table) or w for w in words
-                     if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
-    return core, frozenset(_LANGUAGES[w] for w in words if w in _LANGUAGES)
+                     if w not in _SDK_WORDS and not table.in_class(w, _LANGUAGE) and not _version(w))
+    return core, frozenset(lang for lang in (table.in_class(w, _LANGUAGE) for w in words) if lang)
