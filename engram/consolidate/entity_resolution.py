@@ -26,6 +26,10 @@ with no calibration gets the spec's (docs/spec.md, "Entity resolution") 0.95 / 0
 
 File concepts (data.kind == "file") resolve by exact path only: two paths that embed
 alike ("src/a/util.py", "src/b/util.py") are still two files.
+
+A concept's versioned name is the thing itself (the spec's "SQLite 3.53.0" merges with
+"SQLite"); `Resolution.version` carries the version, which graph_apply keeps in the node's
+`data.versions` and retrieval shows.
 """
 
 from __future__ import annotations

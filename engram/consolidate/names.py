@@ -25,13 +25,17 @@ to embeddings only when the names alone settle nothing. The rules, in order:
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
-3. versions (docs/spec.md, "Entity resolution"), written apart or glued to the name ("Vue3",
-   "python3.12", "ES2022", "UUIDv7", "GPT-5"), in a project's own spelling ("py311" is
-   Python 3.11, "ES6" is ES2015): a versioned name is a child of the unversioned one
-   ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
-   ("Python 3.12" / "Python 3.11"); the same version merges, also moved inside the name
-   ("Claude Haiku 3.5" / "Claude 3.5 Haiku") or as a .NET target moniker ("net9.0" / ".NET 9");
-   an image or action pinned to a channel or a commit is a version too ("node:lts", "@main");
+3. versions (docs/spec.md, "Entity resolution"; issue 26), written apart, glued or pinned ("Vue3",
+   "python3.12", "ES2022", "UUIDv7", "GPT-5", "node:20-alpine", "actions/checkout@v4",
+   "flask-cors~=6.0.0", a Go module's "/v7"), or a version line the table lists ("macOS 14 <
+   macOS"): a versioned mention of a thing is that thing -> merge, whatever the two versions
+   ("SQLite 3.53.0" / "SQLite", "Python 3.12" / "Python 3.11"; the version is kept on the node as
+   an attribute, entity_resolution.Resolution.version); two members of a numbered series are two
+   things -> new ("Phase 2" / "Phase 3", "v1 API" / "v2 API", "Milestone 4" / "Milestone 5": a
+   series noun, SERIES_WORDS, or a file's format version, "hooks.json v2"), a member of a series
+   a child of it ("Stripe API v2" / "Stripe API"); an abbreviated and a spelled-out marker are
+   one ("v2" / "version 2", "Ph. 2" / "Phase 2"). A statement's name (a decision's) about another
+   version is another statement (relate's `entity`);
 4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
    "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
    ("@types/lodash" / "Lodash"), an action or a provider of what it is for ("actions/setup-python"
