@@ -488,7 +488,7 @@ def search_prefixes(name: str, table: Table) -> set[str]:
     forms += [f".{w}" for w in words if len(words) > 1]  # "ESLint config": ".eslintrc.json"'s
     out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     short = {k for k in (key(name), key(base), *stems) if _short(k)}
-    written = _as_written(name)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
+    written = _as_written(name, table)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
     more = search_prefixes(written, table) if written != name else set()
     return out | more | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
@@ -546,7 +546,7 @@ def relate(proposed: str, existing: str, table: Table, *, entity: bool = True) -
 
     `entity` is False for a statement's name (a decision, a finding): "Use Python 3.12" is not
     "Use Python 3.11", though Python 3.12 is Python (_by_version)."""
-    proposed, existing = _as_written(proposed), _as_written(existing)
+    proposed, existing = _as_written(proposed, table), _as_written(existing, table)
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
     for rule in (_by_tool, _by_table, _by_version, _by_structure):
@@ -934,32 +934,30 @@ def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
     return None, ""
 
 
-# Package registries' pages of a package, by the path before its name ("pypi.org/project/httpx"
-# is httpx); Terraform's keeps its host, which says the name is a provider's (_provider).
-_REGISTRY_PAGES = ("npmjs.com/package/", "pypi.org/project/", "crates.io/crates/", "docs.rs/", "pkg.go.dev/",
-                   "rubygems.org/gems/", "packagist.org/packages/", "nuget.org/packages/", "hex.pm/packages/",
-                   "pub.dev/packages/", "hub.docker.com/_/", "hub.docker.com/r/", "jsr.io/")
-_TERRAFORM_PAGE = ("registry.terraform.io/providers/", "registry.terraform.io/")
-
-
-def _unlinked(raw: str) -> str:
-    """A registry page's address as the package it is: "https://www.npmjs.com/package/@scope/x" ->
-    "@scope/x", "hub.docker.com/_/postgres" -> "postgres"; other names as they are."""
+def _unlinked(raw: str, table: Table) -> str:
+    """A registry page's address as the package it is (the table's "@registry-page" paths before a
+    package's name): "https://www.npmjs.com/package/@scope/x" -> "@scope/x", "hub.docker.com/_/
+    postgres" -> "postgres"; a page whose host says what kind of name it is keeps the host
+    ("@registry-host-page": "registry.terraform.io/providers/hashicorp/aws" ->
+    "registry.terraform.io/hashicorp/aws", a provider's: _provider); other names as they are."""
     k = raw.removeprefix("https://").removeprefix("http://").removeprefix("www.").rstrip("/")
-    for page in _REGISTRY_PAGES:
+    for page in table.classes.get("registry-page", ()):
         if k.casefold().startswith(page) and len(k) > len(page):
             return k[len(page):]
-    return _TERRAFORM_PAGE[1] + k[len(_TERRAFORM_PAGE[0]):] if k.casefold().startswith(_TERRAFORM_PAGE[0]) else k
+    for page in table.classes.get("registry-host-page", ()):
+        if k.casefold().startswith(page) and len(k) > len(page):
+            return f"{page.partition('/')[0]}/{k[len(page):]}"
+    return k
 
 
-def _as_written(name: str) -> str:
+def _as_written(name: str, table: Table) -> str:
     """A manifest's spelling of a name as its docs write it: a Python distribution without the
     extras it is installed with ("uvicorn[standard]" is Uvicorn), a .NET package's dotted
     namespace as words ("Serilog.Sinks.Console": a part of Serilog; "Microsoft.EntityFrameworkCore"
     is Microsoft's Entity Framework Core; never "ASP.NET" or "Socket.IO", whose last part is no
     word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter),
     a registry's page as its package (_unlinked)."""
-    raw = _unlinked(name.strip())
+    raw = _unlinked(name.strip(), table)
     if " " in raw:
         return name
     if raw.endswith("]") and "[" in raw[1:-1]:
