@@ -179,7 +179,8 @@ def body(node: dict, level: int) -> str:
 def _with_versions(node: dict, text: str) -> str:
     """A thing's text and the versions it was met at (entity resolution keeps "SQLite 3.53.0" as
     SQLite, its version in `data.versions`): which version a memory is about is what may matter."""
-    versions = [str(v) for v in data_of(node).get("versions") or [] if isinstance(v, (str, int, float))]
+    listed = data_of(node).get("versions")
+    versions = [str(v) for v in listed if isinstance(v, (str, int, float))] if isinstance(listed, list) else []
     if not versions:
         return text
     shown = ", ".join(versions[-5:])
