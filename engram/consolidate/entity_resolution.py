@@ -26,6 +26,10 @@ with no calibration gets the spec's (docs/spec.md, "Entity resolution") 0.95 / 0
 
 File concepts (data.kind == "file") resolve by exact path only: two paths that embed
 alike ("src/a/util.py", "src/b/util.py") are still two files.
+
+A concept's versioned name is the thing itself (the spec's "SQLite 3.53.0" merges with
+"SQLite"); `Resolution.version` carries the version, which graph_apply keeps in the node's
+`data.versions` and retrieval shows.
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ AMBIGUOUS_MARGIN = 0.10
 KNN_K = 20
 CANDIDATES_PER_PREFIX = 200
 CANDIDATES_BY_WORD = 50
+# Node types that name a thing, which is the same thing at any version (docs/spec.md: "SQLite
+# 3.53.0" merges with "SQLite"); a decision's or a finding's name is a statement, and one about
+# another version is another statement.
+ENTITY_TYPES = frozenset(["concept"])
 
 
 class Adjudicator(Protocol):
@@ -87,6 +95,7 @@ class Resolution:
     similarity: float = 0.0
     how: str = ""  # exact | normalised | alias | part | version | qualified | embedding | adjudicated | ...
     superseded: bool = False
+    version: str = ""  # the version a concept's name gives it ("3.53.0" of "SQLite 3.53.0"): kept in data.versions
 
 
 class Resolver:
@@ -107,9 +116,12 @@ class Resolver:
     def resolve(self, name: str, type: str, description: str = "", *, exact_only: bool = False) -> Resolution:
         self._ruled_out = set()
         hit = self.by_name(name, type, exact_only=exact_only)
-        if hit is not None or exact_only:
+        if exact_only:
             return hit or Resolution("new")
-        return self.by_embedding(name, type, description)
+        res = hit or self.by_embedding(name, type, description)
+        if type in ENTITY_TYPES:  # the version a concept's name gives it: an attribute of the one node
+            res.version = names.product_version(name, self.table)
+        return res
 
     def by_name(self, name: str, type: str, *, exact_only: bool = False) -> Resolution | None:
         exact = store.find_by_name(self.conn, name, type=type, limit=1)
@@ -119,7 +131,7 @@ class Resolver:
             return None
         decided = []
         for nid, other, status in self._candidates(name, type):
-            action, how = names.relate(name, other, self.table)
+            action, how = names.relate(name, other, self.table, entity=type in ENTITY_TYPES)
             if action == "new":
                 self._ruled_out.add(nid)
             elif action:

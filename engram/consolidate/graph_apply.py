@@ -31,6 +31,7 @@ from engram.text import clip, clip_words
 EXPLICIT_STRENGTH = 0.85
 IMPLICIT_STRENGTH = 0.35
 SUMMARY_MAX = 200
+VERSIONS_MAX = 20
 
 
 @dataclass
@@ -66,8 +67,10 @@ def plan(request: dict[str, Any], resolver: Resolver, times: dict[int, Any] | No
         if n["type"] == "decision" and stated:
             n["data"]["stated_at"] = max(stated)
         kind = (n.get("data") or {}).get("kind")
-        out.append(Planned(n, resolver.resolve(n["name"], n["type"], n["description"],
-                                               exact_only=kind in EXACT_KINDS)))
+        res = resolver.resolve(n["name"], n["type"], n["description"], exact_only=kind in EXACT_KINDS)
+        if res.version:  # "SQLite 3.53.0" is SQLite: the version stays, as an attribute
+            n["data"]["versions"] = [res.version]
+        out.append(Planned(n, res))
     return out
 
 
@@ -299,6 +302,9 @@ def _merged_data(old: dict[str, Any], n: dict[str, Any]) -> dict[str, Any]:
         data = {k: v for k, v in data.items() if k not in ("explicit", "rationale")}
     seqs = list(prev.get("evidence_seqs") or []) + list(data.get("evidence_seqs") or [])
     data["evidence_seqs"] = seqs[-50:]
+    versions = list(dict.fromkeys([*(prev.get("versions") or []), *(data.get("versions") or [])]))
+    if versions:  # every version the thing was met at, in the order first met
+        data["versions"] = versions[-VERSIONS_MAX:]
     stated = [str(d["stated_at"]) for d in (prev, data) if d.get("stated_at")]
     if stated:  # the latest statement: a session consolidated late must not date it back
         data["stated_at"] = max(stated, key=supersession.ms)

@@ -25,13 +25,17 @@ to embeddings only when the names alone settle nothing. The rules, in order:
 2. the table knows both names: the proposal a part of the existing one -> child
    ("tsconfig.json" / "TypeScript"); two canonicals of their own -> new ("React Native" /
    "React");
-3. versions (docs/spec.md, "Entity resolution"), written apart or glued to the name ("Vue3",
-   "python3.12", "ES2022", "UUIDv7", "GPT-5"), in a project's own spelling ("py311" is
-   Python 3.11, "ES6" is ES2015): a versioned name is a child of the unversioned one
-   ("PostgreSQL 16" / "PostgreSQL"), two versions are siblings, a child too, never a merge
-   ("Python 3.12" / "Python 3.11"); the same version merges, also moved inside the name
-   ("Claude Haiku 3.5" / "Claude 3.5 Haiku") or as a .NET target moniker ("net9.0" / ".NET 9");
-   an image or action pinned to a channel or a commit is a version too ("node:lts", "@main");
+3. versions (docs/spec.md, "Entity resolution"; issue 26), written apart, glued or pinned ("Vue3",
+   "python3.12", "ES2022", "UUIDv7", "GPT-5", "node:20-alpine", "actions/checkout@v4",
+   "flask-cors~=6.0.0", a Go module's "/v7"), or a version line the table lists ("macOS 14 <
+   macOS"): a versioned mention of a thing is that thing -> merge, whatever the two versions
+   ("SQLite 3.53.0" / "SQLite", "Python 3.12" / "Python 3.11"; the version is kept on the node as
+   an attribute, entity_resolution.Resolution.version); two members of a numbered series are two
+   things -> new ("Phase 2" / "Phase 3", "v1 API" / "v2 API", "Milestone 4" / "Milestone 5": a
+   series noun, SERIES_WORDS, or a file's format version, "hooks.json v2"), a member of a series
+   a child of it ("Stripe API v2" / "Stripe API"); an abbreviated and a spelled-out marker are
+   one ("v2" / "version 2", "Ph. 2" / "Phase 2"). A statement's name (a decision's) about another
+   version is another statement (relate's `entity`);
 4. structure: an owner's or publisher's product is a child of it ("Amazon RDS" / "AWS",
    "@langchain/core" / "LangChain"), a package of type definitions a child of what it types
    ("@types/lodash" / "Lodash"), an action or a provider of what it is for ("actions/setup-python"
@@ -77,7 +81,6 @@ _TLDS = frozenset("io com org net dev pm ai app cloud tech run build is works co
 # product of its own ("@langchain/core" is LangChain's core, not a thing called "core").
 _PACKAGE_PARTS = frozenset("core client server cli sdk api test utils common shared types config "
                            "plugin components ui react node browser web".split())
-_ES_YEAR = 2009  # ECMAScript's edition n (from 6, 2015) is the year 2009 + n: "ES6" is ES2015
 _NOT_INITIALS = frozenset("of and the for to a an in on".split())
 _SPAN = 3  # the longest run of words looked up in the table as one name
 
@@ -89,32 +92,99 @@ def loose(name: str) -> str:
 
 
 def split_version(name: str, table: Table | None = None) -> tuple[str, str]:
-    """(base, version) of a name ending in a version: "Python 3.12" -> ("python", "3.12"),
-    "zod v3" -> ("zod", "3"), "python3.12" -> ("python", "3.12"), "UUIDv7" -> ("uuid", "7");
-    ("node.js", "") when there is none. "k8s", "S3", "OAuth2" are names: a glued version
-    needs two letters before it, and a name the table knows whole is never split."""
+    """(base, version) of a name with a version: "Python 3.12" -> ("python", "3.12"),
+    "zod v3" -> ("zod", "3"), "python3.12" -> ("python", "3.12"), "UUIDv7" -> ("uuid", "7"),
+    "v2 API" and "API version 2" -> ("api", "2"), "Ph. 2" -> ("phase", "2"); ("node.js", "")
+    when there is none. "k8s", "S3", "OAuth2" are names: a glued version needs two letters
+    before it, and a name the table knows whole is never split."""
     k = key(name)
     words = k.split()
     if len(words) > 1 and _version(words[-1]):
-        return " ".join(words[:-1]), _version(words[-1])
+        return _marked(words[:-1]), _version(words[-1])
+    lead = _leading_version(words) if not (table and words and words[0] in table.canon) else None
+    if lead:  # "V8 engine" is V8's
+        return lead
     if len(words) == 1 and _tagged(k):
         return _tagged(k)
     if words and not (table and (k in table.canon or words[-1] in table.canon)):
         base, version = _glued(words[-1])
         if version:
-            return " ".join(words[:-1] + [base]), version
+            return _marked(words[:-1] + [base]), version
+    if len(words) == 1 and k[:1] == "v" and _version(k) and not (table and k in table.canon):
+        return "", _version(k)  # "v2" alone: a member of whatever series the text is about
     return k, ""
+
+
+# A version marker as its abbreviations write it ("v2" is "version 2", "Ph. 2" is "Phase 2"):
+# the spelled-out word, "" for a marker that only says "version" (dropped from the base).
+_MARKERS = {"v": "", "v.": "", "ver": "", "ver.": "", "vers.": "", "version": "", "rev": "", "rev.": "",
+            "revision": "", "ph": "phase", "ph.": "phase", "pt": "part", "pt.": "part", "stg": "stage",
+            "stg.": "stage", "it.": "iteration", "iter": "iteration", "iter.": "iteration"}
+# Nouns of a numbered series: its members are different things ("Phase 2" / "Phase 3", "v1 API" /
+# "v2 API", "Milestone 4" / "Milestone 5"), where a versioned product is the product ("SQLite 3.53.0").
+SERIES_WORDS = frozenset("phase milestone stage step sprint iteration epic round wave tier level part chapter "
+                         "release api endpoint schema protocol interface spec specification manifest format".split())
+
+
+def _marked(words: list[str]) -> str:
+    """A base's words with the marker before its version spelled out, or dropped when it only
+    says "version": ["api", "ver."] -> "api", ["ph."] -> "phase"."""
+    if words and words[-1] in _MARKERS:
+        words = words[:-1] + ([_MARKERS[words[-1]]] if _MARKERS[words[-1]] else [])
+    return " ".join(words)
+
+
+def _leading_version(words: list[str]) -> tuple[str, str] | None:
+    """(base, version) of a name that starts with its version: "v2 API", "version 2 API"."""
+    if len(words) > 1 and words[0][:1] == "v" and len(words[0]) > 1 and _version(words[0]):
+        return " ".join(words[1:]), _version(words[0])
+    if len(words) > 2 and words[0] in _MARKERS and not _MARKERS[words[0]] and _version(words[1]):
+        return " ".join(words[2:]), _version(words[1])
+    return None
+
+
+def series(base: str, table: Table) -> bool:
+    """Whether a versioned name's base names a numbered series, whose members are different things:
+    a bare marker ("v2"), a series noun first or last ("Phase", "Stripe API", "Manifest"), or a
+    file the table does not know as a name, whose numbers are its format's ("hooks.json v2")."""
+    words = loose(base).split()
+    return not words or words[0] in SERIES_WORDS or words[-1] in SERIES_WORDS or (
+        _file_shaped(base) and _canon(base, table) is None)  # ".NET 8" is .NET's
+
+
+def product_version(name: str, table: Table) -> str:
+    """The version a name gives a thing that is the same thing at any version ("3.53.0" for
+    "SQLite 3.53.0", "14" for "macOS Sonoma", which the table lists as "macOS 14"); "" for no
+    version, or for a member of a series ("Phase 2")."""
+    c = _canon(name, table)
+    if c is not None:  # a name the table knows has a version when it lists it as a version line
+        return next((split_version(table.display[c], table)[1] for p in table.parents.get(c, [])
+                     if _version_line(c, p, table)), "")
+    base, version = split_version(name, table)
+    return version if version and not series(base, table) else ""
+
+
+def _version_line(part: str, parent: str, table: Table) -> bool:
+    """Whether a part the table lists is its parent at a version ("Node.js 22 < Node.js")."""
+    base, version = split_version(table.display[part], table)
+    return bool(version) and not series(base, table) and _same_name(base, table.display[parent], table)
 
 
 def _tagged(k: str) -> tuple[str, str] | None:
     """(name, tag) of an image or package pinned to a version: "node:20-alpine" -> ("node",
-    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"); a variant after the
-    version stays in it, so "node:20-alpine" and "node:20" are siblings."""
-    for sep in (":", "@"):
+    "20-alpine"), "actions/setup-node@v4" -> ("actions/setup-node", "4"), a requirement
+    "flask-cors~=6.0.0" -> ("flask-cors", "6.0.0"); a variant after the version stays in it
+    ("20-alpine"). A Go module's major version is its path's last part ("github.com/minio/
+    minio-go/v7", "gopkg.in/yaml.v3")."""
+    for sep in ("==", "~=", ">=", ":", "@"):
         head, found, tag = k.rpartition(sep)
         version = _version(tag.partition("-")[0]) or _pin(tag.partition("-")[0])
-        if found and len(head) > 1 and not head.endswith(sep) and version:
+        if found and len(head) > 1 and not head.endswith(sep[-1]) and version:
             return head, version + tag[len(tag.partition("-")[0]):]
+    for sep in ("/", "."):
+        head, found, tag = k.rpartition(sep)
+        if found and "/" in k and tag[:1] == "v" and tag[1:].isdigit() and len(head) > 1:
+            return head, tag[1:]
     return None
 
 
@@ -129,33 +199,16 @@ def _pin(tag: str) -> str:
     return tag if tag in _CHANNELS or commit else ""
 
 
-def _spelled(base: str, version: str, table: Table) -> str:
-    """A version as the thing's own releases write it: Python's tags ("py311", PEP 425) drop
-    the dot, "3.11"; ECMAScript's editions are years from ES6 on ("ES6" is "2015")."""
-    if not version.isdigit():
-        return version
-    c = _canon(base, table)
-    if c == "python" and 2 <= len(version) <= 3:
-        return f"{version[0]}.{version[1:]}"
-    if c == "javascript" and 6 <= int(version) < 100:
-        return str(_ES_YEAR + int(version))
-    return version
-
-
-def _net_moniker(base: str, version: str, table: Table) -> str:
-    """.NET's target framework monikers write its major version "net9.0" (its csproj files'
-    spelling of .NET 9); other versions are as written."""
-    dotnet = _canon(".net", table) or ".net"
-    if version.endswith(".0") and (base == "net" or _canon(base, table) == dotnet) and version[:-2].isdigit():
-        return version[:-2]
-    return version
-
-
 def _version(word: str) -> str:
-    """The version a word is ("3.12" for "3.12" or "v3.12", "3.x" for "3.x"), or ""."""
+    """The version a word is ("3.12" for "3.12" or "v3.12", "3.x" for "3.x", "1.0a" for a dotted
+    number with a letter after it), or ""."""
     w = word[1:] if word[:1] == "v" and len(word) > 1 else word
+    if "." in w and w[-1:].isalpha() and w[-2:-1].isdigit():
+        w, letter = w[:-1], w[-1]  # "OAuth 1.0a"; never "8s" ("k8s"), which has no dot
+    else:
+        letter = ""
     if w and w[0].isdigit() and all(c.isdigit() or c == "." for c in w.rstrip("x")):
-        return w.rstrip(".")
+        return w.rstrip(".") + letter
     return ""
 
 
@@ -435,7 +488,7 @@ def search_prefixes(name: str, table: Table) -> set[str]:
     forms += [f".{w}" for w in words if len(words) > 1]  # "ESLint config": ".eslintrc.json"'s
     out = {" ".join(f.split())[:3] for f in forms if len(f) >= 2}
     short = {k for k in (key(name), key(base), *stems) if _short(k)}
-    written = _as_written(name)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
+    written = _as_written(name, table)  # "Microsoft.EntityFrameworkCore": "Microsoft EntityFrameworkCore"'s too
     more = search_prefixes(written, table) if written != name else set()
     return out | more | {k[0] for k in short} | {f"{prefix} {k[0]}" for k in short for prefix in table.owners}
 
@@ -488,13 +541,18 @@ def _same_file(file: str, prose: str, table: Table) -> bool:
     return 0 < len(tool) < len(words) and relate(file, " ".join(tool), table)[0] == "child"
 
 
-def relate(proposed: str, existing: str, table: Table) -> tuple[str | None, str]:
-    """(merge | child | new | None, the rule that decided) for a proposed name against an existing one."""
-    proposed, existing = _as_written(proposed), _as_written(existing)
+def relate(proposed: str, existing: str, table: Table, *, entity: bool = True) -> tuple[str | None, str]:
+    """(merge | child | new | None, the rule that decided) for a proposed name against an existing one.
+
+    `entity` is False for a statement's name (a decision, a finding): "Use Python 3.12" is not
+    "Use Python 3.11", though Python 3.12 is Python (_by_version)."""
+    proposed, existing = _as_written(proposed, table), _as_written(existing, table)
     if _same_name(proposed, existing, table):
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
     for rule in (_by_tool, _by_table, _by_version, _by_structure):
         action, how = rule(proposed, existing, table)
+        if how == "version" and not entity and split_version(proposed, table)[1] != split_version(existing, table)[1]:
+            return "new", "another version"
         if action:
             return action, how
     return None, ""
@@ -504,8 +562,8 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
     ca, cb = _canon(a, table), _canon(b, table)
     if ca is None or cb is None:
         return None, ""
-    if cb in table.parents_of(ca):
-        return "child", "part"
+    if cb in table.parents_of(ca):  # a version line the table lists ("macOS 14 < macOS") is a version
+        return ("merge", "version") if _version_line(ca, cb, table) else ("child", "part")
     if split_version(a, table)[1] or split_version(b, table)[1]:
         return None, ""  # "Python 3.12": the version rule decides
     owned = _unowned(a, table)
@@ -517,20 +575,27 @@ def _by_table(a: str, b: str, table: Table) -> tuple[str | None, str]:
 
 
 def _by_version(a: str, b: str, table: Table) -> tuple[str | None, str]:
+    """A versioned mention of a thing is that thing (docs/spec.md: "SQLite 3.53.0" merges with
+    "SQLite"), whatever the two versions; two members of a numbered series are two things
+    ("Phase 2" / "Phase 3", "v1 API" / "v2 API"), a member a child of the series."""
     (ba, va), (bb, vb) = split_version(a, table), split_version(b, table)
     wa, wb = loose(a).split(), loose(b).split()
     if len(wa) > 2 and sorted(wa) == sorted(wb) and any(_version(w) for w in wa):
         return "merge", "same version"  # "Claude Haiku 3.5" / "Claude 3.5 Haiku": the version moved
+    ra, rb = [w for w in wa if not _version(w)], [w for w in wb if not _version(w)]
+    if len(ra) > 1 and sorted(ra) == sorted(rb) and len(ra) < len(wa) and not series(" ".join(ra), table):
+        return "merge", "version"  # "Claude 3 Opus" / "Claude Opus 4.1": versions inside the name
     if va and not vb and _canon(b, table) and _canon(b, table) in table.parents_of(ba):
         return "child", "part"  # "mcr.microsoft.com/dotnet/aspnet:8.0": a version of ASP.NET Core's image
     if not (va or vb) or not _same_name(ba, bb, table):
         return None, ""
-    va, vb = (_net_moniker(ba, _spelled(ba, va, table), table), _net_moniker(bb, _spelled(bb, vb, table), table))
+    if not (series(ba, table) or series(bb, table)):
+        return "merge", "version"
     if va == vb:
-        return "merge", "same version"
-    if va:
-        return "child", "version" if not vb else "sibling version"
-    return "new", "unversioned parent"  # the existing node is a version of the proposal
+        return "merge", "same member"  # "v2 API" / "API version 2", "Ph. 2" / "Phase 2"
+    if va and vb:
+        return "new", "series members"
+    return ("child", "series member") if va else ("new", "unversioned parent")
 
 
 def _by_structure(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -710,10 +775,9 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
 
 
 # Words a package's or a repository's name spells besides what it is: "sdk" ("@sentry/nextjs" is
-# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"); and the frameworks a UI
-# package of a scope says it is for ("@radix-ui/react-slot" is "Radix Slot").
+# "Sentry Next.js SDK"), a ".js" written apart ("auth0-spa-js"). The frameworks a UI package of
+# a scope says it is for ("@radix-ui/react-slot" is "Radix Slot") are the table's "@ui-framework".
 _PACKAGE_NOISE = frozenset(["sdk", "js", "official"])
-_FOR_FRAMEWORK = frozenset(["react", "vue", "svelte", "solid", "angular"])
 # What an organisation's account adds to its project's name ("cypress-io", "astral-sh", "gohugoio").
 _ORG_SUFFIXES = ("-io", "io", "-sh", "-dev", "-hq", "hq", "-labs", "-inc", "-oss", "-org", "database")
 
@@ -725,7 +789,8 @@ def _same_words(a: str, b: str, table: Table) -> bool:
     name may leave out the framework a scope's UI package is for ("@radix-ui/react-slot")."""
     for pkg, prose in ((a, b), (b, a)):
         pw, sw = _package_words(pkg, table), _prose_words(prose, table)
-        if pw and sw and len(sw) >= 2 and sw <= pw and pw - sw <= _FOR_FRAMEWORK and len(pw & sw) >= 2:
+        if pw and sw and len(sw) >= 2 and sw <= pw and len(pw & sw) >= 2 \
+                and all(table.in_class(w, "ui-framework") for w in pw - sw):
             return True
     return False
 
@@ -826,8 +891,9 @@ def _action(name: str, table: Table) -> _Tool | None:
 
 def _provider(name: str, table: Table) -> _Tool | None:
     """A Terraform provider: "terraform-provider-aws" (its repository), "hashicorp/aws" (its
-    registry address: HashiCorp's namespace publishes providers for others' products; its own
-    products' images, "hashicorp/vault", are the products), "registry.terraform.io/cloudflare/
+    registry address: a namespace the table's "@provider-publisher" lists, HashiCorp's, publishes
+    providers for others' products; its own products' images, "hashicorp/vault", are the products),
+    "registry.terraform.io/cloudflare/
     cloudflare", or prose: "AWS provider", "Terraform AWS Provider"."""
     k = key(name)
     if " " in k:
@@ -842,15 +908,18 @@ def _provider(name: str, table: Table) -> _Tool | None:
         return _Tool(target, target, segments[-2] if len(segments) > 1 else "", True)
     host = segments[0] if len(segments) == 3 else ""
     namespace = segments[-2] if len(segments) in (2, 3) else ""
-    if host == "registry.terraform.io" or (namespace == "hashicorp" and host in ("", "registry.terraform.io")
-                                           and not _hashicorps(repo, table) and not _action(name, table)):
+    publisher = table.in_class(namespace, "provider-publisher")
+    if host == "registry.terraform.io" or (publisher and host in ("", "registry.terraform.io")
+                                           and not _own_product(publisher, namespace, repo, table)
+                                           and not _action(name, table)):
         return _Tool(repo, repo, namespace, True)
     return None
 
 
-def _hashicorps(name: str, table: Table) -> bool:
-    """Whether the table makes a name one of HashiCorp's own products ("vault", "terraform")."""
-    return any("hashicorp" in table.parents_of(n) for n in (name, f"hashicorp {name}"))
+def _own_product(publisher: str, namespace: str, name: str, table: Table) -> bool:
+    """Whether the table makes a name one of a provider publisher's own products ("hashicorp/vault":
+    HashiCorp's Vault), not a provider it publishes for another's."""
+    return any(publisher in table.parents_of(n) for n in (name, f"{namespace} {name}"))
 
 
 def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
@@ -865,32 +934,30 @@ def _by_tool(a: str, b: str, table: Table) -> tuple[str | None, str]:
     return None, ""
 
 
-# Package registries' pages of a package, by the path before its name ("pypi.org/project/httpx"
-# is httpx); Terraform's keeps its host, which says the name is a provider's (_provider).
-_REGISTRY_PAGES = ("npmjs.com/package/", "pypi.org/project/", "crates.io/crates/", "docs.rs/", "pkg.go.dev/",
-                   "rubygems.org/gems/", "packagist.org/packages/", "nuget.org/packages/", "hex.pm/packages/",
-                   "pub.dev/packages/", "hub.docker.com/_/", "hub.docker.com/r/", "jsr.io/")
-_TERRAFORM_PAGE = ("registry.terraform.io/providers/", "registry.terraform.io/")
-
-
-def _unlinked(raw: str) -> str:
-    """A registry page's address as the package it is: "https://www.npmjs.com/package/@scope/x" ->
-    "@scope/x", "hub.docker.com/_/postgres" -> "postgres"; other names as they are."""
+def _unlinked(raw: str, table: Table) -> str:
+    """A registry page's address as the package it is (the table's "@registry-page" paths before a
+    package's name): "https://www.npmjs.com/package/@scope/x" -> "@scope/x", "hub.docker.com/_/
+    postgres" -> "postgres"; a page whose host says what kind of name it is keeps the host
+    ("@registry-host-page": "registry.terraform.io/providers/hashicorp/aws" ->
+    "registry.terraform.io/hashicorp/aws", a provider's: _provider); other names as they are."""
     k = raw.removeprefix("https://").removeprefix("http://").removeprefix("www.").rstrip("/")
-    for page in _REGISTRY_PAGES:
+    for page in table.classes.get("registry-page", ()):
         if k.casefold().startswith(page) and len(k) > len(page):
             return k[len(page):]
-    return _TERRAFORM_PAGE[1] + k[len(_TERRAFORM_PAGE[0]):] if k.casefold().startswith(_TERRAFORM_PAGE[0]) else k
+    for page in table.classes.get("registry-host-page", ()):
+        if k.casefold().startswith(page) and len(k) > len(page):
+            return f"{page.partition('/')[0]}/{k[len(page):]}"
+    return k
 
 
-def _as_written(name: str) -> str:
+def _as_written(name: str, table: Table) -> str:
     """A manifest's spelling of a name as its docs write it: a Python distribution without the
     extras it is installed with ("uvicorn[standard]" is Uvicorn), a .NET package's dotted
     namespace as words ("Serilog.Sinks.Console": a part of Serilog; "Microsoft.EntityFrameworkCore"
     is Microsoft's Entity Framework Core; never "ASP.NET" or "Socket.IO", whose last part is no
     word), a Maven coordinate as its artifact ("org.junit.jupiter:junit-jupiter" is junit-jupiter),
     a registry's page as its package (_unlinked)."""
-    raw = _unlinked(name.strip())
+    raw = _unlinked(name.strip(), table)
     if " " in raw:
         return name
     if raw.endswith("]") and "[" in raw[1:-1]:
@@ -905,13 +972,9 @@ def _as_written(name: str) -> str:
 
 
 # What a client library's prose name says besides whose it is ("Anthropic Python SDK", "AWS SDK
-# for Go", "Prometheus Go client"), and the languages a name may be for, one spelling each.
+# for Go", "Prometheus Go client"); the languages a name may be for are the table's "@sdk-language".
 _SDK_WORDS = frozenset("sdk client library lib binding package driver api official for the".split())
-_LANGUAGES = {"python": "python", "py": "python", "go": "go", "golang": "go", "js": "js", "javascript": "js",
-              "node": "node", "nodejs": "node", "node.js": "node", "typescript": "ts", "ts": "ts", "ruby": "ruby",
-              "rb": "ruby", "rust": "rust", "rs": "rust", "java": "java", "kotlin": "kotlin", "php": "php",
-              ".net": ".net", "dotnet": ".net", "c#": ".net", "csharp": ".net", "swift": "swift", "dart": "dart",
-              "elixir": "elixir", "scala": "scala"}
+_LANGUAGE = "sdk-language"
 
 
 def _same_sdk(package: str, prose: str, table: Table) -> bool:
@@ -926,13 +989,13 @@ def _same_sdk(package: str, prose: str, table: Table) -> bool:
     pkg_core, pkg_lang = _sdk_core(parts, table)
     prose_core, prose_lang = _sdk_core(words, table)
     plain = _org(owner.rpartition("/")[2]) != rest  # "prometheus/prometheus" is the project, not its client
-    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts), _sdk_run(words))  # "google-genai": "Gen AI"
+    same = pkg_core == prose_core or _squashed_equal(_sdk_run(parts, table), _sdk_run(words, table))  # "Gen AI"
     return plain and bool(pkg_core) and same and not (pkg_lang and prose_lang and pkg_lang != prose_lang)
 
 
-def _sdk_run(words: list[str]) -> str:
+def _sdk_run(words: list[str], table: Table) -> str:
     """A client library's words besides the library words, in order: "google gen ai" for "Google Gen AI SDK"."""
-    return " ".join(w for w in words if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
+    return " ".join(w for w in words if w not in _SDK_WORDS and not table.in_class(w, _LANGUAGE) and not _version(w))
 
 
 def _sdk_prose(name: str) -> bool:
@@ -944,5 +1007,5 @@ def _sdk_prose(name: str) -> bool:
 def _sdk_core(words: list[str], table: Table) -> tuple[frozenset[str], frozenset[str]]:
     """(whose library it is, the languages it says it is for) of a client library's words."""
     core = frozenset(_canon(w, table) or w for w in words
-                     if w not in _SDK_WORDS and w not in _LANGUAGES and not _version(w))
-    return core, frozenset(_LANGUAGES[w] for w in words if w in _LANGUAGES)
+                     if w not in _SDK_WORDS and not table.in_class(w, _LANGUAGE) and not _version(w))
+    return core, frozenset(lang for lang in (table.in_class(w, _LANGUAGE) for w in words) if lang)

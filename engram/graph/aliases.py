@@ -2,8 +2,9 @@
 
 `aliases.txt` beside this module is curated by hand, one fact a line ("PostgreSQL = postgres,
 pg", "tsconfig.json < TypeScript", "AWS ^ amazon, aws": a company or foundation that writes
-its name before its products' names); a project adds its own names in config.json
-(`"aliases": {"Canonical": ["alias", ...]}`). Three readers share it:
+its name before its products' names; "@sdk-language Python, Go, ...": a class of names a
+rule of entity resolution reads, so that the rule names no product in code); a project adds
+its own names in config.json (`"aliases": {"Canonical": ["alias", ...]}`). Three readers share it:
 
 * entity resolution (consolidate): "k8s" is Kubernetes (merge), "tsconfig.json" is a part
   of TypeScript (child), "React Native" is not React (both are names of their own);
@@ -51,6 +52,7 @@ class Table:
         self.display: dict[str, str] = {}  # canonical key -> the name as the table writes it
         self.parents: dict[str, list[str]] = {}  # canonical key -> canonical keys it is a part of
         self.owners: dict[str, str] = {}  # a prefix ("amazon") -> the canonical key of its owner ("aws")
+        self.classes: dict[str, list[str]] = {}  # a class ("sdk-language") -> its members' canonical keys
         # Both built on first use from `canon`: the prompt hook never needs them, and the
         # cache (`table`) loads faster without them.
         self._aliases: dict[str, list[str]] | None = None
@@ -82,6 +84,17 @@ class Table:
         p, c = self._ensure(part), self._ensure(parent)
         if p != c and c not in self.parents.setdefault(p, []):
             self.parents[p].append(c)
+
+    def add_class(self, name: str, members: list[str]) -> None:
+        """`members` belong to the class `name` (each by its canonical key when the table knows it)."""
+        out = self.classes.setdefault(name, [])
+        out += [m for m in (self.canon.get(key(n), key(n)) for n in members) if m and m not in out]
+
+    def in_class(self, name: object, cls: str) -> str | None:
+        """The member of class `cls` a name is ("py" -> "python" in "sdk-language"), else None."""
+        k = key(name)
+        found = self.canon.get(k, k)
+        return found if found in self.classes.get(cls, ()) else None
 
     def add_owner(self, owner: str, prefixes: list[str]) -> None:
         """`owner` writes any of `prefixes` before its products' names ("Amazon RDS" is RDS, AWS's)."""
@@ -135,17 +148,19 @@ class Table:
         t.canon, t.display = dict(self.canon), dict(self.display)
         t.parents = {k: list(v) for k, v in self.parents.items()}
         t.owners = dict(self.owners)
+        t.classes = {k: list(v) for k, v in self.classes.items()}
         for canonical, names in extra.items():
             t.add_same(canonical, list(names))
         return t
 
 
 def parse(text: str) -> Table:
-    """A Table from the file format: `Canonical = a, b`, `part < Parent` and `Owner ^ prefix, ...`
-    lines, # comments."""
+    """A Table from the file format: `Canonical = a, b`, `part < Parent`, `Owner ^ prefix, ...`
+    and `@class name, ...` lines, # comments."""
     t = Table()
     parts: list[tuple[str, str]] = []
     owners: list[tuple[str, list[str]]] = []
+    classes: list[tuple[str, list[str]]] = []
     for raw in text.splitlines():
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
@@ -159,17 +174,22 @@ def parse(text: str) -> Table:
         elif " ^ " in line:
             head, _, rest = line.partition(" ^ ")
             owners.append((head.strip(), [n.strip() for n in rest.split(",") if n.strip()]))
+        elif line.startswith("@") and " " in line:
+            head, _, rest = line.partition(" ")
+            classes.append((head[1:], [n.strip() for n in rest.split(",") if n.strip()]))
     for part, parent in parts:  # after every `=` line, so a part named by its alias finds its entry
         t.add_part(part, parent)
     for owner, prefixes in owners:
         t.add_owner(owner, prefixes)
+    for cls, members in classes:
+        t.add_class(cls, members)
     return t
 
 
 _TABLE: list[Table] = []
 _CANON: list[dict[str, str]] = []
 CACHE_NAME = "aliases.table"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 def table() -> Table:
@@ -180,7 +200,7 @@ def table() -> Table:
         if parsed is None:
             try:
                 parsed = Table()
-                parsed.canon, parsed.display, parsed.parents, parsed.owners = _loads(blobs[1], tuple)
+                parsed.canon, parsed.display, parsed.parents, parsed.owners, parsed.classes = _loads(blobs[1], tuple)
             except (ValueError, EOFError, TypeError):  # a corrupt cache: the text
                 parsed = parse(_read_table()[0])
         _TABLE.append(parsed)
@@ -232,7 +252,7 @@ def _cache_paths() -> list[str]:
 
 
 def _cached() -> tuple[tuple[bytes, bytes], Table | None]:
-    """((marshal of `canon`, marshal of (canon, display, parents, owners)), None) from the first cache
+    """((marshal of `canon`, marshal of (canon, display, parents, owners, classes)), None) from the first cache
     whose stamp (size and mtime, else the content hash) matches aliases.txt; else the text
     parsed, written to a cache, and its Table. A stale, corrupt or unwritable cache only
     costs the parse."""
@@ -261,7 +281,7 @@ def _cached() -> tuple[tuple[bytes, bytes], Table | None]:
     t = parse(text)
     # `canon` twice: alone for the prompt's entry points, and with the rest so that the
     # Table's dicts share their strings (two blobs of it load slower than one)
-    blobs = (marshal.dumps(t.canon), marshal.dumps((t.canon, t.display, t.parents, t.owners)))
+    blobs = (marshal.dumps(t.canon), marshal.dumps((t.canon, t.display, t.parents, t.owners, t.classes)))
     _write_cache(marshal.dumps((CACHE_FORMAT, st.st_size, st.st_mtime_ns, digest, *blobs)))
     return blobs, t
 

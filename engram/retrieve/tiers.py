@@ -171,9 +171,20 @@ def body(node: dict, level: int) -> str:
     else:
         text = " ".join(str(node.get("summary") or "").split()) or first_sentence(desc)
         limit = MAX_SUMMARY
-    text = guarded(node, text)
+    text = guarded(node, _with_versions(node, text))
     head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(name_of(node), text)
     return " — ".join(p for p in (head, inert(text, limit)) if p)
+
+
+def _with_versions(node: dict, text: str) -> str:
+    """A thing's text and the versions it was met at (entity resolution keeps "SQLite 3.53.0" as
+    SQLite, its version in `data.versions`): which version a memory is about is what may matter."""
+    listed = data_of(node).get("versions")
+    versions = [str(v) for v in listed if isinstance(v, (str, int, float))] if isinstance(listed, list) else []
+    if not versions:
+        return text
+    shown = ", ".join(versions[-5:])
+    return f"{text} (versions seen: {shown})" if text else f"versions seen: {shown}"
 
 
 def name_of(node: dict) -> str:

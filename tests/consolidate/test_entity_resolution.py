@@ -28,10 +28,10 @@ def _resolver(conn):
     ("Node.js", "NodeJS", "merge"),                # punctuation
     ("k8s", "Kubernetes", "merge"),                # the alias table
     ("Postgres DB", "PostgreSQL", "merge"),        # a kind word after a known name
-    ("SQLite 3.53.0", "SQLite", "child"),          # a version is a child of the unversioned name
-    ("SQLite 3.45", "SQLite 3.53.0", "child"),     # two versions are siblings, never one node
+    ("SQLite 3.53.0", "SQLite", "merge"),          # a versioned mention is the thing (docs/spec.md; issue 26)
+    ("SQLite 3.45", "SQLite 3.53.0", "merge"),     # two versions: one thing, the versions its attribute
     ("Python 3.12", "Python 3.12", "merge"),
-    ("API v2", "API v3", "child"),
+    ("API v2", "API v3", "new"),                   # two members of a series are two things
     ("tsconfig.json", "TypeScript", "child"),      # a part, sharing no word
     ("Redis cache", "Redis", "child"),             # a known name plus a qualifier
     ("React Native", "React", "new"),              # two names of their own
@@ -52,13 +52,13 @@ def _resolver(conn):
     ("AWS credentials", "credentials", "child"),   # a common noun after the owner: qualified, not the same
     ("Python pip", "pip", "merge"),                # a parent's name before its part's
     ("regression tests", "regression testing", "merge"),
-    ("Vue3", "Vue2", "child"),                     # glued versions
+    ("Vue3", "Vue2", "merge"),                     # glued versions
     ("python3.12", "Python 3.12", "merge"),
-    ("ES2022", "ES2020", "child"),
-    ("UUIDv7", "UUIDv4", "child"),
-    ("GPT-5", "GPT-4", "child"),
+    ("ES2022", "ES2020", "merge"),
+    ("UUIDv7", "UUIDv4", "merge"),
+    ("GPT-5", "GPT-4", "merge"),
     ("EC2", "S3", "new"),                          # names, not versions
-    ("Docker Compose v2", "Docker Compose", "child"),
+    ("Docker Compose v2", "Docker Compose", "merge"),
     ("pytest.ini", "pytest", "child"),             # files named for a tool
     (".stylelintrc", "Stylelint", "child"),
     (".coveragerc", "coverage.py", "child"),
@@ -77,8 +77,8 @@ def _resolver(conn):
     ("github.com/spf13/cobra", "cobra", "merge"),  # a Go module path
     ("CI/CD", "continuous delivery", "new"),       # an abbreviation, no path
     ("py311", "Python 3.11", "merge"),             # Python's version tags
-    ("python3", "Python", "child"),                # the 3.x line is a version, not an alias
-    ("ES5", "ES6", "child"),                       # ECMAScript editions are versions
+    ("python3", "Python", "merge"),                # the 3.x line is Python at a version
+    ("ES5", "ES6", "merge"),                       # ECMAScript editions are versions
     ("ES6", "ES2015", "merge"),                    # edition 6 is the year 2015
     ("ECMAScript 2022", "ES2022", "merge"),
     ("Pipfile.lock", "Pipenv", "child"),           # the lock file of a part the table gives it
@@ -111,11 +111,11 @@ def _resolver(conn):
     ("Gemfile.lock", "Gemfile", "new"),            # two files
     ("nuget.config", "NuGet", "child"),            # more configuration extensions
     ("mix.exs", "Mix", "child"),
-    ("node:20-alpine", "Node.js", "child"),        # an image's tag is a version; its variant stays in it
-    ("node:20-alpine", "node:20", "child"),
+    ("node:20-alpine", "Node.js", "merge"),        # an image's tag is a version; its variant stays in it
+    ("node:20-alpine", "node:20", "merge"),
     ("postgres:16", "PostgreSQL 16", "merge"),
-    ("actions/setup-node@v4", "actions/setup-node", "child"),  # pinned with "@"
-    ("C++20", "C++17", "child"),                   # a version glued on after "++"
+    ("actions/setup-node@v4", "actions/setup-node", "merge"),  # pinned with "@"
+    ("C++20", "C++17", "merge"),                   # a version glued on after "++"
 ])  # fmt: skip
 def test_name_relation(a, b, expected):
     assert er.name_relation(a, b) == expected
@@ -139,8 +139,8 @@ def test_merge_child_new(conn):
     sqlite = store.create_node(conn, name="SQLite", type="concept", description="Embedded SQL database")
     r = _resolver(conn)
     assert (r.resolve("sqlite3", "concept").action, r.resolve("sqlite3", "concept").how) == ("merge", "alias")
-    child = r.resolve("SQLite 3.53.0", "concept", "Embedded SQL database, version 3.53")
-    assert (child.action, child.node_id, child.how) == ("child", sqlite, "version")
+    versioned = r.resolve("SQLite 3.53.0", "concept", "Embedded SQL database, version 3.53")
+    assert (versioned.action, versioned.node_id, versioned.how, versioned.version) == ("merge", sqlite, "version", "3.53.0")
     assert r.resolve("SQLite migration", "concept").how == "qualified"
     k8s = store.create_node(conn, name="Kubernetes", type="concept")
     assert (r.resolve("K8s", "concept").action, r.resolve("K8s", "concept").node_id) == ("merge", k8s)

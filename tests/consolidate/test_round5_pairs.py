@@ -104,7 +104,9 @@ def test_no_pair_repeated(rows):
 
 
 def test_label_shares(rows):
+    """Sampled to about 35 / 35 / 30 %; issue 26 relabelled 31 versions child -> same (a versioned
+    mention of a thing is that thing), which moved `same` to 47 %."""
     counts = collections.Counter(cols[4] for cols in rows)
     for label in LABELS:
         share = counts[label] / len(rows)
-        assert 0.20 <= share <= 0.45, (label, share)
+        assert 0.20 <= share <= (0.50 if label == "same" else 0.45), (label, share)

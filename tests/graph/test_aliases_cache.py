@@ -10,7 +10,8 @@ import pytest
 
 from engram.graph import aliases
 
-TEXT = "PostgreSQL = postgres, pg\nTypeScript = ts\ntsconfig.json < TypeScript\nAWS ^ amazon, aws\n"
+TEXT = ("PostgreSQL = postgres, pg\nTypeScript = ts\ntsconfig.json < TypeScript\nAWS ^ amazon, aws\n"
+        "@sdk-language TypeScript, Go\n")
 
 
 @pytest.fixture
@@ -34,7 +35,8 @@ def fresh() -> aliases.Table:
 
 
 def same(a: aliases.Table, b: aliases.Table) -> bool:
-    return (a.canon, a.display, a.parents, a.owners, a.aliases) == (b.canon, b.display, b.parents, b.owners, b.aliases)
+    return (a.canon, a.display, a.parents, a.owners, a.classes, a.aliases) == (
+        b.canon, b.display, b.parents, b.owners, b.classes, b.aliases)
 
 
 def cache_of(table_file) -> str:
@@ -103,3 +105,11 @@ def test_a_projects_aliases_still_extend_the_cached_table(table_file):
     assert extended.canonical("our crm") == "attio" and extended.canonical("pgsql") == "postgresql"
     assert extended.aliases["postgresql"] == ["postgresql", "postgres", "pg", "pgsql"]
     assert base.canonical("our crm") is None and "pgsql" not in base.aliases["postgresql"]
+
+
+def test_class_lines(table_file):
+    """A class of names a rule reads ("@sdk-language ..."), by canonical: the rule names no product."""
+    t = fresh()
+    assert t.classes == {"sdk-language": ["typescript", "go"]}
+    assert t.in_class("ts", "sdk-language") == "typescript" and t.in_class("pg", "sdk-language") is None
+    assert same(fresh(), aliases.parse(TEXT))  # from the cache, the classes too
