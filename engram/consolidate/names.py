@@ -551,7 +551,7 @@ def relate(proposed: str, existing: str, table: Table, *, entity: bool = True) -
         return "merge", "alias" if loose(proposed) != loose(existing) else "normalised"
     for rule in (_by_tool, _by_table, _by_version, _by_structure):
         action, how = rule(proposed, existing, table)
-        if how == "version" and not entity and split_version(proposed, table)[1] != split_version(existing, table)[1]:
+        if how == "version" and not entity:  # a statement naming a version (another, or one at all)
             return "new", "another version"
         if action:
             return action, how

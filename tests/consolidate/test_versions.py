@@ -80,8 +80,12 @@ def test_a_name_the_table_knows_is_no_version(conn):
     assert er.Resolver(conn, LocalEmbedder()).resolve("OWASP Top 10", "concept").version == ""
 
 
-def test_a_statement_about_another_version_is_another_statement(conn):
-    res, nid = _resolve(conn, "Upgrade to Python 3.12", "Upgrade to Python 3.11", type="decision")
+@pytest.mark.parametrize("proposed,existing", [
+    ("Upgrade to Python 3.12", "Upgrade to Python 3.11"),
+    ("Use PostgreSQL 16 for the database", "Use PostgreSQL for the database"),  # a version named at all: refined
+])
+def test_a_statement_about_another_version_is_another_statement(conn, proposed, existing):
+    res, nid = _resolve(conn, proposed, existing, type="decision")
     assert res.node_id != nid and res.version == ""  # decisions keep their versions apart
     assert er.name_relation("Upgrade to Python 3.12", "Upgrade to Python 3.11") == "merge"  # as a thing's name
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 CHUNK = 500
 # What never fades: what the user said (an instruction, a decision), which holds until it is
 # replaced whether or not a session can be seen following it, and open work, which is retired
-# when a later session resolves it (docs/curation.md, "Strength follows use").
+# when a later session resolves it (docs/curation.md, "Payoff per item").
 _FADES = ("(SELECT type != 'decision' AND coalesce(json_extract(CASE WHEN json_valid(data) THEN data END, '$.kind'), '') "
           "NOT IN ('instruction', 'unfinished') FROM nodes n WHERE n.id = item_state.node_id)")
 
