@@ -141,17 +141,29 @@ def _words(seg: str) -> list[str]:
     return out
 
 
+# A variable set for the commands after it, in its own part: `export NAME=value`, cmd.exe's
+# `set NAME=value`, PowerShell's `$env:NAME="value"`.
+_SETS = re.compile(r"^(?:export\s+|set\s+|\$env:)([A-Za-z_]\w*)\s*=\s*(['\"]?)([\w.:/@+-]{1,60})\2$")
+
+
 def normalise(command: str) -> list[str]:
-    """The meaningful parts of a command line, each normalised (see the module doc)."""
-    out = []
+    """The meaningful parts of a command line, each normalised (see the module doc). A variable
+    set in a part of its own (`$env:DOTNET_ENVIRONMENT="Development"; dotnet run`) goes before
+    each later part as the `NAME=value` prefix a POSIX shell would write: what made the command
+    work may be that variable (a secret-looking one is dropped, as a prefix is)."""
+    out, env = [], []
     for part in parts(command):
+        m = _SETS.match(part.strip())
+        if m:
+            env += [] if any(s in m.group(1).upper() for s in SECRET_NAMES) else [f"{m.group(1)}={m.group(3)}"]
+            continue
         segs = _pipeline(part)
         while len(segs) > 1 and (shellcmd.stripped(segs[-1].split()) or [""])[0] in FILTERS:
             segs.pop()
         words = _words(" | ".join(segs))
         core = shellcmd.stripped(words)
         if core and core[0] not in NOISE:
-            out.append(" ".join(words))
+            out.append(" ".join(env + words))
     return out
 
 

@@ -15,6 +15,9 @@ from engram.consolidate.knowledge import commands
     ("echo start; pytest -q -k retry; sleep 1", ["pytest -q -k retry"]),
     ("npm run lint && npm test -- --run | grep FAIL", ["npm run lint", "npm test -- --run"]),
     ("git add \\\n  src/a.ts \\\n  src/b.ts && git status", ["git add src/a.ts src/b.ts", "git status"]),  # continued lines
+    ('$env:DOTNET_ENVIRONMENT="Development"; dotnet run --yes', ["DOTNET_ENVIRONMENT=Development dotnet run --yes"]),
+    ("export RUST_LOG=debug && cargo run && cargo test", ["RUST_LOG=debug cargo run", "RUST_LOG=debug cargo test"]),
+    ("export API_KEY=abc123 && make deploy", ["make deploy"]),  # a secret-looking variable is dropped
 ])
 def test_normalise_keeps_the_meaningful_parts(line, parts):
     assert cl.normalise(line) == parts
