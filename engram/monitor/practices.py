@@ -187,7 +187,7 @@ def _similar(a: str, b: str) -> bool:
     return bool(wa and wb) and len(wa & wb) * 2 >= min(len(wa), len(wb))
 
 
-_IMMUTABLE = re.compile(r"(?=.*\bmigrations?\b)(?=.*(?:immutable|never (?:be )?edit|not edit|must not change|"
+_IMMUTABLE = re.compile(r"\A(?=.*\bmigrations?\b)(?=.*(?:immutable|never (?:be )?edit|not edit|must not change|"
                         r"never change|do not (?:edit|change|modify)|don'?t (?:edit|change|modify)|never modify|"
                         r"must not (?:be )?(?:edit|modif)\w*|append-only|never (?:be )?modified))", re.I | re.S)
 _MIGRATION_PATH = re.compile(r"(?:^|/)(?:migrations?|migrate)/|(?:^|/)alembic/versions/|(?:^|/)V\d+__\w+\.sql$|"
