@@ -412,7 +412,7 @@ def _matches(rx: re.Pattern, clause: str) -> list[re.Match]:
 def _listed(clause: str, m: re.Match) -> list[str]:
     """The phrase a cue names and the items listed after it ("npm install, npx or yarn")."""
     first = m.group(1)
-    items = re.split(r"\s+(?:or|and|nor)\s+", first)
+    items = re.split(r"(?<!\s)\s+(?:or|and|nor)\s+", first)
     if to_term(items[0]) is None:
         return [first]  # "floating versions, ranges or latest": the list is of words, not of things
     rest = clause[m.end(1):]
@@ -439,7 +439,7 @@ def _forbids_in(clause: str) -> list[str]:
                  clause, re.I):
         out += [m.group(1) for m in _OVER.finditer(clause)]
     if m := _PASSIVE.match(clause):
-        out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
+        out += re.split(r"(?<!\s)\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
     return out
 

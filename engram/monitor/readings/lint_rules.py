@@ -306,7 +306,7 @@ def _injected_field(ln: Line, new_side: list[Line], i: int, decision: str) -> bo
     rest = ln.code.split("@", 1)[-1].split(None, 1)[1:] or [""]
     target = rest[0] if rest[0].strip() else next((x.code for x in new_side[i + 1:i + 4] if x.code.strip() and
                                                      not x.code.strip().startswith("@")), "")
-    return re.match(r"^\s*(?:(?:private|protected|public|final|static|lateinit)\s+)*(?:var\s+\w+\s*:|[\w<>,\[\]? ]+\s+\w+\s*;)",
+    return re.match(r"^\s*+(?:(?:private|protected|public|final|static|lateinit)\s+)*(?:var\s+\w+\s*:|[\w<>,\[\]? ]+\s++\w++\s*+;)",
                     target) is not None
 
 

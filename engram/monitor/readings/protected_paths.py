@@ -63,7 +63,7 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
     allowed: list[str] = []
     generated_rule = _GENERATED_RULE.search(text) is not None
     for sentence in decision_text.sentences(text) or [text]:
-        for clause in re.split(r";\s+|\s+[-—]\s+", sentence):
+        for clause in re.split(r";\s+|(?<!\s)\s+[-—]\s+", sentence):
             if not (_PROTECT.search(clause) or (generated_rule and _GENERATED.search(clause))):
                 continue
             cut = _EXCEPT.search(clause)
