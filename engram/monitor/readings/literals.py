@@ -29,7 +29,7 @@ _CUE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\b", re.I)
 
 
 def _words_before(n: int) -> str:
-    """`(?:[\w-]+\W+){0,n}` as a pattern that cannot backtrack: the first n-1 words are whole runs of
+    r"""`(?:[\w-]+\W+){0,n}` as a pattern that cannot backtrack: the first n-1 words are whole runs of
     word characters and hyphens, and only the last may end inside one ("built-in": the `in`), so a
     long run of hyphens costs linear time instead of trying every way to cut it into words."""
     return rf"(?:[\w\-]++\W++){{0,{n - 1}}}?(?:(?:[\w\-]*\w|-)\W++)??"
