@@ -3,12 +3,13 @@
 Every pattern a module's globals hold (directly, in a class, or inside the lists, dicts,
 tuples and dataclass instances rule tables are made of) runs `search` and `finditer` to
 exhaustion, and every literal pattern the code hands to `re.search(r"...")` and its kin runs
-the way that call runs it (`re.match` from the start only), on each input of `testing.patterns.HOSTILE` (long runs of one separator, long
-words, deep punctuation, nested brackets, ...). A backtracking pattern would cost seconds
-to hours there, so the timing happens in worker processes: each pair is cut by a timer at
-`CAP` and each worker has a deadline, so a runaway fails the test with its module, name
-and input family instead of hanging the suite. A pair over the bound is timed `TRIES`
-times and its best kept, so one stall of a shared machine does not fail the test.
+the way that call runs it (`re.match` from the start only), on each input of
+`testing.patterns.HOSTILE` (long runs of one separator, long words, deep punctuation, nested
+brackets, ...). A backtracking pattern would cost seconds to hours there, so the timing
+happens in worker processes: each pair is cut by a timer at `CAP` and each worker has a deadline, so a runaway fails the test with its module, name
+and input family instead of hanging the suite. Time is the worker's CPU time, and a pair
+over the bound is timed `TRIES` times and its best kept, so the other processes of a shared
+machine do not fail the test. docs/monitoring.md, "Bounded patterns" has the figures.
 """
 
 from __future__ import annotations
