@@ -633,7 +633,7 @@ _LIST_HEAD = re.compile(r"\b(?:do\s+not|don'?t|never|avoid|forbidden|prohibited|
 
 def distributed(text: str) -> str:
     """The decision with the head of a list of prohibitions put before each item."""
-    items = [x for m in _LIST_HEAD.finditer(text) for x in re.split(r"\s*[;,•]\s*", m.group(1)) if x.strip()]
+    items = [x for m in _LIST_HEAD.finditer(text) for x in re.split(r"(?:(?<!\s)\s+)?[;,•]\s*", m.group(1)) if x.strip()]
     return text + "".join(f". Do not {x.strip()}" for x in items)
 
 
