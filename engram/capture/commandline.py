@@ -172,7 +172,7 @@ def segments(command: str) -> list[str]:
     return [" ".join(w) for part in parts(command) for w in map(_words, _pipeline(part)) if w]
 
 
-_OPTION_REFUSED = re.compile(r"([\w.+-]+): (?:illegal|invalid|unrecognized|unknown) option", re.I)
+_OPTION_REFUSED = re.compile(r"(?<![\w.+-])([\w.+-]+): (?:illegal|invalid|unrecognized|unknown) option", re.I)
 
 
 def option_refused(command: str, signature: str) -> str:
@@ -311,7 +311,7 @@ def cannot_run(output: str) -> bool:
 # the output even where the transcript recorded no exit status (an export that shows none).
 _REFUSED = re.compile(r"not a valid statement separator|ParserError|illegal option|invalid option|"
                       r"couldn't find a project to run|unexpected argument|is not recognized as the name|"
-                      r"^\s*(?:fatal|error): ", re.I | re.M)
+                      r"^[^\S\n]*(?:fatal|error): ", re.I | re.M)
 
 
 def refused(output: str) -> bool:
@@ -320,7 +320,7 @@ def refused(output: str) -> bool:
     return cannot_run(text) or bool(_REFUSED.search(text))
 
 
-_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?:[\w.-]*/)+[\w.-]+", re.I)
+_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?<![/g-z_.-])[\w.-]*/[\w./-]*[\w.-]", re.I)
 
 
 def error_key(output: str) -> str:

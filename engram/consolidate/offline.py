@@ -303,7 +303,7 @@ def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior:
 
 # -- light discussion consolidation ----------------------------------------------------
 
-_TOPIC = re.compile(r"`([^`]{2,60})`|\b([\w./-]+\.[A-Za-z]{1,5})\b|\b([A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]*\d*|[A-Za-z]\w*\d\w*)\b")
+_TOPIC = re.compile(r"`([^`]{2,60})`|\b(?<!\b[\w./-])([\w./-]+\.[A-Za-z]{1,5})\b|\b([A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]*\d*|[A-Za-z]\w*\d\w*)\b")
 
 
 def topics(text: str) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 KINDS = ("file", "test", "error")
 _SEGMENT = re.compile(r"&&|\|\||;")
-_TAIL = re.compile(r"\s*(?:\||\d?>|&>)")
+_TAIL = re.compile(r"(?:(?<!\s)\s+)?(?:\||\d?>|&>)")
 _SETUP = ("cd ", "export ", "source ", "set ")
 
 

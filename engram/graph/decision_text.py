@@ -225,14 +225,14 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
                r"in|into|to|as|using|from|behind)\s+" + _PHRASE + _END)
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
-_WITH = _Lazy(r"\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+_WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
-_LABEL = _Lazy(r"^(?:[\w-]*\d[\w-]*|adr|rfc|decision|update|note)(?:\s+[\w-]*\d[\w-]*)?\s*:\s*")
+_LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
-_CLAUSES = _Lazy(r"(?<=[.!?])\s+|\s*[;,]\s*|\s+(?:because|since|now that|so that|given that|but)\s+")
+_CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,]\s*|(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
 _ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore)\b")
 
 

@@ -251,7 +251,7 @@ def _rust_char(text: str, i: int) -> bool:
     return text[i + 1 : i + 2] == "\\" or text[i + 2 : i + 3] == "'"
 
 
-_DEF = re.compile(r"\s*(?:export\s+)?(?:async\s+)?(?:def|function|func|fn)\b")
+_DEF = re.compile(r"(?:(?<!\s)\s+)?(?:export\s+)?(?:async\s+)?(?:def|function|func|fn)\b")
 
 
 def enclosing_def(ln: Line, lines: list[Line], reach: int = 12) -> str:

@@ -57,7 +57,7 @@ _PASSIVE = re.compile(rf"^\s*(?:the\s+|any\s+|using\s+)?{_PHRASE}\s+(?:is|are)\s
 _VIA = re.compile(rf"\b(?:via|through)\s+{_PHRASE}", re.I)
 _MODAL = re.compile(r"\b(?:must|should|shall|always|required|need to|enforce[sd]?|only)\b", re.I)
 # The next items of a list the first phrase of a prohibition opens ("never run npm install, npx or yarn").
-_LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:or|and|nor)\s+)")
+_LIST_SEP = re.compile(r"\s++(?:,\s*+(?:and\s+|or\s+|nor\s+)?|(?:or|and|nor)\s+)|,\s*+(?:and\s+|or\s+|nor\s+)?")
 _REQUIRE = [
     re.compile(rf"(?<![\w'])(?:use|using|prefer|choose|chose|picked|adopt|switch to|go with|stick with|stick to|keep using|"
                rf"migrate to|standardi[sz]e on)\s+{_PHRASE}", re.I),
@@ -165,17 +165,17 @@ DETECTOR_CUES = {
                              r"verification|insecure (?:tls|ssl|connections?)", re.I),
     "run_as_root": re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I),
     "naive_datetime": re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I),
-    "hardcoded_secret": re.compile(r"(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
+    "hardcoded_secret": re.compile(r"^(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
                                    r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
-                                   r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I),
-    "password_hash": re.compile(r"(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I),
+                                   r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I | re.M),
+    "password_hash": re.compile(r"^(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I | re.M),
     "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
     "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
     "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
                               r"(?:a |any |the )?columns?\b|\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,40}"
                               r"\b(?:drop|remov|delet)\w*\s+(?:existing\s+|database\s+|db\s+|any\s+|the\s+){0,3}columns?\b", re.I),
     "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
-    "go_context": re.compile(r"(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I),
+    "go_context": re.compile(r"^(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I | re.M),
     "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
                           r"{0,2}(?:raw sql\b|sql by hand\b|"
                           r"hand-?written sql)|\braw sql\b[^.;]{0,20}\b(?:forbidden|not allowed|prohibited|banned)|\bonly (?:through|via) the (?:orm|repository)|"
@@ -197,7 +197,7 @@ DETECTOR_CUES = {
                               r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
                               r"\b(?:eslint|lint\w*|linter|warnings?|type errors?|clippy)\b(?:\W+\w+){0,5}?\W+(?:not\s+)?"
                               r"(?:disabl\w*|silenc\w*|suppress\w*|ignor\w*|mut(?:e|ed|ing))\b", re.I),
-    "sensitive_logs": re.compile(r"(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
+    "sensitive_logs": re.compile(r"\A(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
                                  r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
                                  r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
                                  r"e-?mail addresses|phone numbers?|card numbers?|credit cards?)\b)",
@@ -412,7 +412,7 @@ def _matches(rx: re.Pattern, clause: str) -> list[re.Match]:
 def _listed(clause: str, m: re.Match) -> list[str]:
     """The phrase a cue names and the items listed after it ("npm install, npx or yarn")."""
     first = m.group(1)
-    items = re.split(r"\s+(?:or|and|nor)\s+", first)
+    items = re.split(r"(?<!\s)\s+(?:or|and|nor)\s+", first)
     if to_term(items[0]) is None:
         return [first]  # "floating versions, ranges or latest": the list is of words, not of things
     rest = clause[m.end(1):]
@@ -439,7 +439,7 @@ def _forbids_in(clause: str) -> list[str]:
                  clause, re.I):
         out += [m.group(1) for m in _OVER.finditer(clause)]
     if m := _PASSIVE.match(clause):
-        out += re.split(r"\s+(?:or|and|nor)\s+|,\s*", m.group(1))
+        out += re.split(r"(?<!\s)\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
     return out
 

@@ -250,8 +250,8 @@ _GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
 _SWITCHES = [  # how a decision names a setting it keeps on
     re.compile(r"\bkeep\s+((?:[\w'`.\-]+\s+){1,5}?)(?:on|enabled|turned on|active)\b", re.I),
     re.compile(r"\bnever\s+(?:disable|turn off|switch off)\s+((?:[\w'`.\-]+\s*){1,3})", re.I),
-    re.compile(r"\b([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
-    re.compile(r"\b((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\b(?<!\b[\w'`.\-])([\w'`.\-]+)\s*:\s*always\s+(?:on|enabled)\b", re.I),
+    re.compile(r"\b(?<!\b[\w'`.\-])((?:[\w'`.\-]+\s+){1,3})(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
     re.compile(r"\benforce\s+([`'\"]?\w+[`'\"]?)\s+mode\b", re.I),
 ]
 _NOT_SWITCHES = frozenset("""mode protection protections check checks setting settings flag flags option options the a an
@@ -435,7 +435,7 @@ def suppression(lines: list[Line], lang: str, decision: str, path: str = "") -> 
         if _WANTS_CODE.search(decision) and _NAMES_CODE.match(ln.text[m.end():]):
             continue  # `# type: ignore[attr-defined]`, `# noqa: E501`: the error it silences is named
         if _JUSTIFIED.search(decision) and (re.search(r"(?://|#|--)\s*\w+(?:\W+\w+){2,}", ln.text[m.end():])
-                                            or re.search(r"\w+(?:\W+\w+){3,}", above)):
+                                            or re.search(r"(?<!\w)\w+(?:\W+\w+){3,}", above)):
             continue  # the reason is written on the line or on the comment line above it
         out.append(("direct", ln, f"adds the suppression `{m.group(0).strip()}` instead of fixing what it hides"))
     return out
@@ -469,7 +469,7 @@ _ERROR_CALL = re.compile(r"\b(?:fmt\.Errorf|errors\.New|new\s+\w*(?:Error|Except
                          r"\bthrow\s+new\s+\w+\s*\(|\bpanic!?\s*\(")
 _ERRORS_TOO = re.compile(r"\b(?:errors?|exceptions?|error messages?)\b", re.I)
 # `tok, err := s.tokens.New(email)`: the first name bound is the value.
-_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?([A-Za-z_]\w*)(?:\s*,\s*[A-Za-z_]\w*)*\s*(?::=|=(?!=))\s*(.+)")
+_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+)?(?<![A-Za-z_])([A-Za-z_]\w*)(?:\s*,\s*[A-Za-z_]\w*)*\s*(?::=|=(?!=))\s*(.+)")
 _INTERP = re.compile(r"\$?\{([^{}]+)\}")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -484,8 +484,8 @@ def _parts(ident: str) -> set[str]:
 # (`Boolean(header)`, `strings.HasPrefix(key, "sk_live")`, `len(token)`, `maskCard(number)`).
 _DERIVED = re.compile(r"\b(?:Boolean|bool|len|count|typeof|isset|empty|[A-Za-z]*(?:[Mm]ask|[Rr]edact|[Hh]ash|[Ff]ingerprint|"
                       r"[Tt]runcate|[Oo]bfuscate)\w*|(?:strings\.)?(?:HasPrefix|HasSuffix|Contains))\s*\([^()]*\)|"
-                      r"[\w.]+\??\.(?:length|size|count|startsWith\([^()]*\)|endsWith\([^()]*\))|!!\s*[\w.]+|"
-                      r"[\w.]+\s*(?:!==?|===?)\s*(?:null|undefined|None|nil)\b|[\w.]+\s+is\s+(?:not\s+)?None\b")
+                      r"(?<![\w.])[\w.]+\??\.(?:length|size|count|startsWith\([^()]*\)|endsWith\([^()]*\))|!!\s*[\w.]+|"
+                      r"(?<![\w.])[\w.]+\s*(?:!==?|===?)\s*(?:null|undefined|None|nil)\b|(?<![\w.])[\w.]+\s+is\s+(?:not\s+)?None\b")
 
 
 # The names of fields and keyword arguments (`{ card: masked }`, `token=redacted`) label a value.

@@ -48,7 +48,7 @@ GATED: frozenset[str] = frozenset()
 # `timeout=None`, `limit: Infinity`: no bound at all, which breaks any maximum.
 _BOUND = {"<=": re.compile(r"\b(?:max|maximum|le|lte|max_length|maxLength)\s*[(=:]\s*(\d)"),
           ">=": re.compile(r"\b(?:min|minimum|ge|gte|min_length|minLength)\s*[(=:]\s*(\d)")}
-_UNBOUNDED = re.compile(r"[\"']?\s*(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
+_UNBOUNDED = re.compile(r"[\"']?(?:(?<!\s)\s+)?(?:=|:|:=)\s*(?:None|null|nil|Infinity|math\.inf|float\(['\"]inf['\"]\))\b")
 # Unit of a bare duration literal, by language, when nothing on the line names one.
 _OPERAND = re.compile(r"(?:\*\*|[-+*/%])\s*$")
 _FACTOR = re.compile(r"\s*\*\s*(\d+)(?![\w.])")

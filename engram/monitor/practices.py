@@ -96,7 +96,8 @@ def _replaced_inline(gone: Line, lines: list[Line]) -> list[Line]:
         i += 1
     if i == len(lines) or lines[i].side != "+" or lines[i].prose:
         return []
-    new = set(re.findall(r"([A-Za-z_$][\w$]*)\s*\(", lines[i].code)) - set(re.findall(r"([A-Za-z_$][\w$]*)\s*\(", gone.code))
+    new = set(re.findall(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(", lines[i].code)) - set(
+        re.findall(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(", gone.code))
     return [lines[i]] if not new and re.search(r"\bif\b|&&|\|\||\band\b|\bor\b|[!=]==?", lines[i].code) else []
 
 
@@ -142,7 +143,7 @@ def left_out(idents: list[str], lines: list[Line]) -> list[tuple[str, Line, str]
 
 def _calls(code: str) -> list[str]:
     """Dotted calls of a line (`axios.get(`): siblings are calls on the same object."""
-    return [re.sub(r"\s+", "", c) for c in re.findall(r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)+)\s*\(", code)]
+    return [re.sub(r"\s+", "", c) for c in re.findall(r"(?<![A-Za-z_$])(?<![A-Za-z_$]\.)([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)+)\s*\(", code)]
 
 
 def _calls_before(ident: str, code: str) -> list[str]:
@@ -187,7 +188,7 @@ def _similar(a: str, b: str) -> bool:
     return bool(wa and wb) and len(wa & wb) * 2 >= min(len(wa), len(wb))
 
 
-_IMMUTABLE = re.compile(r"(?=.*\bmigrations?\b)(?=.*(?:immutable|never (?:be )?edit|not edit|must not change|"
+_IMMUTABLE = re.compile(r"\A(?=.*\bmigrations?\b)(?=.*(?:immutable|never (?:be )?edit|not edit|must not change|"
                         r"never change|do not (?:edit|change|modify)|don'?t (?:edit|change|modify)|never modify|"
                         r"must not (?:be )?(?:edit|modif)\w*|append-only|never (?:be )?modified))", re.I | re.S)
 _MIGRATION_PATH = re.compile(r"(?:^|/)(?:migrations?|migrate)/|(?:^|/)alembic/versions/|(?:^|/)V\d+__\w+\.sql$|"

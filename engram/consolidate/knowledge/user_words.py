@@ -48,7 +48,7 @@ _RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop)\b", re.I)
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
                        r"every time)\b", re.I)
-_CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|then)\s+", re.I)
+_CLAUSE = re.compile(r"[,;]\s+|(?<!\s)\s+(?:and|then)\s+", re.I)
 _ADDRESSED = re.compile(r"^(?:(?:ok(?:ay)?|so|also|please|pls)[,!.]?\s+)*(?:@agent-[\w.-]+\w[\s,:]*)+", re.I)
 MAX_INSTRUCTIONS = 8
 

@@ -18,7 +18,7 @@ Hit = tuple[str, Line, str]
 _JSON = re.compile(r"[\"'](?:must_not_import|mustNotImport|forbidden_imports|cannot_import)[\"']\s*:\s*\[([^\]]*)\]", re.I)
 _PROSE = re.compile(r"\b(?:never|not|must not|do not|don'?t|cannot|may not|should not)\s+(?:ever\s+)?imports?\s+"
                     r"(?:anything\s+|code\s+)?from\s+([^.;()]+)", re.I)
-_ITEM_SEP = re.compile(r"\s*(?:,|\bor\b|\band\b|\bnor\b)\s*(?:from\s+)?(?:the\s+)?", re.I)
+_ITEM_SEP = re.compile(r"\s*+(?:,|\b(?:or|and|nor)\b)\s*+(?:from\s+)?(?:the\s+)?", re.I)
 _NOT_LAYERS = frozenset("the a an any other outside it this that directly here there".split())
 
 

@@ -306,7 +306,7 @@ def _injected_field(ln: Line, new_side: list[Line], i: int, decision: str) -> bo
     rest = ln.code.split("@", 1)[-1].split(None, 1)[1:] or [""]
     target = rest[0] if rest[0].strip() else next((x.code for x in new_side[i + 1:i + 4] if x.code.strip() and
                                                      not x.code.strip().startswith("@")), "")
-    return re.match(r"^\s*(?:(?:private|protected|public|final|static|lateinit)\s+)*(?:var\s+\w+\s*:|[\w<>,\[\]? ]+\s+\w+\s*;)",
+    return re.match(r"^\s*+(?:(?:private|protected|public|final|static|lateinit)\s+)*(?:var\s+\w+\s*:|[\w<>,\[\]? ]+\s++\w++\s*+;)",
                     target) is not None
 
 
@@ -633,7 +633,7 @@ _LIST_HEAD = re.compile(r"\b(?:do\s+not|don'?t|never|avoid|forbidden|prohibited|
 
 def distributed(text: str) -> str:
     """The decision with the head of a list of prohibitions put before each item."""
-    items = [x for m in _LIST_HEAD.finditer(text) for x in re.split(r"\s*[;,•]\s*", m.group(1)) if x.strip()]
+    items = [x for m in _LIST_HEAD.finditer(text) for x in re.split(r"(?:(?<!\s)\s+)?[;,•]\s*", m.group(1)) if x.strip()]
     return text + "".join(f". Do not {x.strip()}" for x in items)
 
 

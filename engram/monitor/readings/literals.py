@@ -26,13 +26,22 @@ _NEGATIVE = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|can
 _POSITIVE = r"(?:use|using|prefer|always|must|should|require|requires|required|with|via|through|wrap|call|" \
             r"keep|enforce|only)"
 _CUE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\b", re.I)
-_PASSIVE = re.compile(r"^\W{0,3}(?:[\w\-]+\W+){0,3}?(?:is|are)\s+(?:strictly\s+|also\s+)?(?:forbidden|prohibited|banned|"
+
+
+def _words_before(n: int) -> str:
+    r"""`(?:[\w-]+\W+){0,n}` as a pattern that cannot backtrack: the first n-1 words are whole runs of
+    word characters and hyphens, and only the last may end inside one ("built-in": the `in`), so a
+    long run of hyphens costs linear time instead of trying every way to cut it into words."""
+    return rf"(?:[\w\-]++\W++){{0,{n - 1}}}?(?:(?:[\w\-]*\w|-)\W++)??"
+
+
+_PASSIVE = re.compile(r"^\W{0,3}" + _words_before(3) + r"(?:is|are)\s+(?:strictly\s+|also\s+)?(?:forbidden|prohibited|banned|"
                       r"disallowed|not allowed|not permitted|deprecated)\b", re.I)
 # "... without an issue link", "... via execute_sql", "... in async code": forbidden only in a way or a
 # place the quote alone does not show.
 # "unless explicitly requested": a permission the user gives, not a condition the code can meet.
 UNLESS_ASKED = r"unless(?!\s+(?:explicitly|specifically|expressly|requested|asked|approved|instructed|told)\b)"
-_CONDITION = re.compile(rf"^\W{{0,3}}(?:[\w\-]+\W+){{0,4}}?(?:without|{UNLESS_ASKED}|except|other than|outside|if|when|via|through|"
+_CONDITION = re.compile(rf"^\W{{0,3}}{_words_before(4)}(?:without|{UNLESS_ASKED}|except|other than|outside|if|when|via|through|"
                         r"in|inside|within|during|on)\b(?!\s+(?:the\s+)?(?:code|codebase|repo|repository|project)\b)", re.I)
 # "without `X`" may ask for X ("deletes without `WHERE`") or rule it out ("fetch without `axios`").
 _AMBIGUOUS_BEFORE = re.compile(r"\bwithout\s*(?:[\w\-]+\s+){0,2}$", re.I)

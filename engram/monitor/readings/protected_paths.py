@@ -32,7 +32,7 @@ _EXISTING_ONLY = re.compile(rf"\b{_CHANGE}\s+(?:any\s+|the\s+)?existing\b|\balre
 _GENERATED_RULE = re.compile(rf"\b{_NEG}\s+(?:\w+\s+){{0,2}}?{_CHANGE}\s+(?:the\s+|any\s+)?generated\b|\bnever edit generated\b",
                              re.I)
 _GENERATED = re.compile(r"\b(?:is|are)\s+(?:auto-?)?generated\b|\bgenerated\s+(?:files?|code|output)\b", re.I)
-_SPAN = re.compile(r"`([^`\n]{1,80})`|(?<![\w/.`])((?:\./)?(?:[\w.\-*]+/)+[\w.\-*]*|[\w\-*]+\.[A-Za-z]\w{0,9}|"
+_SPAN = re.compile(r"`([^`\n]{1,80})`|(?<![\w/.`])((?:\./)?(?:[\w.\-*]++/)+[\w.\-*]*|[\w\-*]++\.[A-Za-z]\w{0,9}|"
                    r"\.[a-z][\w.\-]{1,20})(?![\w/])")
 _EXCEPT = re.compile(r"\b(?:except|other than|apart from|excluding|but not)\b", re.I)
 # "must not change existing helper functions in migrations/_helpers": what is protected lives in the
@@ -63,7 +63,7 @@ def protected(text: str) -> tuple[list[Protected], list[str]]:
     allowed: list[str] = []
     generated_rule = _GENERATED_RULE.search(text) is not None
     for sentence in decision_text.sentences(text) or [text]:
-        for clause in re.split(r";\s+|\s+[-—]\s+", sentence):
+        for clause in re.split(r";\s+|(?<!\s)\s+[-—]\s+", sentence):
             if not (_PROTECT.search(clause) or (generated_rule and _GENERATED.search(clause))):
                 continue
             cut = _EXCEPT.search(clause)

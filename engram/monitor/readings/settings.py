@@ -25,7 +25,7 @@ _NARROW = [re.compile(r"\b(?:restrict|narrow)\s+(?:the\s+|allowed\s+|its\s+)*([a
                       r"explicit|allowlisted|whitelisted)\b", re.I)]
 _NOT_SETTINGS = frozenset("""the a an to it this that them code data access use usage changes change footprint set
 number amount size version versions""".split())
-_KEY = re.compile(r"[\"']?([A-Za-z_][\w\-]*)[\"']?\s*(?:=|:=|:)\s*(.+)")
+_KEY = re.compile(r"[\"']?(?<![A-Za-z_])(?<![A-Za-z_][\w\-])([A-Za-z_][\w\-]*)[\"']?\s*(?:=|:=|:)\s*(.+)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Everything: `"*"`, `['*']`, `write-all`, `all`; a pattern that matches any host: `https?://.*`.
 _WILDCARD = re.compile(r"""^\[?\s*(?:["'](?:\*|write-all|all)["']|\*|write-all)\s*\]?\s*[,;)]?\s*$""")

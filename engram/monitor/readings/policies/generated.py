@@ -15,7 +15,7 @@ from engram.monitor.code_lines import Line, created
 
 Hit = tuple[str, Line, str]
 
-CUE = re.compile(r"(?=.*\b(?:generated|auto-?generated|codegen)\b)(?=.*\b(?:never|do not|don'?t|must not|should not|avoid|"
+CUE = re.compile(r"\A(?=.*\b(?:generated|auto-?generated|codegen)\b)(?=.*\b(?:never|do not|don'?t|must not|should not|avoid|"
                  r"not|no)\s+(?:\w+\s+){0,2}?(?:edit|modify|change|touch|hand-edit|alter|update)\w*|.*\bhand-edit\w*|"
                  r".*\b(?:edit|modify|change)\w*\s+(?:\w+\s+){0,2}?generator\b)", re.I | re.S)
 _MARKER = re.compile(r"\bCode generated\b.*\bDO NOT EDIT\b|@generated\b|\bDO NOT EDIT\b|\bauto-?generated\b|"

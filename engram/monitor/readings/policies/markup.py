@@ -174,7 +174,7 @@ RULES: dict[str, tuple[re.Pattern[str], Callable[[Element], str | None]]] = {
                                     r"\b(?:divs?|spans?)\b[^.;]{0,30}\b(?:onclick|click handlers?)\b|"
                                     r"\b(?:static|non-interactive)\s+elements?\b[^.;]{0,40}\b(?:click|handlers?)\b", re.I),
                          _clickable_static),
-    "unnamed_icon_button": (re.compile(r"(?=.*(?:\baria-label|\baccessible names?\b))(?=.*\b(?:icons?|icon-only|"
+    "unnamed_icon_button": (re.compile(r"\A(?=.*(?:\baria-label|\baccessible names?\b))(?=.*\b(?:icons?|icon-only|"
                                        r"visible (?:captions?|text|labels?)|without (?:visible )?(?:text|captions?))\b)",
                                        re.I | re.S), _unnamed_icon_button),
     "autofocus": (re.compile(rf"\b{_BAN}\b[^.;]{{0,30}}\bauto-?focus\b|\bno-autofocus\b", re.I), _autofocus),

@@ -15,7 +15,7 @@ from engram.monitor.code_lines import Line
 
 Hit = tuple[str, Line, str]
 
-CUE = re.compile(r"(?=.*\b(?:secrets?|credentials?|tokens?|api keys?|passwords?|private keys?)\b)"
+CUE = re.compile(r"\A(?=.*\b(?:secrets?|credentials?|tokens?|api keys?|passwords?|private keys?)\b)"
                  r"(?=.*\b(?:environment|env|commit\w*|hard-?cod\w*)\b)", re.I | re.S)
 _SECRET_VAR = r"[\"']?(\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CLIENT_?ID|CREDENTIAL)\w*)[\"']?"
 # An environment read with a literal fallback, by language.

@@ -33,16 +33,16 @@ _SKIPPED_CUE = re.compile(rf"\b{_BAN}\b[^.;]{{0,40}}(?:\b(?:disabled|skipped|pen
                           r"@Disabled\b|@Ignore\b)|\btests?\s+(?:must|should|shall)\s+(?:never|not)\s+be\s+"
                           r"(?:skipped|disabled|ignored)\b", re.I)
 # "Tests must not sleep", "no `time.sleep` in tests", "avoid hard-coded waits": needs the tests named.
-_SLEEP_CUE = re.compile(rf"(?=.*\btests?\b|.*\bspecs?\b)(?=.*\b{_BAN}\b[^.;]{{0,40}}(?:\bsleep\w*|\bwaitForTimeout\b|"
+_SLEEP_CUE = re.compile(rf"\A(?=.*\btests?\b|.*\bspecs?\b)(?=.*\b{_BAN}\b[^.;]{{0,40}}(?:\bsleep\w*|\bwaitForTimeout\b|"
                         r"\b(?:fixed|arbitrary|hard-?coded|static)\s+(?:waits?|delays?|timeouts?|sleeps?)\b))", re.I | re.S)
 
 # "Tests must not hit the network", "no real HTTP calls in unit tests", "tests run offline".
-_NETWORK_CUE = re.compile(rf"(?=.*\btests?\b)(?=.*(?:\b{_BAN}\b|\bwithout\b|\bnot\b)[^.;]{{0,40}}\b(?:network|internet|"
+_NETWORK_CUE = re.compile(rf"\A(?=.*\btests?\b)(?=.*(?:\b{_BAN}\b|\bwithout\b|\bnot\b)[^.;]{{0,40}}\b(?:network|internet|"
                           r"real (?:http|network|api|services?|endpoints?)|external (?:services?|apis?|calls?|requests?)|"
                           r"outbound|live (?:apis?|services?|endpoints?))\b|.*\btests?\s+(?:must\s+)?run\s+offline\b)",
                           re.I | re.S)
 # "Tests must not depend on the current time", "freeze time in tests", "use a fake clock".
-_CLOCK_CUE = re.compile(r"(?=.*\btests?\b)(?=.*\b(?:current|real|wall[- ]clock|system)\s+(?:time|date|clock)\b|"
+_CLOCK_CUE = re.compile(r"\A(?=.*\btests?\b)(?=.*\b(?:current|real|wall[- ]clock|system)\s+(?:time|date|clock)\b|"
                         r".*\bfreez\w*\s+(?:the\s+)?(?:time|clock)\b|.*\b(?:fake|mock\w*|fixed|injected)\s+(?:timers?|clocks?)\b)",
                         re.I | re.S)
 # "Tests must not ...", "Unit tests should never ...": a rule whose subject is the tests holds in test files only.
