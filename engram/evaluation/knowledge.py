@@ -5,7 +5,9 @@ project, the items from earlier sessions it needed, each with a regular expressi
 delivering text must match. For each labelled project, sessions are replayed oldest
 first through the real hooks into a temporary home and consolidated between sessions
 (offline unless a provider is asked for); the SessionStart text engram injects is the
-hook's own output for the session's first event. Two baselines get the same word budget:
+hook's own output for the session's first event; "engram+prompt" adds what the hook added
+to the session's first prompt (UserPromptSubmit), all a session has before its first step,
+as the BM25 baseline has that prompt. Two baselines get the same word budget:
 
 * recency: the previous session's prompts and its final assistant message;
 * bm25: earlier sessions' events ranked by BM25 against the new session's first prompt.
@@ -27,7 +29,7 @@ from engram.evaluation import sandbox
 from engram.history import corpus
 
 Say = Callable[[str], None]
-SOURCES = ("engram", "recency", "bm25")
+SOURCES = ("engram", "engram+prompt", "recency", "bm25")
 KINDS = ("command", "gotcha", "unfinished", "instruction", "file", "decision")
 SPLITS = ("dev", "held-out")
 WORD_BUDGET = 800
@@ -153,11 +155,13 @@ def replay_project(project: corpus.Project, base: str, settings: dict[str, Any],
             def observe(event: str, printed: str, ms: float, fault: bool) -> None:
                 if event == "SessionStart" and not shown:
                     shown.append(_context_of(printed))
+                elif event == "UserPromptSubmit" and len(shown) == 1:
+                    shown.append(_context_of(printed))  # the first prompt's
 
             replay(payloads, project.root, observe, session.harness)
             worker.consolidate_session(proj, session.id, cfg, models)
-            out[session.id] = {"engram": shown[0] if shown else "", "payloads": payloads,
-                               "events": read_events(proj.events_path(session.id))[0]}
+            out[session.id] = {"engram": shown[0] if shown else "", "engram+prompt": "\n".join(shown),
+                               "payloads": payloads, "events": read_events(proj.events_path(session.id))[0]}
             say(f"  knowledge: {project.name} {session.id[:8]} replayed, SessionStart {words(out[session.id]['engram'])} words")
     return out
 
@@ -170,7 +174,8 @@ def texts_for(replayed: dict[str, dict[str, Any]], budget: int) -> dict[str, dic
         prev = replayed[order[k - 1]]
         earlier = [ev for s in order[:k] for ev in replayed[s]["events"]]
         prompts, _ = _prompts_and_last_message(replayed[sid]["payloads"])
-        out[sid] = {"engram": replayed[sid]["engram"], "recency": recency_text(prev["payloads"], budget),
+        out[sid] = {"engram": replayed[sid]["engram"], "engram+prompt": replayed[sid]["engram+prompt"],
+                    "recency": recency_text(prev["payloads"], budget),
                     "bm25": bm25_text(earlier, prompts[0] if prompts else "", budget)}
     return out
 

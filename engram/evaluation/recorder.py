@@ -152,8 +152,10 @@ def _combined(retrieve: Callable, combine: str) -> Callable:
     return run
 
 
-def bm25_retrieve(conn: Any, terms: Any, cfg: dict, combine: str = "max", top: int = 0) -> list[tuple[str, float]]:
-    """The keyword baseline: BM25 over live nodes' text, queried with the entry-point text."""
+def bm25_retrieve(conn: Any, terms: Any, cfg: dict, combine: str = "max", top: int = 0,
+                  text: str = "") -> list[tuple[str, float]]:
+    """The keyword baseline: BM25 over live nodes' text, queried with the entry-point text
+    (not the first prompt's `text`: the baseline stays what it was when its figures were taken)."""
     from engram.retrieve import keyword
 
     words = terms.paths + terms.suffixes + [n for n in terms.names if " " not in n]

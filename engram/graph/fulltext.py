@@ -78,12 +78,12 @@ def _count(conn, term: str, cap: int) -> int:
                         (match_expression([term]), cap + 1)).fetchone()[0]
 
 
-def _rarest(counts: dict[str, int], total: int, budget: int) -> list[str]:
+def _rarest(counts: dict[str, int], total: int, budget: int, common: bool = True) -> list[str]:
     """The words in at most a tenth of the nodes, rarest first, while their matches fit `budget`
-    rows; in a graph of at most MIN_ROWS nodes, every word in at most half of them (or every
-    word found, when all are commoner), as before the budget."""
+    rows; in a graph of at most MIN_ROWS nodes, every word in at most half of them (or, when
+    all are commoner and `common`, every word found), as before the budget."""
     if total <= MIN_ROWS:
-        return [t for t, n in counts.items() if n and n * 2 <= total] or [t for t, n in counts.items() if n]
+        return [t for t, n in counts.items() if n and n * 2 <= total] or [t for t, n in counts.items() if n and common]
     out, rows = [], 0
     for n, t in sorted((n, t) for t, n in counts.items() if n and n * SHARE <= total):
         rows += n
@@ -93,14 +93,17 @@ def _rarest(counts: dict[str, int], total: int, budget: int) -> list[str]:
     return out
 
 
-def search(conn, terms: list[str], limit: int) -> list[tuple[str, float]]:
-    """[(live node id, BM25 score > 0)] best first, ties by id, ranking at most the row budget."""
+def search(conn, terms: list[str], limit: int, rows: int | None = None) -> list[tuple[str, float]]:
+    """[(live node id, BM25 score > 0)] best first, ties by id, ranking at most the row budget
+    (or `rows`, a hook's smaller one)."""
     terms = list(dict.fromkeys(t for t in terms if t.strip()))
     if not terms:
         return []
     total = indexed_rows(conn)
-    budget = max(total // SHARE, MIN_ROWS)
+    budget = rows or max(total // SHARE, MIN_ROWS)
     counts = {t: _count(conn, t, budget) for t in terms}
+    if rows:  # a hook's search: only words in at most half the nodes; commoner ones say little
+        return _ranked(conn, match_expression(_rarest(counts, total, budget, common=False)), limit)
     rare = _rarest(counts, total, budget)
     if rare:
         return _ranked(conn, match_expression(rare), limit)

@@ -37,12 +37,21 @@ RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summari
 STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8))
 RECENT_FILES, STRONG_FILES = 20, 10  # the files the latest sessions worked on, and the most worked on
 STANDING_EPISODES = 2
+# A session's first prompt says what it is about in words that often name no path or
+# identifier: its few best full-text matches seed the spread too (ranking at most
+# PROMPT_KEYWORD_ROWS matches, ~2 ms; docs/retrieval.md). Later prompts seed by what they
+# name only: a keyword match on every prompt cost a third more words for one more hit.
+PROMPT_KEYWORD_SEEDS, PROMPT_KEYWORD_ROWS = 5, 500
 
 
 def retrieve(conn, terms: entry_points.Terms, cfg: dict, *, combine: str = "max",
-             top: int = 2 * FETCH_LIMIT) -> list[tuple[str, float]]:
-    """Ranked [(node id, activation)] for the terms: the exact `top` most active (no session filtering)."""
-    found = seeds.match(conn, terms)
+             top: int = 2 * FETCH_LIMIT, text: str = "") -> list[tuple[str, float]]:
+    """Ranked [(node id, activation)] for the terms (and `text`'s best full-text matches, when
+    given): the exact `top` most active (no session filtering)."""
+    found = seeds.match(conn, terms) if terms else {}
+    for nid, (a, why) in (seeds.keyword(conn, text, PROMPT_KEYWORD_SEEDS, PROMPT_KEYWORD_ROWS) if text else {}).items():
+        if a > found.get(nid, (0.0, ""))[0]:
+            found[nid] = (a, why)
     if not found:
         return []
     acts = activation.spread(conn, {nid: a for nid, (a, _) in found.items()},
@@ -158,11 +167,12 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     terms = entry_points.terms_from_text(text, project.root, cwd)
     if changed:
         terms.add(entry_points.terms_from_paths(list(st.get("written") or [])[-10:]))
-    if not terms:
+    words = text if st.get("turn") == 1 else ""
+    if not terms and not words.strip():
         return None
     conn = readonly.open_ro(db)
     try:
-        ranked = retrieve(conn, terms, cfg, top=wanted(rs))
+        ranked = retrieve(conn, terms, cfg, top=wanted(rs), text=words)
         if not ranked:
             return None
         own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])

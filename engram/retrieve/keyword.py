@@ -42,9 +42,10 @@ def words(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def search(conn, question: str, limit: int) -> list[tuple[str, float]]:
-    """[(live node id, BM25 score > 0)] best first from the persisted index."""
-    return fulltext.search(conn, words(question), limit)
+def search(conn, question: str, limit: int, rows: int | None = None) -> list[tuple[str, float]]:
+    """[(live node id, BM25 score > 0)] best first from the persisted index (ranking at most
+    `rows` matches, when given)."""
+    return fulltext.search(conn, words(question), limit, rows)
 
 
 def live_docs(conn) -> dict[str, str]:

@@ -45,12 +45,7 @@ def _keyword_seeds(conn, question: str, notes: list[str]) -> dict[str, tuple[flo
         notes.append("keyword seeds skipped: this database predates the full-text index; the next "
                      "consolidation or `engram maintain` adds it")
         return {}
-    hits = keyword.search(conn, question, KEYWORD_SEEDS)
-    if not hits:
-        return {}
-    top = hits[0][1]
-    strength = readonly.strengths(conn, [h for h, _ in hits])
-    return {nid: (strength.get(nid, 0.0) * (score / top), f"keyword:{score:.2f}") for nid, score in hits}
+    return seeds.keyword(conn, question, KEYWORD_SEEDS)
 
 
 def _question_vector(conn, question: str, embedder) -> tuple[list[float] | None, str]:

@@ -11,14 +11,17 @@ Matching order, each step deterministic:
    a node named "Retry-Client". Still index lookups: a scan that normalised every stored
    name cost 5.5 ms at 5,000 nodes, 55 ms at 50,000.
 
-A seed's initial activation is its node's strength (the spec's (docs/spec.md) rule). The embedding
-index is never consulted here: the hooks must not load sqlite-vec or call an API; the
-on-demand query (`engram.retrieve.query`) adds vector and keyword seeds on top.
+A seed's initial activation is its node's strength (the spec's (docs/spec.md) rule). `keyword`
+adds the best full-text (BM25) matches of a text, each at strength x its score over the best
+score, so a weak textual match does not outrank a node the text names. The embedding index
+is never consulted here: the hooks must not load sqlite-vec or call an API; the on-demand
+query (`engram.retrieve.query`) adds vector seeds on top.
 """
 
 from __future__ import annotations
 
 from engram.graph import fulltext, readonly
+from engram.retrieve import keyword as bm25
 from engram.retrieve.entry_points import Terms, split_ident
 from engram.graph.aliases import concern_words
 
@@ -100,3 +103,15 @@ def match(conn, terms: Terms, *, loose: bool = True) -> dict[str, tuple[float, s
         put(readonly.decisions_about(conn, phrases, words), "topic")
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))[:MAX_SEEDS]
     return dict(ranked)
+
+
+def keyword(conn, text: str, limit: int, rows: int | None = None) -> dict[str, tuple[float, str]]:
+    """{node id: (strength x score / best score, why)} for the text's `limit` best full-text
+    matches (ranking at most `rows` matches, when given); {} when the database has no
+    full-text index yet."""
+    hits = bm25.search(conn, text, limit, rows) if fulltext.available(conn) else []
+    if not hits:
+        return {}
+    top = hits[0][1]
+    strength = readonly.strengths(conn, [h for h, _ in hits])
+    return {nid: (strength.get(nid, 0.0) * (score / top), f"keyword:{score:.2f}") for nid, score in hits}

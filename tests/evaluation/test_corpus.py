@@ -50,10 +50,10 @@ def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, mon
     monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
     results = corpus_eval.evaluate(str(tmp_path / "corpus"), str(tmp_path / "work"))
     (row,) = results["shop"]["score"]["items"]
-    assert set(row) >= {"engram", "recency", "bm25"} and row["kind"] == "file"
+    assert set(row) >= {"engram", "engram+prompt", "recency", "bm25"} and row["kind"] == "file"
     assert "Project memory from earlier sessions" in results["shop"]["texts"]["02-codex-rollout"]["engram"]
     md, js = corpus_eval.write_report(results, str(tmp_path / "out"))
-    assert "| held-out | engram | recency | bm25 |" in open(md).read()
+    assert "| held-out | engram | engram+prompt | recency | bm25 |" in open(md).read()
     assert json.load(open(js))["totals"]["items"]["held-out:engram:file"]["needed"] == 1
 
 

@@ -73,7 +73,7 @@ def test_the_knowledge_score_beside_its_baselines(report):
     engram, recency = score["by_source"]["engram"], score["by_source"]["recency"]
     assert engram["all"] == {"delivered": 3, "needed": 3} and engram["held-out"]["needed"] == 1
     assert recency["command"]["delivered"] < engram["command"]["delivered"]
-    assert score["words"]["engram"]["max"] <= 800 and set(score["words"]) == {"engram", "recency", "bm25"}
+    assert score["words"]["engram"]["max"] <= 800 and set(score["words"]) == {"engram", "engram+prompt", "recency", "bm25"}
     assert "| held-out | 1.00 (1/1) |" in md
 
 

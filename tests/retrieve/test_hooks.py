@@ -105,6 +105,18 @@ def test_prompt_naming_a_topic_brings_up_the_decision_about_it(g, root):
     assert _context(run_hook("UserPromptSubmit", _prompt("s2", root, "for the job"))) is None
 
 
+def test_a_first_prompt_in_plain_words_finds_what_it_names_no_path_of(g, root):
+    """The first prompt's rarer words seed the spread; a later prompt seeds by names only."""
+    g.node("POHODA export", type="finding", strength=0.8, files=["lib/pohoda.ex"],
+           description="Paid orders export to the POHODA accounting software as XML")
+    for i in range(4):
+        g.node(f"other fact {i}", type="finding", strength=0.8, description=f"the checkout screen {i}")
+    out = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "the accounting export of paid orders fails")))
+    assert "POHODA" in out and "other fact" not in out
+    assert _context(run_hook("UserPromptSubmit", _prompt("s2", root, "hello"))) is None
+    assert _context(run_hook("UserPromptSubmit", _prompt("s2", root, "the accounting export of paid orders"))) is None
+
+
 def test_prompt_without_entry_points_gives_nothing(g, root):
     g.node("retry client", files=["src/net/retry.ts"])
     assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, "hello, how are you?"))) is None
