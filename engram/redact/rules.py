@@ -85,7 +85,8 @@ _KEY_OP = re.compile(
     r"(-{0,2}+[A-Za-z_][\w.\-]{0,79}+)"  # the key (possessive: scanned once)
     r"(\\?[\"']?[ \t]{0,8}+(?::=|=>|=|:)(?![:=/])[ \t]{0,8}+)"  # a closing quote, the operator
 )
-_VALUE = re.compile(r"(\\?\")([^\"\\\n]{1,512}+)\\?\"|(\\?')([^'\\\n]{1,512}+)\\?'|([^\s\"'`,;()\[\]{}<>\\]{1,512}+)")
+_VALUE = re.compile(r"(\\?\")([^\"\\\n]{1,512}+)\\?\"|(\\?')([^'\\\n]{1,512}+)\\?'|([^\s\"'`,;()\[\]{}<>\\]{1,512}+)"
+                    r"|(`)([^`\n]{1,512}+)`")  # a value in a Markdown code span: `Password: `s3cr3t``
 _K8S_ENV = re.compile(r"(name:[ \t]{0,8}+[\"']?)([\w.\-]{1,80}+)([\"']?[ \t]{0,8}+\r?\n[ \t]{0,40}+value:[ \t]{0,8}+)"
                       r"(?:\"([^\"\n]{1,512}+)\"|'([^'\n]{1,512}+)'|([^\s\"'#]{1,512}+))")
 _XML = re.compile(r"<([A-Za-z_][\w.\-:]{0,63}+)>([^<\n]{1,512}+)</")
@@ -337,7 +338,7 @@ def _assignments(text: str) -> str:
         kind = key_kind(m.group(1).lstrip("-"))
         v = _VALUE.match(text, m.end()) if kind else None
         if v and _mask_value(text, m, v, kind):
-            g = 2 if v.group(2) is not None else 4 if v.group(4) is not None else 5
+            g = next(g for g in (2, 4, 7, 5) if v.group(g) is not None)
             out.append(text[pos : v.start(g)] + MASK)
             pos = v.end(g)
     out.append(text[pos:])
@@ -348,7 +349,9 @@ def _mask_value(text: str, key: re.Match[str], v: re.Match[str], kind: str) -> b
     """An unquoted value after `=` that is a bare name is code (`token = tok`); after `:`
     with more words on its line it is prose (`pwd: expected bytes`), judged as a sentence."""
     quoted = v.group(5) is None
-    value = v.group(2) if v.group(2) is not None else v.group(4) if v.group(4) is not None else v.group(5)
+    value = next(v.group(g) for g in (2, 4, 7, 5) if v.group(g) is not None)
+    if v.group(7) is not None and " " in value:
+        return False  # a code span of words is a command or a phrase (`All tests pass: `npm test``)
     op = key.group(2).strip(" \t\\\"'")
     end = v.end()
     spoken = False
@@ -454,8 +457,8 @@ def _candidate(text: str, pos: int, kind: str, said: bool = False) -> tuple[int,
             return None
         a, b, quoted = _next_word(text, i, limit)
         word = text[a:b]
-        if n == 0 and word == "=":
-            return None  # `token = ...`: code, the assignment rule's
+        if (n == 0 and word == "=") or MASK in word:
+            return None  # `token = ...`: code, the assignment rule's; or its value is masked already
         core = word[1:-1] if quoted else word.strip("\"'`,;:.()[]{}<>!?")
         if after_sep and core and looks_secret(core, kind, quoted, spoken=True, stated=stated):
             at = a + 1 if quoted else a + word.find(core)

@@ -66,9 +66,17 @@ def test_unrecognised_output_says_so():
     ("DB_PASSWORD=$DB_PASS", True), ("hello world", True),
     ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234", False),
     ('{"password": "abc12345"}', False), ("curl https://u:hunter22@h/x", False),
+    # a value in a Markdown code span, as an agent's reply lists a database's settings
+    ("- Password: `diHwuLPimwutIwcvMUyvTnAqimEzKFZR`", False), ("All tests pass: `npm test`", True),
 ])
 def test_redaction(text, kept):
     assert (redact.redact(text) == text) is kept
+
+
+def test_a_masked_value_ends_the_spoken_password():
+    """Once `Password: `…`` is masked, the next field's value ("SSL Mode: Require") is not taken for it."""
+    out = redact.redact("- Password: `diHwuLPimwutIwcvMUyvTnAqimEzKFZR` - SSL Mode: Require")
+    assert out == "- Password: `[REDACTED]` - SSL Mode: Require"
 
 
 def test_redact_without_anchor_does_not_import_re():
