@@ -330,8 +330,10 @@ def _place(w: _Writer, p: Planned) -> str:
 
 
 def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[str, Any],
-          request: dict[str, Any], planned: list[Planned]) -> Applied | None:
-    """Write one consolidation atomically; None when this range was already applied."""
+          request: dict[str, Any], planned: list[Planned],
+          passages: list[tuple[int, str, str]] = ()) -> Applied | None:
+    """Write one consolidation atomically, with the range's `passages` (consolidate/knowledge/replies.py);
+    None when this range was already applied."""
     ep = request["episode"]
     with store.transaction(conn):
         if store.range_applied(conn, session, to_seq):
@@ -347,6 +349,7 @@ def apply(conn: Any, *, session: str, from_seq: int, to_seq: int, record: dict[s
         _supersede_in_order(w, planned)
         _replace_keys(w, planned, request["graph"].get("retire") or [])
         _edges(w, request["graph"]["edges"], ep_node)
+        store.insert_passages(conn, session, list(passages))
         crash_at("graph:in_transaction")
         store.record_consolidation(conn, session, from_seq, to_seq, episode_id)
         w.touched = list(dict.fromkeys(w.ids.values()))

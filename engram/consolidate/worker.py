@@ -37,6 +37,7 @@ from engram import jsonio, workers
 from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
+from engram.consolidate.knowledge import replies
 from engram.consolidate.offline_episode import files_modified, outcome_known
 from engram.config import safe_name
 from engram.fsio import private_dir, write_atomic
@@ -353,7 +354,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     times = {e["seq"]: e.get("ts") for e in new}  # when each event happened: decisions are ordered by it
     offline = consolidator.name == "offline"  # a session the model did not make spends nothing on it after
     applied = _write_graph(conn, _resolver(conn, project, cfg, models, offline), session, out, record, request,
-                           say, times)
+                           say, times, replies.passages(new))
     _index_gotchas(conn, project)
     _payoff(conn, project, session, prior + new, cfg)
     crash_at("worker:before_episode_file")
@@ -424,18 +425,22 @@ def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models, offl
 
 
 def _write_graph(conn: Any, resolver: Resolver, session: str, out: Outcome, record: dict[str, Any],
-                 request: dict[str, Any], say: Progress, times: dict[int, Any]) -> bool:
-    """Entity resolution, the one transaction, then the vectors of what changed."""
+                 request: dict[str, Any], say: Progress, times: dict[int, Any],
+                 passages: list[tuple[int, str, str]]) -> bool:
+    """Entity resolution, the one transaction (with the range's passages), then the vectors of
+    what changed."""
     from engram.graph import embeddings
-    from engram.graph.privacy import screen_request
+    from engram.graph.privacy import contains, screen_request, tombstoned_terms
 
     request, record = screen_request(conn, request, record)  # `engram forget` tombstones
+    terms = tombstoned_terms(conn)
+    passages = [p for p in passages if not contains(p[2], terms)]
     embedder = resolver.embedder
     planned = graph_apply.plan(request, resolver, times)
     say(f"{session}: entity resolution: " + ", ".join(
         f"{a} {sum(1 for p in planned if p.res.action == a)}" for a in ("new", "merge", "child")))
     applied = graph_apply.apply(conn, session=session, from_seq=out.from_seq, to_seq=out.to_seq,
-                                record=record, request=request, planned=planned)
+                                record=record, request=request, planned=planned, passages=passages)
     if applied is None:
         return False
     out.episode_id, out.counts = applied.episode_id, applied.counts

@@ -215,7 +215,8 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, Any]:
     from engram.graph import embeddings
 
     counts: dict[str, Any] = {"nodes_deleted": 0, "nodes_scrubbed": 0, "file_links_removed": 0,
-                              "edges_scrubbed": 0, "episodes_scrubbed": 0, "cache_rows": 0, "scrubbed": []}
+                              "edges_scrubbed": 0, "episodes_scrubbed": 0, "passages_scrubbed": 0, "cache_rows": 0,
+                              "scrubbed": []}
     conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed, not left readable
     try:
         with store.transaction(conn):
@@ -230,9 +231,11 @@ def apply(conn: Any, p: Plan, *, dry_run: bool = False) -> dict[str, Any]:
             counts["episodes_scrubbed"] = _scrub_rows(conn, "episodes", "id", ("goal", "approach", "episode_data"),
                                                       p.terms)
             _scrub_rows(conn, "curation_log", "rowid", ("detail",), p.terms)  # an `engram memory edit`'s old text
+            counts["passages_scrubbed"] = _scrub_rows(conn, "passages", "rowid", ("text",), p.terms)
             counts["cache_rows"] = _drop_cache(conn, hashes)
             if fulltext.available(conn):  # deleted rows' terms stay in FTS5's segments until rebuilt
                 conn.execute("INSERT INTO node_fulltext (node_fulltext) VALUES ('rebuild')")
+                conn.execute("INSERT INTO passage_fulltext (passage_fulltext) VALUES ('rebuild')")
             if store.get_meta(conn, SALT_KEY) is None:
                 store.set_meta(conn, SALT_KEY, p.terms.salts[-1])
             for key in p.terms.keys:

@@ -333,3 +333,33 @@ END;
 -- outcome: its outcome counts are cleared and its strength computed again
 -- (migrations._clear_observed_outcomes), so what a failed session observed (a check failing
 -- at its end, above all) is no longer held at strength 0. No schema change.
+
+-- @migration m012_passages
+-- What the agent said at the end of each turn (a turn_complete's final message, as captured:
+-- at most 800 characters), one row per turn, written with the turn's consolidation from the
+-- event files (consolidate/knowledge/replies.py). A session's first prompt finds the earlier
+-- replies that share its words through the FTS5 index below (retrieve/replies.py): the
+-- agent's own account of what it found and did, which the offline rules cannot turn into
+-- items. `engram forget` scrubs them as it does the episodes and rebuilds the index.
+CREATE TABLE IF NOT EXISTS passages (
+    session_id TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    ts         TEXT NOT NULL DEFAULT '',
+    text       TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS passage_fulltext USING fts5(
+    text, content = 'passages', content_rowid = 'rowid', tokenize = 'porter unicode61');
+CREATE TRIGGER IF NOT EXISTS passage_inserted AFTER INSERT ON passages
+BEGIN
+    INSERT INTO passage_fulltext (rowid, text) VALUES (NEW.rowid, NEW.text);
+END;
+CREATE TRIGGER IF NOT EXISTS passage_deleted AFTER DELETE ON passages
+BEGIN
+    INSERT INTO passage_fulltext (passage_fulltext, rowid, text) VALUES ('delete', OLD.rowid, OLD.text);
+END;
+CREATE TRIGGER IF NOT EXISTS passage_changed AFTER UPDATE OF text ON passages
+BEGIN
+    INSERT INTO passage_fulltext (passage_fulltext, rowid, text) VALUES ('delete', OLD.rowid, OLD.text);
+    INSERT INTO passage_fulltext (rowid, text) VALUES (NEW.rowid, NEW.text);
+END;

@@ -572,6 +572,13 @@ def insert_episode(
     return eid
 
 
+def insert_passages(conn: Any, session_id: str, rows: list[tuple[int, str, str]]) -> int:
+    """Store a session's passages [(seq, ts, text)] (retrieve/replies.py); a seq stored before
+    (a range consolidated again) is kept as it was. Returns how many were new."""
+    return sum(conn.execute("INSERT OR IGNORE INTO passages (session_id, seq, ts, text) VALUES (?, ?, ?, ?)",
+                            (session_id, seq, ts, text)).rowcount for seq, ts, text in rows)
+
+
 def get_episode(conn: Any, episode_id: str) -> Episode | None:
     rows = _rows(conn.execute("SELECT * FROM episodes WHERE id = ?", (episode_id,)))
     return _decode(rows[0], ("episode_data",)) if rows else None

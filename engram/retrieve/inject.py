@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import readonly
-from engram.retrieve import entry_points, activation, seeds, sections, tiers
+from engram.retrieve import entry_points, activation, replies, seeds, sections, tiers
 from engram.retrieve.screens import conflicts, curation
 from engram.retrieve.shown import is_new, remember, rstate
 from engram.text import AS_DATA
@@ -173,9 +173,10 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     conn = readonly.open_ro(db)
     try:
         ranked = retrieve(conn, terms, cfg, top=wanted(rs), text=words)
-        if not ranked:
-            return None
-        own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]])
-        return context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix, root=project.root)
+        own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]]) if ranked else set()
+        items = context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix,
+                        root=project.root) if ranked else None
+        said = replies.recall(conn, words, session) if words.strip() else None
+        return "\n".join(x for x in (items, said) if x) or None
     finally:
         conn.close()

@@ -41,6 +41,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "item_state": ("evidence",),
     "session_payoff": (),
     "curation_log": ("detail",),
+    "passages": (),  # the agent's turn-final replies (retrieve/replies.py)
 }
 GRAPHML_NODE = ("name", "type", "description", "summary", "strength", "status", "affected_files", "created_at")
 GRAPHML_EDGE = ("type", "strength", "created_at")

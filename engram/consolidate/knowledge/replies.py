@@ -1,0 +1,30 @@
+"""The agent's replies kept for recall: one passage per turn's final message.
+
+A turn's last message (`turn_complete.agent_summary`, at most 800 characters as captured) is
+where the agent says what it found and did ("The `OrderItem` schema has no `product_name`
+field; the export now reads it from the product"). The offline rules turn commands, files and
+the user's words into items but cannot turn this prose into facts, so it is kept as it was
+said and found by the words of a later session's first prompt (retrieve/replies.py), shown
+as the agent's words, not as facts. A message of fewer than MIN_WORDS words ("Done.") says
+nothing a later session could find.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.text import squash, strip_injected
+
+MIN_WORDS = 8
+
+
+def passages(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """[(seq, ts, text)] of the range's turn-final replies worth keeping."""
+    out = []
+    for e in events:
+        if e.get("type") != "turn_complete" or not isinstance(e.get("agent_summary"), str):
+            continue
+        text = squash(strip_injected(e["agent_summary"]))
+        if len(text.split()) >= MIN_WORDS:
+            out.append((int(e["seq"]), str(e.get("ts") or ""), text))
+    return out

@@ -1,0 +1,36 @@
+"""Earlier replies on what a session's first prompt is about (the passages, graph/schema.sql m012).
+
+On a session's first prompt, the earlier sessions' turn-final replies that share its rarer
+words (FTS5's BM25 over the passages, the prompt's words cut as the node index cuts them)
+are shown after the graph's items: at most MAX_REPLIES, each clipped to REPLY_WORDS words,
+dated, marked as the agent's words then (they were never checked), with any clause that
+addresses the agent withheld and the text made inert. The labelled corpus's dev half, where
+this was chosen: docs/retrieval.md, "The first prompt's words".
+"""
+
+from __future__ import annotations
+
+from engram.graph import readonly
+from engram.graph.fulltext import match_expression
+from engram.redact.injection import withhold
+from engram.retrieve import keyword
+from engram.text import AS_DATA, inert
+
+MAX_REPLIES = 3
+REPLY_WORDS = 100
+MAX_QUERY_WORDS = 16
+HEADER = f"Earlier replies on this (the agent's words then, unchecked; {AS_DATA}):"
+
+
+def recall(conn, text: str, session: str) -> str | None:
+    """The section for a first prompt `text`, or None. A reply SessionStart already showed (the
+    last session's, in its "Where we left off" item) is not repeated."""
+    words = keyword.words(text)[:MAX_QUERY_WORDS]
+    shown = " ".join(n["description"] for n in readonly.of_kind(conn, "unfinished", 8))
+    lines = []
+    for _, ts, said in readonly.passages_matching(conn, match_expression(words), session, MAX_REPLIES + 1):
+        if said[:60] in shown:
+            continue
+        line = inert(withhold(said, "an earlier reply"), 8 * REPLY_WORDS)
+        lines.append(f"- ({ts[:10]}) \"{' '.join(line.split()[:REPLY_WORDS])}\"")
+    return "\n".join([HEADER] + lines[:MAX_REPLIES]) if lines else None
