@@ -3,14 +3,15 @@
 Deletes the node (or every node whose name contains the text) with its edges and vectors,
 scrubs every other mention from the graph (descriptions, summaries, data, other nodes' file
 lists and file links, edges, episode records, the agent's replies kept as passages), the
-episode files, the session state, queued write checks, the file-to-decision cache and GSD's KNOWLEDGE.md section, rewrites the JSONL
-lines it came from as `forgotten` stubs, drops matching log lines and fault records, and
-leaves a salted tombstone so consolidation never re-creates it from old events. The database
-is vacuumed and its WAL checkpointed, so no freed page keeps a copy; while another process
-holds an old snapshot of the database open the WAL cannot be emptied, and the command says so
-and exits 1 (run it again once that process is done). `--dry-run` reports exactly what a
-real run changes: the counts, the nodes whose text is scrubbed and every file rewritten or
-deleted. An id that names no node is an error, not a text to forget.
+episode files, the session state, queued write checks, the file-to-decision cache and GSD's
+KNOWLEDGE.md section, rewrites the JSONL lines it came from as `forgotten` stubs, drops
+matching log lines and fault records, and leaves a salted tombstone so consolidation never re-
+creates it from old events. The database is vacuumed and its WAL checkpointed, so no freed page
+keeps a copy; while another process holds an old snapshot of the database open the WAL cannot
+be emptied, and the command says so and exits 1 (run it again once that process is done).
+`--dry-run` reports exactly what a real run changes: the counts, the nodes whose text is
+scrubbed and every file rewritten or deleted. An id that names no node is an error, not a text
+to forget.
 """
 
 from __future__ import annotations
