@@ -5,8 +5,8 @@ scrubs every other mention from the graph (descriptions, summaries, data, other 
 lists and file links, edges, episode records, the agent's replies kept as passages), the
 episode files, the session state, queued write checks, the file-to-decision cache and GSD's
 KNOWLEDGE.md section, rewrites the JSONL lines it came from as `forgotten` stubs, drops
-matching log lines and fault records, and leaves a salted tombstone so consolidation never re-
-creates it from old events. The database is vacuumed and its WAL checkpointed, so no freed page
+matching log lines and fault records, and leaves a salted tombstone so consolidation never
+re-creates it from old events. The database is vacuumed and its WAL checkpointed, so no freed page
 keeps a copy; while another process holds an old snapshot of the database open the WAL cannot
 be emptied, and the command says so and exits 1 (run it again once that process is done).
 `--dry-run` reports exactly what a real run changes: the counts, the nodes whose text is
