@@ -1,11 +1,12 @@
 """Earlier replies on what a session's first prompt is about (the passages, graph/schema.sql m012).
 
-On a session's first prompt, the earlier sessions' turn-final replies that share its rarer
-words (FTS5's BM25 over the passages, the prompt's words cut as the node index cuts them)
-are shown after the graph's items: at most MAX_REPLIES, each clipped to REPLY_WORDS words,
-dated, marked as the agent's words then (they were never checked), with any clause that
-addresses the agent withheld and the text made inert. The labelled corpus's dev half, where
-this was chosen: docs/retrieval.md, "The first prompt's words".
+On a session's first prompt, the earlier sessions' turn-final replies that share its words
+best (FTS5's BM25 over the passages, which weighs the rarer words most; the prompt's words
+cut as the node index cuts them) are shown after the graph's items: at most MAX_REPLIES,
+each clipped to REPLY_WORDS words, dated, marked as the agent's words then (they were never
+checked), with any clause that addresses the agent withheld and the text made inert. How
+this was chosen on the labelled corpus's dev half: docs/retrieval.md, "Earlier replies on a
+first prompt".
 """
 
 from __future__ import annotations
