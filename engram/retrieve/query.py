@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 from engram.graph import fulltext, readonly
-from engram.retrieve import entry_points, keyword, activation, pending, seeds, sections, tiers
+from engram.retrieve import entry_points, activation, pending, seeds, sections, tiers
 from engram.retrieve.screens import conflicts
 from engram.redact.injection import withhold
 from engram.text import AS_DATA, clip, inert

@@ -27,9 +27,10 @@ def recall(conn, text: str, session: str) -> str | None:
     """The section for a first prompt `text`, or None. A reply SessionStart already showed (the
     last session's, in its "Where we left off" item) is not repeated."""
     words = keyword.words(text)[:MAX_QUERY_WORDS]
-    shown = " ".join(n["description"] for n in readonly.of_kind(conn, "unfinished", 8))
+    found = readonly.passages_matching(conn, match_expression(words), session, MAX_REPLIES + 1)
+    shown = " ".join(n["description"] for n in readonly.of_kind(conn, "unfinished", 8)) if found else ""
     lines = []
-    for _, ts, said in readonly.passages_matching(conn, match_expression(words), session, MAX_REPLIES + 1):
+    for _, ts, said in found:
         if said[:60] in shown:
             continue
         line = inert(withhold(said, "an earlier reply"), 8 * REPLY_WORDS)
