@@ -59,11 +59,11 @@ def linked_paths(conn, suffixes: list[str]) -> list[str]:
     return [r[0] for r in rows]
 
 
-def indexed_rows(conn) -> int:
-    """How many nodes the index holds: the first varint of FTS5's averages record (rowid 1 of
-    `node_fulltext_data`; sqlite's fts5_index.c, "FTS5_AVERAGES_ROWID"), the count bm25() itself
-    reads. One primary-key read, where count(*) would read a row per node."""
-    row = conn.execute("SELECT block FROM node_fulltext_data WHERE id = 1").fetchone()
+def indexed_rows(conn, index: str = "node_fulltext") -> int:
+    """How many rows an index holds: the first varint of FTS5's averages record (rowid 1 of
+    `<index>_data`; sqlite's fts5_index.c, "FTS5_AVERAGES_ROWID"), the count bm25() itself
+    reads. One primary-key read, where count(*) would read every row."""
+    row = conn.execute(f"SELECT block FROM {index}_data WHERE id = 1").fetchone()
     n = 0
     for byte in row[0] if row else b"":  # SQLite's varint: 7 bits a byte, high bit = more follow
         n = (n << 7) | (byte & 0x7F)
@@ -72,9 +72,9 @@ def indexed_rows(conn) -> int:
     return n
 
 
-def _count(conn, term: str, cap: int) -> int:
-    """Nodes holding `term`, counted up to `cap` + 1: one doclist read that stops there."""
-    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM node_fulltext WHERE node_fulltext MATCH ? LIMIT ?)",
+def _count(conn, term: str, cap: int, index: str = "node_fulltext") -> int:
+    """Rows holding `term`, counted up to `cap` + 1: one doclist read that stops there."""
+    return conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT ?)",
                         (match_expression([term]), cap + 1)).fetchone()[0]
 
 
@@ -148,3 +148,22 @@ def _ranked(conn, expr: str, limit: int, newest: int | None = None) -> list[tupl
         if len(live) >= limit or len(rows) < fetch:
             return live[:limit]
         fetch *= 4
+
+
+def passages(conn, terms: list[str], session: str, limit: int, rows: int) -> list[tuple[str, str, str]]:
+    """[(session, ts, text)] of the best `limit` passages (graph/schema.sql m012) holding any of
+    `terms`, other sessions' only; [] before m012. The words are cut as a hook's node search cuts
+    them (`search` with `rows`), so bm25 ranks at most `rows` matches whatever the history's
+    length (ranking every match of a prompt's words took 34 ms at 20,000 passages)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'passage_fulltext'").fetchone() is None:
+        return []
+    terms = list(dict.fromkeys(t for t in terms if t.strip()))
+    total = indexed_rows(conn, "passage_fulltext")
+    counts = {t: _count(conn, t, rows, "passage_fulltext") for t in terms}
+    expr = match_expression(_rarest(counts, total, rows))
+    if not expr:
+        return []
+    return conn.execute(
+        "SELECT p.session_id, p.ts, p.text FROM (SELECT rowid, bm25(passage_fulltext) AS rank FROM passage_fulltext "
+        "WHERE passage_fulltext MATCH ? ORDER BY rank LIMIT ?) m JOIN passages p ON p.rowid = m.rowid "
+        "WHERE p.session_id != ? ORDER BY m.rank", (expr, limit + 8, session)).fetchall()[:limit]

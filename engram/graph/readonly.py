@@ -324,17 +324,6 @@ def source_episodes(conn, ids: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def passages_matching(conn, expr: str, session: str, limit: int) -> list[tuple[str, str, str]]:
-    """[(session, ts, text)] of the best `limit` passages matching the FTS5 expression `expr`,
-    other sessions' only; [] when the database has no passages yet (before m012)."""
-    if not expr or conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'passage_fulltext'").fetchone() is None:
-        return []
-    return conn.execute(
-        "SELECT p.session_id, p.ts, p.text FROM (SELECT rowid, rank FROM passage_fulltext WHERE passage_fulltext "
-        "MATCH ? ORDER BY rank LIMIT ?) m JOIN passages p ON p.rowid = m.rowid WHERE p.session_id != ? "
-        "ORDER BY m.rank", (expr, limit + 8, session)).fetchall()[:limit]
-
-
 def strengths(conn, ids: list[str]) -> dict[str, float]:
     """{node id: strength} for the ids."""
     out: dict[str, float] = {}

@@ -12,7 +12,7 @@ first prompt".
 from __future__ import annotations
 
 from engram.graph import readonly
-from engram.graph.fulltext import match_expression
+from engram.graph import fulltext
 from engram.redact.injection import withhold
 from engram.retrieve import keyword
 from engram.text import AS_DATA, inert
@@ -20,6 +20,7 @@ from engram.text import AS_DATA, inert
 MAX_REPLIES = 3
 REPLY_WORDS = 100
 MAX_QUERY_WORDS = 16
+RANKED_ROWS = 500  # at most this many matches ranked (~2.5 ms of bm25), as the prompt's node search
 HEADER = f"Earlier replies on this (the agent's words then, unchecked; {AS_DATA}):"
 
 
@@ -27,7 +28,7 @@ def recall(conn, text: str, session: str) -> str | None:
     """The section for a first prompt `text`, or None. A reply SessionStart already showed (the
     last session's, in its "Where we left off" item) is not repeated."""
     words = keyword.words(text)[:MAX_QUERY_WORDS]
-    found = readonly.passages_matching(conn, match_expression(words), session, MAX_REPLIES + 1)
+    found = fulltext.passages(conn, words, session, MAX_REPLIES + 1, RANKED_ROWS)
     shown = " ".join(n["description"] for n in readonly.of_kind(conn, "unfinished", 8)) if found else ""
     lines = []
     for _, ts, said in found:
