@@ -135,3 +135,16 @@ def test_a_request_that_pastes_a_log_is_said_by_its_words_and_the_first_error_li
     plan = "Implement the following plan:\n# Plan: errors\n" + "Collect all errors in one prompt and retry. " * 8
     state = unfinished.last_session([_prompt(1, plan)])
     assert " … " not in state["asked"][0]  # prose about errors is no pasted log
+
+
+def test_a_reply_that_only_announces_its_next_step_is_not_kept_as_a_passage():
+    from engram.consolidate.knowledge import replies
+
+    said = ["Perfect! Now let me run the seed script with the fixed columns:",
+            "Let me check if the migration already exists:",
+            "Let me know: the seed script failed because created_at was missing, fixed in seed.sql.",
+            "The seed script failed because `created_at` was missing; seed.sql now sets both columns.",
+            "Let me explain what changed: " + "the seed now sets created_at and updated_at on every row " * 3]
+    events = [{"type": "turn_complete", "seq": i, "ts": "2026-01-01T00:00:00Z", "agent_summary": s}
+              for i, s in enumerate(said)]
+    assert [seq for seq, _, _ in replies.passages(events)] == [2, 3, 4]

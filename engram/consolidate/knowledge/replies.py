@@ -11,11 +11,17 @@ nothing a later session could find.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engram.text import squash, strip_injected
 
 MIN_WORDS = 8
+# A short reply that only announces the next step ("Perfect! Now let me run the seed script:"),
+# the last words of a turn cut before its result: nothing found, nothing done.
+_INTENT = re.compile(r"^(?:\W*(?:perfect|great|excellent|good|ok(?:ay)?|alright|now|first|next)\b[!,.]*\s*)*"
+                     r"(?:let me(?! know)|let's|let us|i'll|i will|i'm going to)\b", re.I)
+INTENT_WORDS = 20
 
 
 def passages(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
@@ -25,6 +31,7 @@ def passages(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
         if e.get("type") != "turn_complete" or not isinstance(e.get("agent_summary"), str):
             continue
         text = squash(strip_injected(e["agent_summary"]))
-        if len(text.split()) >= MIN_WORDS:
+        words = len(text.split())
+        if words >= MIN_WORDS and not (words <= INTENT_WORDS and _INTENT.match(text)):
             out.append((int(e["seq"]), str(e.get("ts") or ""), text))
     return out
