@@ -137,7 +137,7 @@ def test_a_request_that_pastes_a_log_is_said_by_its_words_and_the_first_error_li
     assert " … " not in state["asked"][0]  # prose about errors is no pasted log
 
 
-def test_a_reply_that_only_announces_its_next_step_is_not_kept_as_a_passage():
+def test_a_short_reply_that_only_announces_its_next_step_is_not_kept_as_a_passage():
     from engram.consolidate.knowledge import replies
 
     said = ["Perfect! Now let me run the seed script with the fixed columns:",
@@ -148,3 +148,13 @@ def test_a_reply_that_only_announces_its_next_step_is_not_kept_as_a_passage():
     events = [{"type": "turn_complete", "seq": i, "ts": "2026-01-01T00:00:00Z", "agent_summary": s}
               for i, s in enumerate(said)]
     assert [seq for seq, _, _ in replies.passages(events)] == [2, 3, 4]
+
+
+def test_the_last_reply_is_the_last_that_says_something():
+    from engram.consolidate.knowledge.unfinished import last_session
+
+    events = [{"type": "user_prompt", "seq": 1, "prompt": "Fix the admin routes after the split"},
+              {"type": "turn_complete", "seq": 2, "agent_summary": "The admin links now use the /admin prefix."},
+              {"type": "turn_complete", "seq": 4, "agent_summary": "```"}]
+    assert last_session(events)["ended"] == "The admin links now use the /admin prefix."
+    assert last_session(events[:1] + [dict(events[1], agent_summary="Done.")])["ended"] == "Done."

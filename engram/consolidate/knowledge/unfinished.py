@@ -222,6 +222,14 @@ def pasted(request: str, prompt: str) -> str:
     return f"{clip_words(clean_prompt(head), 60)} … {error}"  # within the 160 a request is shown in
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _says(reply: str) -> bool:
+    """A reply that says something: a word ("Done." does; "```", a bare code fence, does not)."""
+    return _WORD.search(reply, 0, 400) is not None
+
+
 def last_session(events: list[dict[str, Any]], said: set[str] = frozenset()) -> dict[str, Any] | None:
     """What the session was asked (its distinct substantive requests, latest last; without the
     sentences `said` already holds as instructions) and how its last reply ended: where the
@@ -233,7 +241,7 @@ def last_session(events: list[dict[str, Any]], said: set[str] = frozenset()) -> 
 
     requests = (request(str(e.get("prompt") or "")) for e in events if e.get("type") == "user_prompt")
     asked = list(dict.fromkeys(clip_words(r, 160) for r in requests if substantive(r)))
-    replies = [e for e in events if e.get("type") == "turn_complete" and str(e.get("agent_summary") or "").strip()]
+    replies = [e for e in events if e.get("type") == "turn_complete" and _says(str(e.get("agent_summary") or ""))]
     if not asked and not replies:
         return None
     last = replies[-1] if replies else None
