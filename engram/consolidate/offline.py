@@ -217,13 +217,25 @@ def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str], 
             g.edge(files.get(p), key, "requires", 0.6)
 
 
+_NAMED = re.compile(r"[A-Z0-9._/@:+#-]")
+
+
+def _named_thing(term: str) -> bool:
+    """A choice that names a thing: a name the alias table knows, or one written as a name
+    (a capital, a digit, a dot or slash: "Redis", "Python 3.12", "org/repo"), not a phrase of
+    plain words ("all we have": "Let's keep all we have as an admin dashboard")."""
+    from engram.graph import aliases
+
+    return bool(_NAMED.search(term)) or aliases.table().canonical(term) is not None
+
+
 def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
     for d in decs:
         key = g.node("d", d["text"], "decision", d["text"], files=d["files"], evidence=d["evidence"],
                      explicit=d["kind"] == "explicit", rationale=d["rationale"], alternatives=d["alternatives"],
                      data={"requires": d["requires"], "forbids": d["forbids"]})
         for term in d["requires"] if d["kind"] == "explicit" else []:
-            if 0 < len(term.split()) <= 4:
+            if 0 < len(term.split()) <= 4 and _named_thing(term):
                 why = f"{term}: required by the decision \"{clip_words(d['text'], 200)}\"."
                 tech = g.node("r", term, "concept", why, evidence=d["evidence"], data={"kind": "technology"})
                 g.edge(key, tech, "requires", 0.8)

@@ -331,3 +331,15 @@ def test_a_file_of_the_projects_rules_read_once_is_known_and_another_file_read_o
     files = rows(s.project, "SELECT name, json_extract(data, '$.rules') FROM nodes "
                             "WHERE json_extract(data, '$.kind') = 'file'")
     assert files == [(".github/copilot-instructions.md", 1)]
+
+
+def test_a_decided_choice_is_a_technology_node_only_when_it_names_a_thing(root):
+    s = Session(root, "s1").start().prompt("Let's keep all we have as an admin dashboard.")
+    s.write("src/admin.py", "DASHBOARD = True\n")
+    s.prompt("Let's use Zorblat for the job queue.").write("src/jobs.py", "QUEUE = 'zorblat'\n")
+    s.stop()
+    _offline(s)
+    techs = {n for (n,) in rows(s.project, "SELECT name FROM nodes WHERE json_extract(data, '$.kind') = 'technology'")}
+    decisions = {n for (n,) in rows(s.project, "SELECT name FROM nodes WHERE type = 'decision'")}
+    assert "Let's keep all we have as an admin dashboard." in decisions
+    assert techs == {"Zorblat"}  # not "all we have"
