@@ -14,7 +14,7 @@ from typing import Any
 
 from engram import jsonio
 from engram.capture import commandline as cl
-from engram.consolidate.knowledge import commands, unfinished, user_words
+from engram.consolidate.knowledge import commands, tool_errors, unfinished, user_words
 from engram.text import clip_words
 
 PURPOSES = {"test": "runs the tests", "build": "builds the project", "lint": "checks the code (lint / types)",
@@ -69,6 +69,10 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         data = {"kind": "gotcha", "family": cl.family_key(g["command"]), "error_key": cl.error_key(g["error"]),
                 "worked": clip_words(g["worked"], 200), "times": g["times"]}
         out.append(_node("g", name, "error", desc, data, g["evidence"]))
+    for g in tool_errors.gotchas(events):
+        name, desc = tool_errors.describe(g)
+        out.append(_node("g", name, "error", desc, {"kind": "gotcha", "tool": g["tool"], "times": g["times"]},
+                         g["evidence"]))
     for k in commands.kept_out_of_commits(events):
         desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
         out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},

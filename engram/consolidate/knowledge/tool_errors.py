@@ -1,0 +1,89 @@
+"""Gotchas from the agent's own tools: a Read, Edit, Skill or search that the harness refused.
+
+Shell commands have their gotchas (knowledge/commands.py); the harness's other tools fail too,
+and some of their failures are facts about the project or the machine that the next session
+meets again: a file that is not where it is looked for ("File does not exist. Did you mean
+.golangci.yaml?"), a skill that is not installed ("Unknown skill: commit"), an edit whose text
+keeps not matching a file indented with tabs ("String to replace not found in file", its text
+indented with tabs). Such a failure is a gotcha when the harness named what to do instead, or
+named a missing thing, or when the same error came back in the session. The harness's own
+rules of play ("File has not been read yet", "Sibling tool call errored", the user's refusal)
+are not facts about the project and are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engram.text import clip_words
+
+WINDOW = 8
+MAX_GOTCHAS = 4
+_WRAPPER = re.compile(r"</?tool_use_error>")
+# The harness's rules of play, not facts about the project (Claude Code's wording).
+_PLAY = re.compile(r"has not been read yet|Sibling tool call errored|doesn't want to proceed|tool use was rejected|"
+                   r"has been modified since|was interrupted|InputValidationError|exceeds maximum allowed tokens|"
+                   r"without reading it first", re.I)
+# An error that names what to do instead, or a missing thing: worth knowing after one meeting.
+_NAMED = re.compile(r"did you mean|unknown (?:skill|tool|agent|command)|not installed|does not exist|no such file",
+                    re.I)
+_MISMATCH = re.compile(r"^(.*?not found in (?:the )?file)\.?\s*String:\s?", re.I | re.S)
+
+
+def _error(ev: dict[str, Any]) -> tuple[str, str]:
+    """(the error's first line, the text an Edit tried to replace: "" for any other error)."""
+    text = _WRAPPER.sub("", str(ev.get("error") or "")).strip()
+    m = _MISMATCH.match(text)
+    if m:
+        return " ".join(m.group(1).split()), text[m.end():]
+    return clip_words(" ".join(text.split("\n", 1)[0].split()), 160), ""
+
+
+def _indent(text: str) -> str:
+    """How the lines of an edit's text that did not match were indented ("tabs", "spaces", "")."""
+    lead = [ln[0] for ln in text.split("\n") if ln[:1] in ("\t", " ")]
+    if not lead:
+        return ""
+    return "tabs" if lead.count("\t") * 2 > len(lead) else "spaces"
+
+
+def _target(ev: dict[str, Any]) -> str:
+    return str(ev.get("path") or ev.get("pattern") or "")
+
+
+def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{"tool", "error", "target", "worked", "indent", "times", "evidence"}], one per tool and error."""
+    calls = [e for e in events if isinstance(e.get("tool"), str) and not isinstance(e.get("command"), str)]
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for i, ev in enumerate(calls):
+        if ev.get("ok") is not False or not ev.get("error") or _PLAY.search(str(ev["error"])):
+            continue
+        error, replaced = _error(ev)
+        if not error:
+            continue
+        rec = found.setdefault((ev["tool"], re.sub(r"\d+", "N", error)), {
+            "tool": ev["tool"], "error": error, "target": _target(ev), "worked": "", "indent": "", "times": 0,
+            "evidence": []})
+        rec["times"] += 1
+        rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+        rec["indent"] = rec["indent"] or _indent(replaced)
+        if rec["worked"] or not _NAMED.search(error):
+            continue  # another target is a way round only when the error said the target was wrong
+        nxt = next((n for n in calls[i + 1: i + 1 + WINDOW] if n["tool"] == ev["tool"] and n.get("ok") is True), None)
+        if nxt is not None and _target(nxt) and _target(nxt) != rec["target"]:
+            rec["worked"] = _target(nxt)
+            rec["evidence"] = (rec["evidence"] + [nxt["seq"]])[-10:]
+    keep = [r for r in found.values() if r["times"] > 1 or _NAMED.search(r["error"])]
+    return sorted(keep, key=lambda r: -r["times"])[:MAX_GOTCHAS]
+
+
+def describe(g: dict[str, Any]) -> tuple[str, str]:
+    """(name, description) of a tool gotcha, in the words the harness used."""
+    on = f" on `{g['target']}`" if g["target"] else ""
+    desc = f"{g['tool']}{on} failed: {g['error']}"
+    if g["indent"]:
+        desc += f" (the text to replace was indented with {g['indent']})"
+    desc += f"; {g['tool']} of `{g['worked']}` worked next." if g["worked"] else (
+        f" (seen {g['times']} times)." if g["times"] > 1 else ".")
+    return clip_words(f"{g['tool']} fails: {g['error']}", 80), desc
