@@ -93,6 +93,14 @@ def test_instructions_in_the_users_words():
     assert not any("httpx" in name for name in found)
 
 
+@pytest.mark.parametrize("sentence,explicit", [("Next time you made changes to the code, let me commit.", True),
+                                               ("Going forward, run the linter before you push.", True),
+                                               ("In the future ask before deleting migrations.", False)])
+def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
+    (found,) = user_words.instructions([_prompt(1, f"Thanks, it works. {sentence}")])
+    assert (found["name"], found["explicit"]) == (sentence, explicit)
+
+
 @pytest.mark.parametrize("sentence,rule", [
     ("Again, everything has to be touch friendly.", True),  # of everything: the work, not one step
     ("This filter should be in context file, not in view itself.", True),  # one place against another

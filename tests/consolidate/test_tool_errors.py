@@ -46,6 +46,22 @@ def test_the_harness_rules_of_play_are_no_gotchas():
     assert tool_errors.gotchas(events) == []
 
 
+def search(seq: int, pattern: str, path: str, found: int) -> dict:
+    return {"type": "search", "seq": seq, "tool": "Grep", "ok": True, "pattern": pattern, "path": path,
+            "results_count": found}
+
+
+def test_a_pattern_found_in_a_folder_but_not_in_the_folder_around_it_is_a_gotcha():
+    events = [search(1, r"swagger-theme\.css", "go/cmd/mcp-server", 1), search(2, r"swagger-theme\.css", ".", 0),
+              search(3, "DATABASE_URL", "go", 0), search(4, "DATABASE_URL", "docs", 2)]  # not inside: no gap
+    (gap,) = tool_errors.search_gaps(events)
+    assert tool_errors.describe_gap(gap) == (
+        "Grep in . skips go/cmd/mcp-server",
+        "Grep for `swagger-theme\\.css` in `.`: No files found; in `go/cmd/mcp-server`: 1 found. "
+        "A Grep of `.` skips files in `go/cmd/mcp-server`.")
+    assert tool_errors.search_gaps([search(1, "x", ".", 0), search(2, "x", "src", 0)]) == []
+
+
 def test_a_tool_failure_reaches_the_next_session_through_the_real_hooks(proj, monkeypatch):
     monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
     (proj / ".golangci.yaml").write_text("version: 2\n")

@@ -73,6 +73,9 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         name, desc = tool_errors.describe(g)
         out.append(_node("g", name, "error", desc, {"kind": "gotcha", "tool": g["tool"], "times": g["times"]},
                          g["evidence"]))
+    for g in tool_errors.search_gaps(events):
+        name, desc = tool_errors.describe_gap(g)
+        out.append(_node("g", name, "finding", desc, {"kind": "gotcha", "tool": g["tool"]}, g["evidence"]))
     for k in commands.kept_out_of_commits(events):
         desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
         out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},

@@ -9,6 +9,11 @@ indented with tabs). Such a failure is a gotcha when the harness named what to d
 named a missing thing, or when the same error came back in the session. The harness's own
 rules of play ("File has not been read yet", "Sibling tool call errored", the user's refusal)
 are not facts about the project and are left out.
+
+A search can fail without an error: the same pattern found nothing in a folder and something in
+a folder inside it ("Grep for `swagger-theme` in `.`: No files found; in `go/cmd/mcp-server`: 1"),
+so a search of the wider folder skips some of its files (a search tool that honours the
+project's ignore files skips a folder named like a built binary). That is a gotcha too.
 """
 
 from __future__ import annotations
@@ -87,3 +92,38 @@ def describe(g: dict[str, Any]) -> tuple[str, str]:
     desc += f"; {g['tool']} of `{g['worked']}` worked next." if g["worked"] else (
         f" (seen {g['times']} times)." if g["times"] > 1 else ".")
     return clip_words(f"{g['tool']} fails: {g['error']}", 80), desc
+
+
+def _folder(path: str) -> str:
+    p = path.replace("\\", "/").strip()
+    p = p[2:] if p.startswith("./") else p
+    return "" if p in ("", ".") else p.rstrip("/")
+
+
+def _inside(inner: str, outer: str) -> bool:
+    return inner != outer and (inner.startswith(outer + "/") if outer else not inner.startswith("/"))
+
+
+def search_gaps(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{"tool", "pattern", "wide", "narrow", "found", "evidence"}]: a pattern a search found
+    nothing for in a folder, and something for in a folder inside it, in this session."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for e in events:
+        if e.get("type") == "search" and isinstance(e.get("pattern"), str) and isinstance(e.get("results_count"), int):
+            seen.setdefault((e.get("tool") or "", e["pattern"]), {}).setdefault(_folder(str(e.get("path") or "")), e)
+    out = []
+    for (tool, pattern), by_folder in seen.items():
+        for wide, w in by_folder.items():
+            hit = next((n for f, n in by_folder.items() if _inside(f, wide) and n["results_count"] > 0), None)
+            if w["results_count"] == 0 and hit is not None:
+                out.append({"tool": tool, "pattern": pattern, "wide": wide or ".", "narrow": _folder(hit["path"]),
+                            "found": hit["results_count"], "evidence": sorted([w["seq"], hit["seq"]])})
+                break
+    return out[:MAX_GOTCHAS]
+
+
+def describe_gap(g: dict[str, Any]) -> tuple[str, str]:
+    """(name, description) of a search that skipped files of its folder."""
+    desc = (f"{g['tool']} for `{clip_words(g['pattern'], 60)}` in `{g['wide']}`: No files found; in `{g['narrow']}`: "
+            f"{g['found']} found. A {g['tool']} of `{g['wide']}` skips files in `{g['narrow']}`.")
+    return clip_words(f"{g['tool']} in {g['wide']} skips {g['narrow']}", 80), desc

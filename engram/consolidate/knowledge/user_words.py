@@ -37,17 +37,18 @@ _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"(?:don'?t|do not|never|always|stop|avoid|must|make sure|remember to|"
                    r"you (?:should|must|need to|have to)|no need to|only|keep|"
                    r"why (?:on earth )?(?:are|did|do|would) you|"
-                   r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|use\b|prefer)\b", re.I)
+                   r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|next time|going forward|"
+                   r"in (?:the )?future|use\b|prefer)\b", re.I)
 # A requirement stated of the work, not of one step: a modal whose subject is everything ("Everything
 # has to be touch friendly") or that sets one place against another ("This filter should be in the
 # context, not in the view"). A modal alone ("the modal should close") is a task's spec.
 _MODAL = re.compile(r"\b(?:should|must|has to|have to|needs to|need to)\b", re.I)
 _UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so)[,]?\s+)*(?:everything|all|every|each|any)\b", re.I)
 _CONTRAST = re.compile(r"(?:,\s*|\s+and\s+)not\b|\b(?:instead of|rather than)\b", re.I)
-_RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop)\b", re.I)
+_RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop|next time|from now on|going forward)\b", re.I)
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
-                       r"every time)\b", re.I)
+                       r"every time|next time|going forward)\b", re.I)
 _CLAUSE = re.compile(r"[,;]\s+|(?<!\s)\s+(?:and|then)\s+", re.I)
 _ADDRESSED = re.compile(r"^(?:(?:ok(?:ay)?|so|also|please|pls)[,!.]?\s+)*(?:@agent-[\w.-]+\w[\s,:]*)+", re.I)
 MAX_INSTRUCTIONS = 8
