@@ -207,6 +207,10 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
     ('git commit -m "x"', "husky - pre-commit script failed (code 1)", 'git commit --no-verify -m "x"', False),
     ("git checkout main", "error: Your local changes to logs/a.json would be overwritten",
      "git checkout -- logs/a.json && git checkout main", True),
+    ("minsky git pr --path .", "bash: minsky: command not found", "bun run src/cli.ts git pr --path .",
+     True),  # its program not found: the same arguments through another launcher
+    ("minsky git pr --path .", "bash: minsky: command not found", "bun run src/cli.ts tasks list", False),
+    ("git pr --path .", "error: unknown command pr", "hub pr --path .", False),  # git ran: not a missing program
 ])
 def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
     gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])

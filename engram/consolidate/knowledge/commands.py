@@ -164,13 +164,24 @@ def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
     (its family: "git push -u origin x" for "git push", "gh pr create --base main" for "gh pr
     create --fill"), whatever its arguments, options or environment. A project command that
     could not run at all (no such tool, script or target) is done by the project's command
-    of that purpose, whatever its program ("make test" -> "pytest")."""
+    of that purpose, whatever its program ("make test" -> "pytest"); any other whose program was
+    not found, by the same arguments through another launcher (`_launched`)."""
     what = cl.purpose(failed)
     if what and could_not_run:
         return cl.purpose(ok) == what
+    if could_not_run and _launched(failed, ok):
+        return True
     if not _program(failed) or _program(failed) != _program(ok):
         return False
     return cl.purpose(ok) == what if what else cl.family(failed) == cl.family(ok) and not _retargeted(failed, ok)
+
+
+def _launched(failed: str, ok: str) -> bool:
+    """`ok` runs what `failed`, whose program was not found, asked of it through another
+    launcher ("bun run src/cli.ts git pr --path ." after "minsky git pr --path .", "npx jest
+    --watch" after "jest --watch"): the same arguments at its end."""
+    a, b = shellcmd.stripped(cl.split_words(failed)), shellcmd.stripped(cl.split_words(ok))
+    return len(a) >= 2 and len(b) > len(a) - 1 and b[len(b) - len(a) + 1:] == a[1:] and b[0] != a[0]
 
 
 def _retargeted(failed: str, ok: str) -> bool:
