@@ -67,8 +67,7 @@ def check(decisions: list[dict[str, Any]], path: str, diff: str) -> Verdict:
     )
 
 
-def all_matches(decisions: list[dict[str, Any]], path: str, diff: str,
-                rules: tuple[Rule, ...] = RULES) -> list[dict[str, Any]]:
+def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[dict[str, Any]]:
     """Every match of every rule, before the gate (`bench/contradiction_quality.py --cv` reads them)."""
     lang = code_lines.language(path)
     if lang == "doc":
@@ -89,7 +88,7 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str,
         w = writes[reading.about_tests]
         skip_tests = (test_file and not reading.about_tests) or (reading.tests_only and not test_file)
         in_scope = not skip_tests and reading.scope.applies(path)
-        for rule in rules:
+        for rule in RULES:
             if (rule.reach == "scope" and not in_scope) or (rule.reach == "own" and skip_tests) \
                     or (w.ignore_file and not rule.in_ignore_files) or not rule.cued(reading.text):
                 continue
