@@ -3,6 +3,7 @@
     python bench/contradiction_quality.py [--split NAME|all] [--verbose] [--offline-only]
     python bench/contradiction_quality.py --cv [--group rule|project]
     python bench/contradiction_quality.py --cross [N]
+    python bench/contradiction_quality.py --rules [--markdown]
 
 Seven sets, each printed per split (docs/labelled-sets.md, "Method"):
 tests/monitor/real_rules5.json (round 5: 52 new rules taken from public projects' ADRs,
@@ -33,6 +34,13 @@ group only if, on the other groups, its warnings were right at least `--min-prec
 time on at least `--min-groups` groups. A mechanism that only ever fires on the rules it was
 written for is thereby switched off for them, so the figure is what the checker does on rules
 it was not tuned for. It prints each mechanism's record and the gate the whole material gives.
+
+`--rules` is each rule's record (the `mechanism` of its matches), leave one SET out: for each
+labelled set (all seven, round 5 included), the rule's right and wrong warnings on it, and whether
+the other sets alone would have let it warn there (precision >= `--min-precision`, right at least
+once); its pooled precision, and `held-out`: the cases it caught on sets it was admitted to by the
+others. A rule ships when its pooled precision is >= 0.95 and it catches held-out cases
+(docs/monitoring.md, "The rule catalogue"). `--markdown` prints the table for that section.
 
 `--cross N` is the negative control: each development decision checked against the changes of N
 cases of other rules (chosen by a hash, the same every run). A decision says nothing about an
@@ -221,6 +229,64 @@ def cross_validate(by: str, min_precision: float, min_groups: int) -> None:
               f"wrong {r['fp']:>2} in {len(r['fp_groups']):>2}")
 
 
+ALL_SETS = ("real_rules5.json",) + DEV_SETS
+
+
+def set_records() -> tuple[dict[str, dict[str, dict]], dict[str, int]]:
+    """rule -> set -> {tp, fp}, over every labelled set; and each set's number of contradictions."""
+    rec: dict[str, dict[str, dict]] = {}
+    positives = {}
+    for name in ALL_SETS:
+        cases = load_cases("all", MONITOR / name)
+        positives[name] = sum(c["expected"] != NO for c in cases)
+        for c in cases:
+            for mech in fired(c):
+                r = rec.setdefault(mech, {}).setdefault(name, {"tp": 0, "fp": 0})
+                r["tp" if c["expected"] != NO else "fp"] += 1
+    return rec, positives
+
+
+def rule_table(min_precision: float) -> list[dict]:
+    """Each rule's pooled and leave-one-set-out record (see `--rules`)."""
+    rec, positives = set_records()
+    rows = []
+    for mech, by_set in rec.items():
+        tp = sum(r["tp"] for r in by_set.values())
+        fp = sum(r["fp"] for r in by_set.values())
+        held = {"tp": 0, "fp": 0}
+        for name, r in by_set.items():
+            o_tp = sum(x["tp"] for s, x in by_set.items() if s != name)
+            o_fp = sum(x["fp"] for s, x in by_set.items() if s != name)
+            if o_tp and o_tp / (o_tp + o_fp) >= min_precision:
+                held["tp"] += r["tp"]
+                held["fp"] += r["fp"]
+        rows.append({"rule": mech, "tp": tp, "fp": fp, "precision": tp / (tp + fp), "held_tp": held["tp"],
+                     "held_fp": held["fp"], "sets": by_set,
+                     "recall": tp / sum(positives.values()),
+                     "ships": tp / (tp + fp) >= min_precision and held["tp"] > 0})
+    return sorted(rows, key=lambda r: (not r["ships"], -r["tp"], r["rule"]))
+
+
+def print_rules(min_precision: float, markdown: bool) -> None:
+    rows = rule_table(min_precision)
+    short = {n: n.replace("real_rules", "r").replace(".json", "").replace("audit_cases", "audit").replace("cases", "old")
+             for n in ALL_SETS}
+    if markdown:
+        print("| rule | " + " | ".join(short[n] for n in ALL_SETS) + " | precision | recall | held-out | ships |")
+        print("|---|" + "---|" * (len(ALL_SETS) + 4))
+    for r in rows:
+        cells = [f"{r['sets'][n]['tp']}/{r['sets'][n]['fp']}" if n in r["sets"] else "-" for n in ALL_SETS]
+        if markdown:
+            print(f"| `{r['rule']}` | " + " | ".join(cells) + f" | {r['precision']:.3f} | {r['recall']:.3f} | "
+                  f"{r['held_tp']}/{r['held_fp']} | {'yes' if r['ships'] else 'no'} |")
+        else:
+            print(f"{r['rule']:<34} " + " ".join(f"{c:>6}" for c in cells) + f"  p={r['precision']:.3f} "
+                  f"r={r['recall']:.3f} held-out {r['held_tp']}/{r['held_fp']} {'ships' if r['ships'] else 'DELETE'}")
+    if not markdown:
+        print(f"{'':<34} " + " ".join(f"{short[n]:>6}" for n in ALL_SETS) + "  (right/wrong warnings per set)")
+        print(f"{len(rows)} rules fire; {sum(r['ships'] for r in rows)} ship")
+
+
 def cross_check(n: int) -> None:
     import hashlib
 
@@ -259,7 +325,12 @@ def main() -> int:
     ap.add_argument("--min-precision", type=float, default=0.95)
     ap.add_argument("--min-groups", type=int, default=1)
     ap.add_argument("--cross", type=int, metavar="N", help="each decision against N other rules' changes")
+    ap.add_argument("--rules", action="store_true", help="each rule's record, leave one labelled set out")
+    ap.add_argument("--markdown", action="store_true", help="with --rules: the table of docs/monitoring.md")
     args = ap.parse_args()
+    if args.rules:
+        print_rules(args.min_precision, args.markdown)
+        return 0
     if args.cross:
         cross_check(args.cross)
         return 0

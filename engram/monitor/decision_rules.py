@@ -14,9 +14,10 @@ this module builds on it rather than replacing it:
 * it adds the shapes the consolidation parser does not read: "Use A, not B",
   "no console output", "hashed with bcrypt", and limits ("max 3 retries", "timeout at
   most 5 seconds", "at least 12 rounds");
-* it names the semantic detectors a decision calls for (parameterised SQL, TLS
-  verification, root containers, naive datetimes, hard-coded secrets, ...), which find
-  violations that never name the decision's words.
+* it reads where the decision holds (`scope.py`), which languages and whether the tests.
+
+The rules that read a decision's words by a cue of their own (parameterised SQL, hard-coded
+secrets, ...) hold their cue beside their check, in the catalogue (`engram.monitor.rules`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.graph import decision_text
-from engram.monitor import constructs, practices, tech_terms
-from engram.monitor.readings import data_access, imports, lint_rules, literals, policies, required_code, settings
-from engram.monitor.readings.policies import test_policy
+from engram.monitor import practices, tech_terms
 from engram.monitor import scope as scope_lib
 from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
@@ -103,7 +102,9 @@ _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
-_CONDITIONAL = re.compile(rf"^\s*(?:without|{literals.UNLESS_ASKED}|except|other than|outside|only|if|when|apart from)\b"
+# "unless explicitly requested": a permission the user gives, not a condition the code can meet.
+UNLESS_ASKED = r"unless(?!\s+(?:explicitly|specifically|expressly|requested|asked|approved|instructed|told)\b)"
+_CONDITIONAL = re.compile(rf"^\s*(?:without|{UNLESS_ASKED}|except|other than|outside|only|if|when|apart from)\b"
                           r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
@@ -156,100 +157,6 @@ _SUBJECT_SKIP = {"the", "a", "an", "for", "of", "to", "per", "on", "in", "at", "
                  "never", "always", "than", "total", "call", "calls", "hold", "holds", "contain", "contains", "take",
                  "takes", "accept", "accepts", "carry", "carries"}
 
-# semantic detectors: name -> what in the decision calls for it ----------------------------
-DETECTOR_CUES = {
-    "sql_params": re.compile(r"parameteri[sz]e\w*|prepared statements?|placeholders?|bind (?:param|variable)|"
-                             r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*).{0,40}\bsql\b|"
-                             r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*)", re.I),
-    "tls_verify": re.compile(r"verif\w*\s+(?:\w+\s+){0,2}(?:tls|ssl|https|cert\w*)|(?:tls|ssl|cert\w*)\s+"
-                             r"verification|insecure (?:tls|ssl|connections?)", re.I),
-    "run_as_root": re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I),
-    "naive_datetime": re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I),
-    "hardcoded_secret": re.compile(r"^(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
-                                   r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
-                                   r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I | re.M),
-    "password_hash": re.compile(r"^(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I | re.M),
-    "panic_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bpanic", re.I),
-    "unwrap_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I),
-    "drop_column": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
-                              r"(?:a |any |the )?columns?\b|\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,40}"
-                              r"\b(?:drop|remov|delet)\w*\s+(?:existing\s+|database\s+|db\s+|any\s+|the\s+){0,3}columns?\b", re.I),
-    "select_star": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I),
-    "go_context": re.compile(r"^(?=.*\bcontext\b)(?=.*\b(?:http|request|outbound|calls?)\b)", re.I | re.M),
-    "raw_sql": re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
-                          r"{0,2}(?:raw sql\b|sql by hand\b|"
-                          r"hand-?written sql)|\braw sql\b[^.;]{0,20}\b(?:forbidden|not allowed|prohibited|banned)|\bonly (?:through|via) the (?:orm|repository)|"
-                          r"(?:go|goes) through the (?:orm|repository)", re.I),
-    "bind_all": re.compile(r"0\.0\.0\.0|all (?:network )?interfaces|bind (?:only )?to (?:localhost|127\.0\.0\.1)", re.I),
-    "eval_family": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I),
-    "pin_versions": re.compile(r"\bpin(?:ned|ning|s)?\b", re.I),
-    "flag_off": re.compile(r"\benforce\s+[`'\"]?\w+[`'\"]?\s+mode\b|"
-                           r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
-                           r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
-                           r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I),
-    "inline_styles": re.compile(r"\b(?:no|never|don'?t|avoid|disallow\w*|forbid\w*|ban\w*)\b.{0,20}\binline styles?\b", re.I),
-    "global_state": re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I),
-    "suppression": re.compile(r"\bkeep\s+(?:the\s+)?(?:shellcheck|eslint|clippy|ruff|mypy|pylint|golangci-lint|rubocop|"
-                              r"flake8|pyright|tsc|biome|oxlint|lint|linters?|type[- ]?check\w*)\s+(?:clean|happy|green|"
-                              r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|ts-<directive>|ban-ts-comment|type: ?ignore|pylint: ?disable|nolint|"
-                              r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
-                              r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
-                              r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
-                              r"\b(?:eslint|lint\w*|linter|warnings?|type errors?|clippy)\b(?:\W+\w+){0,5}?\W+(?:not\s+)?"
-                              r"(?:disabl\w*|silenc\w*|suppress\w*|ignor\w*|mut(?:e|ed|ing))\b", re.I),
-    "sensitive_logs": re.compile(r"\A(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
-                                 r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
-                                 r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
-                                 r"e-?mail addresses|phone numbers?|card numbers?|credit cards?)\b)",
-                                 re.I | re.S),
-    "protected_table": re.compile(r"append-only|insert-only|read-only|never (?:be )?(?:updated|deleted)|no update queries|"
-                                  r"\b(?:no|never|not|must not|do not)\s+(?:\w+\s+)?(?:update|delete)\s*(?:/|or|and|,)\s*"
-                                  r"(?:update|delete)\b|\b(?:no|never)\s+(?:update|delete)s?\s+(?:on|of|to|in)\b", re.I),
-    "banned_syntax": re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I),
-    # constructs (engram.monitor.constructs) and manifests (engram.monitor.manifests)
-    "class_components": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\b[^.;]{0,30}\bclass(?:-based)? components?\b|"
-                                   r"\bfunctional components? only\b|\bonly functional components\b", re.I),
-    "relative_imports": re.compile(r"\babsolute\s+(?:imports?\s+)?only\b|\bno\s+relative(?:\s+imports?)?\b|"
-                                   r"\b(?:never|don'?t|do not|avoid)\s+(?:use\s+)?relative\s+imports?|\bonly absolute imports?",
-                                   re.I),
-    "code_comments": re.compile(r"\b(?:no|never|don'?t|do not|avoid)\s+(?:(?:add|adding|use|using|write|writing|any)\s+){0,2}"
-                                r"(?:code\s+|inline\s+|end-of-line\s+|trailing\s+)?comments\b(?!\s+(?:that|which|unless|except|"
-                                r"explaining|describing|about))|\bcomment-free\b", re.I),
-    "unbounded_writes": re.compile(r"\bwithout\s+(?:a\s+)?[`'\"]?where\b", re.I),
-    "discarded_errors": re.compile(r"\b(?:discard|swallow|ignor|drop)\w*\s+(?:\w+\s+){0,3}?(?:errors?|results?|return values?)\b|"
-                                   r"`let _ =`|`_ =`|\bunchecked errors?\b|\berrcheck\b|\b(?:do not|don'?t|never)\s+use\s+`_`|\bblank identifier\b|"
-                                   r"\bhandle all errors\b|\berrors?\s+(?:must|should)\s+(?:always\s+)?be\s+(?:handled|checked)",
-                                   re.I),
-    "hardcoded_urls": re.compile(r"\bhard-?cod\w*\s+(?:[\w\-]+\s+){0,3}?(?:urls?|endpoints?|hosts?|hostnames?|domains?|"
-                                 r"environment[- ]specific|base urls?)\b|\b(?:urls?|endpoints?|hosts?)\s+(?:\w+\s+){0,3}?"
-                                 r"hard-?cod", re.I),
-    "float_money": re.compile(r"\b(?:float\w*|floating[- ]point|double|number)\b[^.;]{0,40}\b(?:money|monetary|currency|"
-                              r"amounts?|prices?|cents)\b|\b(?:money|monetary|currency|amounts?|prices?|cents)\b[^;]{0,50}"
-                              r"\b(?:float\w*|floating[- ]point|double)\b", re.I),
-    "ddl_outside_migrations": re.compile(r"\bDDL\b|\bschema changes?\b[^.;]{0,40}\bmigrations?\b", re.I),
-    "legacy_query": re.compile(r"\bsqlalchemy\s+2(?:\.0|\.x)?\b|\b2\.0[- ]style\b|\blegacy\s+(?:session\.)?query\b", re.I),
-    "untyped_defs": re.compile(r"\b(?:full|complete)\s+type\s+(?:hints|annotations)\b|\btype\s+(?:hints|annotations)\s+(?:are\s+)?"
-                               r"(?:required|mandatory)\b|\b(?:must|should)\s+(?:have|use)\s+(?:full\s+)?type\s+(?:hints|"
-                               r"annotations)\b|\bdisallow_untyped_defs\b", re.I),
-    "secrets_in_client": re.compile(r"\bsecrets?\b[^.;]{0,40}\b(?:client|browser|frontend|front-end)\b|"
-                                    r"\b(?:client-side|browser|frontend|front-end)\b[^.;]{0,40}\bsecrets?\b", re.I),
-    "text_length": constructs.TEXT_LENGTH,
-    "generic_catch": re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,30}\b(?:generic|broad|base|bare)\s+"
-                                r"(?:`?except`?\s+|catch\s+)?exceptions?\b|\bcatch-all\s+(?:exception|handler)s?|"
-                                r"\bexceptions?\b[^.;]{0,20}\btoo generic\b|\bprefer catching specific exceptions?\b", re.I),
-    "new_dependencies": re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
-                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b|"
-                                   r"\bavoid\s+(?:adding\s+)?dependenc\w*|\badding\s+(?:a\s+)?(?:new\s+)?dependency\s+is\s+a\s+big\s+deal|"
-                                   r"\b(?:add|adding|introduc\w*)\s+(?:any\s+)?(?:new\s+)?dependenc\w*\s+(?:\w+\s+){0,2}?without\s+"
-                                   r"(?:prior\s+|explicit\s+)?(?:approval|discussion|asking|permission)", re.I),
-    "unpinned_dependencies": re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
-                                        r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
-                                        re.I),
-    "lint_rules": lint_rules.CUE,
-    **policies.CUES,  # tests, markup, settings, installs: engram.monitor.readings.policies
-}
-
-
 @dataclass
 class Term:
     """A thing a decision names: what it was called, and the spellings to look for.
@@ -292,20 +199,12 @@ class Rules:
     forbids: list[Term] = field(default_factory=list)
     requires: list[Term] = field(default_factory=list)
     limits: list[Limit] = field(default_factory=list)
-    detectors: list[str] = field(default_factory=list)
     about_tests: bool = False
     scope: Scope = field(default_factory=Scope)
     required: list[str] = field(default_factory=list)  # identifiers of a required practice
     tools: list[str] = field(default_factory=list)  # names of required tools, dropped from a configuration
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
-    immutable_migrations: bool = False
-    literals: list[str] = field(default_factory=list)  # code the decision quotes and forbids
-    justified_ok: bool = False  # "document the justification in a code comment": a commented use stands
-    narrowed: list[str] = field(default_factory=list)  # settings kept narrow ("restrict origins"), by noun
-    carried: list[required_code.Requirement] = field(default_factory=list)  # code every thing of a kind carries
-    import_bans: list[str] = field(default_factory=list)  # layers the code may not import from
-    data_access: data_access.Access | None = None  # where the decision lets code reach the database
     languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
     tests_only: bool = False  # its subject is the tests ("Tests must not sleep"): production code is not governed
@@ -346,7 +245,6 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.tools = [f for t in r.requires for f in t.forms if re.fullmatch(r"[a-z][\w.\-]{1,30}", f)]
     r.tools += [m.group(1).lower() for m in _MUST_INCLUDE.finditer(text)]
     r.limits = limits_in(text)
-    r.detectors = [name for name, cue in DETECTOR_CUES.items() if cue.search(text)]
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
         t.canon in tech_terms.ROLES["test framework"] for t in r.forbids + r.requires)
     r.scope = scope_of(text)
@@ -355,15 +253,8 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
-    r.immutable_migrations = practices.immutable_migrations(text)
-    r.literals = literals.forbidden(text)
-    r.justified_ok = literals.allows_justified(text)
-    r.narrowed = settings.narrowed(text)
-    r.carried = required_code.required(text)
-    r.import_bans = imports.forbidden_layers(text)
-    r.data_access = data_access.rule_of(text)
     r.languages = languages_of(text)
-    r.tests_only = test_policy.tests_only(text)
+    r.tests_only = _TESTS_SUBJECT.search(text) is not None
     return r
 
 
@@ -384,6 +275,11 @@ def languages_of(text: str) -> tuple[str, ...]:
 # "`mechanisms` - MUST include "oauthbearer"": a value a configuration's list must keep.
 _MUST_INCLUDE = re.compile(r"\b(?:must|shall)\s+(?:always\s+)?(?:include|contain|list|keep)\s+[\"'`]([A-Za-z][\w\-]{1,30})[\"'`]",
                            re.I)
+
+
+# "Tests must not sleep": the decision's subject is the tests, so it says nothing of production code.
+_TESTS_SUBJECT = re.compile(r"^\W*(?:(?:unit|integration|e2e|end-to-end)\s+)?tests?\s+(?:code\s+)?(?:must|should|shall|may|can)"
+                            r"(?:\s+not|\s+never|n'?t)\b", re.I)
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
@@ -537,7 +433,7 @@ def to_term(phrase: str, text: str = "") -> Term | None:
         if low.startswith(lead) and len(words) > 1:
             words, low = words[1:], low[len(lead):]
     if _called_with_arguments(words[0], text):
-        return None  # `subprocess(shell=True)`: one use of subprocess, which literals.py reads
+        return None  # `subprocess(shell=True)`: one use of subprocess, which no term of it rules out
     if setting := _given_a_value(words[0], text):
         return Term(phrase=setting, canon=None, forms=(setting.lower(),), distinct=True)  # "never shell=True"
     cut = list(words)

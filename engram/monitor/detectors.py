@@ -1,10 +1,10 @@
 """Semantic detectors: violations of a decision that never use the decision's words.
 
-"Always use parameterized queries" is broken by `f"SELECT ... {user_id}"`; "always verify
-TLS certificates" by `InsecureSkipVerify: true`; "never run containers as root" by
+"Always use parameterized queries" is broken by `f"SELECT ... {user_id}"`; "passwords are
+hashed with bcrypt" by `hashlib.sha256(password)`; "never run containers as root" by
 `runAsUser: 0`. Term matching cannot see these, so each detector here knows the few
 code shapes that break one kind of decision. A detector runs only when the decision's
-own words call for it (`decision_rules.DETECTOR_CUES`), and only on ADDED lines: a
+own words call for it (its `cue`, in `RULES` below), and only on ADDED lines: a
 detector reports what the change introduces, never what it removes.
 
 Each returns `(kind, line, why)` with kind "direct" (the diff does the very thing the
@@ -14,16 +14,11 @@ decision names) or "indirect" (it undermines the decision by another route).
 from __future__ import annotations
 
 import re
-from typing import Callable
 
 from engram.graph import decision_text
-from engram.monitor import manifests
 from engram.monitor.code_lines import Line, enclosing_def
-from engram.monitor.constructs import CONSTRUCTS
-from engram.monitor.readings import lint_rules, policies
+from engram.monitor.rules import Hit, Rule, on_lines
 from engram.text import singular
-
-Hit = tuple[str, Line, str]
 
 _SQL = r"\b(?:select\b[^\"'`]*\bfrom|insert\s+into|update\s+\w+\s+set|delete\s+from)\b"
 _BODY = r"(?:(?!\1).)*"  # the rest of a literal opened by group 1 (other quotes may nest inside)
@@ -36,11 +31,6 @@ _SQL_INTERP = [
     ("a template literal", re.compile(r"`(?=[^`]*" + _SQL + r")[^`]*\$\{", re.I)),
     ("fmt.Sprintf", re.compile(r"Sprintf\(\s*\"(?=[^\"]*" + _SQL + r")[^\"]*%[sdv]", re.I)),
 ]
-_TLS_OFF = re.compile(
-    r"\bverify\s*=\s*False\b|\bverify\s*:\s*false\b|InsecureSkipVerify\s*:\s*true|rejectUnauthorized\s*:\s*false|"
-    r"danger_accept_invalid_certs\s*\(\s*true|\bCERT_NONE\b|check_hostname\s*=\s*False|"
-    r"NODE_TLS_REJECT_UNAUTHORIZED\W+0|\bcurl\b.*\s(?:-k|--insecure)\b|\bssl\s*=\s*False\b|"
-    r"\bsslmode\s*=\s*disable\b|_create_unverified_context\(")
 _ROOT_DIRECT = re.compile(r"^\s*(?:-\s*)?user\s*:\s*[\"']?root\b|^\s*USER\s+root\b|\bprivileged\s*:\s*true\b|"
                           r"runAsNonRoot\s*:\s*false", re.I)
 _ROOT_UID = re.compile(r"runAsUser\s*:\s*0\b|^\s*USER\s+0(?::0)?\s*$|^\s*(?:-\s*)?user\s*:\s*[\"']?0(?::0)?[\"']?\s*$")
@@ -62,12 +52,10 @@ _PLACEHOLDERS = ("", "changeme?", "xxx+", "<[^>]*>", r"\$\{[^}]*\}", r"%\([^)]*\
 _WEAK_HASH = re.compile(r"\b(?:md5|sha1|sha224|sha256|sha384|sha512)\b|createHash\(\s*['\"](?:md5|sha\d+)|"
                         r"\bsha256\.Sum256|\bmd5\.Sum", re.I)
 _PASSWORD = re.compile(r"passw(?:or)?d|\bpwd\b|passphrase", re.I)
-_GO_FATAL = re.compile(r"\blog\.(?:Fatal|Fatalf|Fatalln|Panic|Panicf|Panicln)\(|\bos\.Exit\(")
 _RUST_EXPECT = re.compile(r"\.expect\(")
 _DROP_COLUMN = re.compile(r"\bdrop\s+column\b", re.I)
 _DROP_TABLE = re.compile(r"\bdrop\s+table\b", re.I)
 _SELECT_STAR = re.compile(r"\bselect\s+(?:distinct\s+)?\*\s*(?:from\b|$)", re.I)
-_GO_NO_CTX = re.compile(r"\bhttp\.(?:Get|Post|Head|PostForm)\(|\bhttp\.NewRequest\(")
 
 
 def _added(lines: list[Line]) -> list[Line]:
@@ -95,11 +83,6 @@ def sql_params(lines: list[Line], lang: str, decision: str) -> list[Hit]:
                 out.append(("direct" if direct else "indirect", ln, f"builds SQL with {form} instead of parameters"))
                 break
     return out
-
-
-def tls_verify(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    return [("indirect", ln, "turns off TLS certificate verification") for ln in _added(lines)
-            if _TLS_OFF.search(ln.code if lang not in ("hash", "json") else ln.text)]
 
 
 def run_as_root(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -184,13 +167,6 @@ def password_hash(lines: list[Line], lang: str, decision: str) -> list[Hit]:
                                                                enclosing_def(ln, lines))]
 
 
-def panic_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    if lang != "go":
-        return []
-    return [("indirect", ln, "exits the process (log.Fatal / os.Exit), which is as abrupt as a panic")
-            for ln in _added(lines) if _GO_FATAL.search(ln.code)]
-
-
 def unwrap_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     if lang != "rust":
         return []
@@ -231,21 +207,12 @@ def select_star(lines: list[Line], lang: str, decision: str) -> list[Hit]:
             if _SELECT_STAR.search(_sql_text(ln, lang))]
 
 
-def go_context(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    if lang != "go":
-        return []
-    return [("indirect", ln, "makes an HTTP request that carries no context.Context") for ln in _added(lines)
-            if _GO_NO_CTX.search(ln.code)]
-
-
 _RAW_SQL = re.compile(r"\.(?:execute|executemany|executescript|raw|query)\(\s*[rfbu]?[\"'`]\s*(?:select|insert|update|"
                       r"delete|with|create|alter|drop)\b|\bcursor\(\s*\)", re.I)
-_ALL_INTERFACES = re.compile(r"[\"']0\.0\.0\.0[\"':]|\b0\.0\.0\.0:\d|\bINADDR_ANY\b|[\"']::[\"']|--host[= ]0\.0\.0\.0")
 _EVAL_LIKE = {"python": re.compile(r"(?<![\w.])exec\(|\bcompile\([^)]*['\"]exec['\"]"),
               "js": re.compile(r"\bnew\s+Function\s*\(|\bset(?:Timeout|Interval)\(\s*[\"'`]|\bvm\.run\w*\(")}
 _ACTION_REF = re.compile(r"^\s*-?\s*uses:\s*[\"']?([\w.\-]+/[\w.\-/]+)@([\w.\-/]+)")
 _DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?([\w.\-/:@]+)", re.I)
-_INLINE_STYLE = re.compile(r"\bstyle=\{\{|\bstyle=[\"'][^\"']*:")
 _GLOBAL_STMT = re.compile(r"^\s*global\s+\w+")
 _SWITCHES = [  # how a decision names a setting it keeps on
     re.compile(r"\bkeep\s+((?:[\w'`.\-]+\s+){1,5}?)(?:on|enabled|turned on|active)\b", re.I),
@@ -264,11 +231,6 @@ _FAMILY = {"strict": ("noImplicitAny", "strictNullChecks", "strictFunctionTypes"
 def raw_sql(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return [("direct", ln, "runs SQL directly instead of going through the layer the decision names")
             for ln in _added(lines) if lang in ("python", "js", "go", "clike") and _RAW_SQL.search(ln.text)]
-
-
-def bind_all(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    return [("direct", ln, "binds to every network interface (0.0.0.0)") for ln in _added(lines)
-            if _ALL_INTERFACES.search(ln.text) and ln.code.strip()]
 
 
 def eval_family(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -347,10 +309,6 @@ def _names_part(word: str, code: str) -> bool:
 def _listed_item(code: str) -> bool:
     """A line that is one entry of a list or mapping (a middleware, a plugin, a setting)."""
     return re.match(r"\s*(?:-\s|[\"'][\w.\-/]+[\"']\s*[,:\]]|\w+\s*[:=])", code) is not None
-
-
-def inline_styles(lines: list[Line], lang: str, decision: str) -> list[Hit]:
-    return [("direct", ln, "adds an inline style") for ln in _added(lines) if _INLINE_STYLE.search(ln.text)]
 
 
 def global_state(lines: list[Line], lang: str, decision: str) -> list[Hit]:
@@ -643,16 +601,64 @@ def banned_syntax(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
-DETECTORS: dict[str, Callable[..., list[Hit]]] = {
-    "sql_params": sql_params, "tls_verify": tls_verify, "run_as_root": run_as_root,
-    "naive_datetime": naive_datetime, "hardcoded_secret": hardcoded_secret, "password_hash": password_hash,
-    "panic_family": panic_family, "unwrap_family": unwrap_family, "drop_column": drop_column,
-    "select_star": select_star, "go_context": go_context, "raw_sql": raw_sql, "bind_all": bind_all,
-    "eval_family": eval_family, "pin_versions": pin_versions, "flag_off": flag_off, "inline_styles": inline_styles,
-    "global_state": global_state, "suppression": suppression, "sensitive_logs": sensitive_logs,
-    "protected_table": protected_table, "banned_syntax": banned_syntax,
-    **CONSTRUCTS, "new_dependencies": manifests.new_dependencies, "unpinned_dependencies": manifests.unpinned_dependencies,
-    "lint_rules": lint_rules.violations, **policies.DETECTORS,
-}  # fmt: skip
-# Detectors that need the written file's path (a manifest is known by its name).
-PATH_DETECTORS = frozenset({"new_dependencies", "unpinned_dependencies", "suppression", "lint_rules"}) | policies.PATH_DETECTORS
+RULES = (
+    Rule("detector:sql_params", "SQL built by formatting or concatenation where the decision asks for parameters", on_lines(sql_params),
+         re.compile(r"parameteri[sz]e\w*|prepared statements?|placeholders?|bind (?:param|variable)|"
+                               r"sql injection|(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*).{0,40}\bsql\b|"
+                               r"\bsql\b.{0,40}(?:f-?strings?|concatenat\w*|string format\w*|interpolat\w*)", re.I)),
+    Rule("detector:hardcoded_secret", "a credential written into the code or its configuration", on_lines(hardcoded_secret),
+         re.compile(r"^(?=.*\b(?:secrets?|credentials?|passwords?|api keys?|tokens?)\b)"
+                                     r"(?=.*(?:hard-?cod|environment|\benv\b|vault|commit|repositor|\brepo\b|"
+                                     r"source code|config files?|config ?maps?|secret (?:resources?|managers?|stores?)))", re.I | re.M)),
+    Rule("detector:password_hash", "a password hashed with a fast general-purpose hash", on_lines(password_hash),
+         re.compile(r"^(?=.*\bpasswords?\b)(?=.*\b(?:bcrypt|argon2|scrypt|pbkdf2|hash\w*)\b)", re.I | re.M)),
+    Rule("detector:naive_datetime", "a naive (local-time) datetime where the decision asks for UTC or aware times", on_lines(naive_datetime),
+         re.compile(r"\butc\b|time ?zones?|tz-?aware|timezone-aware|aware datetimes?", re.I)),
+    Rule("detector:run_as_root", "a container set to run as root", on_lines(run_as_root),
+         re.compile(r"\bas root\b|\broot user\b|\bnon-?root\b|runasnonroot", re.I)),
+    Rule("detector:unwrap_family", "`.expect()` against a decision that bans `unwrap()`: both panic", on_lines(unwrap_family),
+         re.compile(r"\b(?:never|don'?t|do not|no|avoid)\b.{0,40}\bunwrap", re.I)),
+    Rule("detector:drop_column", "a column dropped, by DDL or by removing its model field", on_lines(drop_column),
+         re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\bdrop(?:ping)?\s+"
+                                r"(?:a |any |the )?columns?\b|\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,40}"
+                                r"\b(?:drop|remov|delet)\w*\s+(?:existing\s+|database\s+|db\s+|any\s+|the\s+){0,3}columns?\b", re.I)),
+    Rule("detector:select_star", "`SELECT *` where the decision wants the columns named", on_lines(select_star),
+         re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}select\s*\*", re.I)),
+    Rule("detector:raw_sql", "SQL run directly where the decision routes it through the ORM or a repository", on_lines(raw_sql),
+         re.compile(r"\b(?:no|never|avoid|without|not|don'?t|do not)\s+(?:(?:use|using|write|writing|run|any|ever)\s+)"
+                            r"{0,2}(?:raw sql\b|sql by hand\b|"
+                            r"hand-?written sql)|\braw sql\b[^.;]{0,20}\b(?:forbidden|not allowed|prohibited|banned)|\bonly (?:through|via) the (?:orm|repository)|"
+                            r"(?:go|goes) through the (?:orm|repository)", re.I)),
+    Rule("detector:eval_family", "code evaluated from a string (`exec`, `new Function`) against a ban on eval", on_lines(eval_family),
+         re.compile(r"\b(?:never|don'?t|do not|no|avoid|must not)\b.{0,20}\beval\b", re.I)),
+    Rule("detector:pin_versions", "a GitHub Action at a movable ref, or a base image without a pinned version", on_lines(pin_versions),
+         re.compile(r"\bpin(?:ned|ning|s)?\b", re.I)),
+    Rule("detector:flag_off", "a setting the decision keeps on turned off, exempted or removed", on_lines(flag_off),
+         re.compile(r"\benforce\s+[`'\"]?\w+[`'\"]?\s+mode\b|"
+                             r"\bkeep\s+(?:[\w'`.\-]+\s+){1,5}?(?:on|enabled|turned on|active)\b|"
+                             r"\bnever\s+(?:disable|turn off|switch off)\b|:\s*always\s+(?:on|enabled)\b|"
+                             r"\b(?:must|should)\s+(?:stay|remain|be)\s+(?:on|enabled)\b", re.I)),
+    Rule("detector:global_state", "module-level state mutated through `global`", on_lines(global_state),
+         re.compile(r"\bglobal (?:mutable )?state\b|\bmodule-level (?:mutable )?state\b|\bno globals\b", re.I)),
+    Rule("detector:suppression", "a lint or type-check warning silenced, or a lint rule turned off", on_lines(suppression, path=True),
+         re.compile(r"\bkeep\s+(?:the\s+)?(?:shellcheck|eslint|clippy|ruff|mypy|pylint|golangci-lint|rubocop|"
+                                r"flake8|pyright|tsc|biome|oxlint|lint|linters?|type[- ]?check\w*)\s+(?:clean|happy|green|"
+                                r"passing|quiet)\b|noqa|eslint-disable|ts-ignore|ts-nocheck|ts-<directive>|ban-ts-comment|type: ?ignore|pylint: ?disable|nolint|"
+                                r"#\[allow|(?:lint|linter|warning)s?\W+(?:\w+\W+){0,6}suppress|suppress\w*\W+(?:\w+\W+){0,4}"
+                                r"(?:lint|linter|warning)|(?:silenc\w*|mut(?:e|ing)|disabl\w*|ignor\w*)\W+(?:\w+\W+){0,4}?"
+                                r"(?:lint\w*|warnings?|type[- ]?check\w*|type errors?|mypy|pyright|eslint|clippy|compiler)\b|"
+                                r"\b(?:eslint|lint\w*|linter|warnings?|type errors?|clippy)\b(?:\W+\w+){0,5}?\W+(?:not\s+)?"
+                                r"(?:disabl\w*|silenc\w*|suppress\w*|ignor\w*|mut(?:e|ed|ing))\b", re.I)),
+    Rule("detector:sensitive_logs", "a sensitive value (password, token, card number, PII) written to a log or an error", on_lines(sensitive_logs),
+         re.compile(r"\A(?=.*\b(?:log|logs|logged|logging|print|prints|expose)\b)(?=.*\b(?:passwords?|"
+                                   r"secrets?|tokens?|keys?|credentials?|session ids?|request bod(?:y|ies)|payloads?|sensitive (?:data|information|"
+                                   r"fields?|values?)|pii|personal (?:data|information)|personally identifiable|e-?mails?|"
+                                   r"e-?mail addresses|phone numbers?|card numbers?|credit cards?)\b)",
+                                   re.I | re.S)),
+    Rule("detector:protected_table", "an UPDATE or DELETE, in SQL or through the ORM, of a table the decision keeps append-only", on_lines(protected_table),
+         re.compile(r"append-only|insert-only|read-only|never (?:be )?(?:updated|deleted)|no update queries|"
+                                    r"\b(?:no|never|not|must not|do not)\s+(?:\w+\s+)?(?:update|delete)\s*(?:/|or|and|,)\s*"
+                                    r"(?:update|delete)\b|\b(?:no|never)\s+(?:update|delete)s?\s+(?:on|of|to|in)\b", re.I)),
+    Rule("detector:banned_syntax", "a keyword or a default export the decision bans", on_lines(banned_syntax),
+         re.compile(r"\bkeyword\b|default exports?|\bany\b", re.I)),
+)

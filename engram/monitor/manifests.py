@@ -4,8 +4,8 @@
 An entry is a dependency line of package.json, pyproject.toml / setup.cfg / Pipfile,
 requirements*.txt, go.mod or Cargo.toml. An entry whose name a removed line of the same
 diff also names is a version change, not a new dependency; a go.mod `require` is always
-exact. Detectors like the others (engram.monitor.detectors): added lines only, called for
-by the decision's words.
+exact. Rules like the others (engram.monitor.rules): added lines only, called for by the
+decision's words.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line
+from engram.monitor.rules import Hit, Rule, on_lines
 from engram.monitor.tech_terms import manifest_language
-
-Hit = tuple[str, Line, str]
 
 _JSON_DEP = re.compile(r"^\s*\"(@?[\w.\-/]+)\"\s*:\s*\"([^\"]*)\"")
 _JS_SPEC = re.compile(r"^(?:[\^~<>=*]|\d|latest$|next$|x$|workspace:|npm:|github:|git\+|file:|https?:)")
@@ -97,3 +96,19 @@ def _exact(spec: str | None, path: str) -> bool:
     if path.lower().endswith("cargo.toml"):
         return spec.startswith("=")
     return re.fullmatch(r"===?\s*[\w.\-+]+", spec) is not None and "*" not in spec
+
+
+RULES = (
+    Rule("detector:new_dependencies", "a new dependency in a manifest, against a decision that allows none",
+         on_lines(new_dependencies, path=True),
+         re.compile(r"\b(?:no|never|don'?t|do not|avoid|not)\s+(?:\w+\s+){0,2}?(?:new|additional|extra|"
+                                   r"external|third[- ]party|3rd[- ]party)\s+(?:[\w\-]+\s+)?(?:dependenc\w*|librar\w*|packages?)\b|"
+                                   r"\bavoid\s+(?:adding\s+)?dependenc\w*|\badding\s+(?:a\s+)?(?:new\s+)?dependency\s+is\s+a\s+big\s+deal|"
+                                   r"\b(?:add|adding|introduc\w*)\s+(?:any\s+)?(?:new\s+)?dependenc\w*\s+(?:\w+\s+){0,2}?without\s+"
+                                   r"(?:prior\s+|explicit\s+)?(?:approval|discussion|asking|permission)", re.I)),
+    Rule("detector:unpinned_dependencies", "a dependency added to a manifest without an exact version",
+         on_lines(unpinned_dependencies, path=True),
+         re.compile(r"\bpin\w*\s+(?:\w+\s+){0,3}?(?:exact|versions?|dependenc\w*)\b|\bexact\s+versions?\b|"
+                                        r"\b(?:no|never|don'?t|do not)\s+(?:use\s+)?(?:floating|loose|unpinned)\s+versions?\b",
+                                        re.I)),
+)

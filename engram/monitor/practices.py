@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line, is_config
+from engram.monitor.rules import Rule
 from engram.text import singular
 
 _CODE_IDENT = re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|"
@@ -195,13 +196,27 @@ _MIGRATION_PATH = re.compile(r"(?:^|/)(?:migrations?|migrate)/|(?:^|/)alembic/ve
                              r"(?:^|/)\d{3,}[_-]\w+\.sql$", re.I)
 
 
-def immutable_migrations(text: str) -> bool:
-    return _IMMUTABLE.search(text) is not None
-
-
 def migration_edited(lines: list[Line], path: str) -> list[tuple[str, Line, str]]:
     """A change to what an existing migration says (a removed line), not an addition to it."""
     if not _MIGRATION_PATH.search(path.replace("\\", "/")):
         return []
     gone = [ln for ln in lines if ln.side == "-" and ln.text.strip() and not ln.prose]
     return [("direct", gone[0], "edits an existing migration instead of adding a new one")] if gone else []
+
+
+def _labelled(hits: list[tuple[str, Line, str]]) -> list[tuple[str, Line, str, str]]:
+    return [(kind, ln, why, "practice") for kind, ln, why in hits]
+
+
+RULES = (
+    Rule("practice:removed", "a changed line loses the identifier of a practice the decision requires",
+         lambda w, r: _labelled(removed(r.required, w.all_lines, w.lang))),
+    Rule("practice:dropped", "a tool the decision says it uses dropped from a configuration",
+         lambda w, r: _labelled(dropped(r.tools, w.all_lines, w.lang))),
+    Rule("practice:left_out", "a changed line without the practice the decision requires everywhere",
+         lambda w, r: _labelled(left_out(r.required, w.all_lines) if r.universal else [])),
+    Rule("practice:omitted", "a new thing of the kind an \"ALL <things> MUST\" decision governs, without its practice",
+         lambda w, r: _labelled(omitted(r.shape, r.required, w.all_lines) if r.shape else [])),
+    Rule("practice:migration_edited", "an existing migration edited where the decision keeps migrations immutable",
+         lambda w, r: _labelled(migration_edited(w.all_lines, w.path)), _IMMUTABLE),
+)

@@ -11,6 +11,7 @@ import pytest
 from engram.monitor import code_lines, decision_rules
 from engram.monitor.offline_checker import check
 from engram.monitor.readings import lint_rules
+from engram.monitor.rules.registry import cued
 
 from testing.decisions import new_file, node
 
@@ -275,8 +276,8 @@ def test_set_e_covers_a_bare_cd():
 
 
 def test_the_catalogue_is_a_detector_cued_by_the_decision():
-    assert "lint_rules" in decision_rules.rules_for(node("Require `===` and `!==`.")).detectors
-    assert "lint_rules" not in decision_rules.rules_for(node("Use Postgres for all persistent data.")).detectors
+    assert "detector:lint_rules" in cued("Require `===` and `!==`.")
+    assert "detector:lint_rules" not in cued("Use Postgres for all persistent data.")
 
 
 # -- where in the code a prohibition holds (engram.monitor.readings.code_scope) and term fixes ----------
@@ -332,11 +333,6 @@ def test_an_error_logged_and_dropped_for_nil_is_swallowed():
     change = ("--- a/internal/svc/svc.go\n+++ b/internal/svc/svc.go\n@@ -10,2 +10,3 @@\n"
               "-\t\treturn fmt.Errorf(\"save: %w\", err)\n+\t\tlog.Printf(\"save failed: %v\", err)\n+\t\treturn nil\n")
     assert check([node(rule)], "internal/svc/svc.go", change).verdict != "NO_CONTRADICTION"
-
-
-def test_a_remedy_quoted_after_by_specifying_is_required_not_forbidden():
-    rule = "Avoid additional packages by specifying `--no-install-recommends`."
-    assert "--no-install-recommends" not in decision_rules.rules_for(node(rule)).literals
 
 
 # -- look-alikes each entry must stay silent on -----------------------------------------------------------

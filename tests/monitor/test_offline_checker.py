@@ -11,6 +11,7 @@ from engram.monitor import code_lines, decision_rules
 from engram.graph import decision_text
 from engram.monitor.contradiction import DIRECT, INDIRECT, NO
 from engram.monitor.offline_checker import check, is_test_path
+from engram.monitor.rules.registry import cued
 
 CASES = json.loads((Path(__file__).parent / "cases.json").read_text())["cases"]
 REDIS = "Use SQLite instead of Redis for the job queue, because we deploy on a single box."
@@ -121,14 +122,14 @@ def test_rules_read_forbids_requires_limits_and_detectors():
     r = decision_rules.rules_for(node("Use PostgreSQL for the database, not MySQL."))
     assert [t.canon for t in r.forbids] == ["mysql"] and [t.canon for t in r.requires] == ["postgresql"]
     r = decision_rules.rules_for(node("Never run containers as root."))
-    assert r.forbids == [] and r.detectors == ["run_as_root"]  # "run containers" is an action, not a thing
+    assert r.forbids == [] and cued(r.text) == ["detector:run_as_root"]  # "run containers" is an action, not a thing
     r = decision_rules.rules_for(node("Max 3 retries for the payment API call."))
     assert [(x.subject, x.op, x.value) for x in r.limits] == [("retries", "<=", 3.0)]
 
 
 def test_a_conditional_prohibition_does_not_forbid_the_thing():
     r = decision_rules.rules_for(node("Use UTC everywhere: never call datetime.now() without a timezone."))
-    assert r.forbids == [] and "naive_datetime" in r.detectors
+    assert r.forbids == [] and "detector:naive_datetime" in cued(r.text)
     d = node("Use UTC everywhere: never call datetime.now() without a timezone.")
     assert check([d], "m.py", diff("m.py", "+x = datetime.now(timezone.utc)")).verdict == NO
     assert check([d], "m.py", diff("m.py", "+x = datetime.now()")).verdict == DIRECT

@@ -17,8 +17,7 @@ import re
 from dataclasses import dataclass
 
 from engram.monitor.code_lines import Line
-
-Hit = tuple[str, Line, str]
+from engram.monitor.rules import Hit, Rule
 
 _DB = re.compile(r"\b(?:database|db|orm|sql|sessions?|quer(?:y|ies)|data access|prisma|sqlalchemy|drizzle|knex|typeorm|"
                  r"sequelize|gorm|active ?record)\b", re.I)
@@ -108,3 +107,15 @@ def violations(rule: Access, lines: list[Line]) -> list[Hit]:
             out.append(("direct", ln, "reaches the database directly, where the decision routes access through "
                                       + (", ".join(rule.places) or "another layer")))
     return out
+
+
+def _check(w, r) -> list[Hit]:
+    """Its own places, not the decision's scope: the layers it names and where access belongs."""
+    access = rule_of(r.text)
+    if access is None or not governs(access, w.path):
+        return []
+    return [(kind, ln, why, "data-access") for kind, ln, why in violations(access, w.all_lines)]
+
+
+RULES = (Rule("layer:data_access", "the database reached from a layer the decision routes through another",
+              _check, reach="own"),)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line
+from engram.monitor.rules import Hit, Rule
 from engram.text import singular
-
-Hit = tuple[str, Line, str]
 
 _JSON = re.compile(r"[\"'](?:must_not_import|mustNotImport|forbidden_imports|cannot_import)[\"']\s*:\s*\[([^\]]*)\]", re.I)
 _PROSE = re.compile(r"\b(?:never|not|must not|do not|don'?t|cannot|may not|should not)\s+(?:ever\s+)?imports?\s+"
@@ -60,3 +59,7 @@ def crossings(layers: list[str], lines: list[Line]) -> list[Hit]:
         if hit:
             out.append(("direct", ln, f"imports from {hit}, a layer the decision keeps out"))
     return out
+
+
+RULES = (Rule("layer:imports", "an import from a layer the decision forbids importing from",
+              lambda w, r: crossings(forbidden_layers(r.text), w.lines)),)

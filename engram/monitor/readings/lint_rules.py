@@ -29,8 +29,8 @@ from typing import Callable
 
 from engram.monitor.code_lines import Line
 from engram.monitor.readings import code_scope
+from engram.monitor.rules import Hit, Rule, on_lines
 
-Hit = tuple[str, Line, str]
 
 # Words that rule a thing out, as lint summaries and style guides write them.
 _BAN = (r"(?:no|never|avoid\w*|disallow\w*|forbid\w*|bans?|banned|prohibit\w*|don'?t|do\s+not|must\s+not|mustn'?t|"
@@ -644,7 +644,7 @@ def entries_for(decision: str) -> list[Entry]:
 
 
 class _Cue:
-    """The catalogue's cue, as decision_rules.DETECTOR_CUES reads one: `search(text)` is true when an entry is."""
+    """The catalogue's cue, as a rule reads one: `search(text)` is true when an entry is."""
 
     def search(self, text: str) -> bool:
         return bool(entries_for(text))
@@ -708,3 +708,7 @@ def _commented(new_side: list[Line], i: int) -> bool:
     """A comment on line `i` or a comment line just above it: where a justification is written."""
     above = new_side[i - 1] if i else None
     return new_side[i].comment or (above is not None and (above.prose or above.comment and not above.code.strip()))
+
+
+RULES = (Rule("detector:lint_rules", "code that breaks a lint rule the decision states (this module's catalogue)",
+              on_lines(violations, path=True), CUE),)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from engram.graph import decision_text
+from engram.monitor.rules import Rule
 
 _NEG = r"(?:never|do not|don'?t|must not|mustn'?t|should not|shouldn'?t|may not|cannot|can'?t|not allowed to|avoid)"
 _CHANGE = (r"(?:modify|modifying|edit|editing|change|changing|touch|touching|alter|altering|overwrite|hand-edit|"
@@ -131,3 +132,8 @@ def violations(text: str, path: str, new_file: bool) -> list[str]:
         return []
     return [f"writes {path}, which the decision protects ({p.pattern})"
             for p in found if matches(p.pattern, path) and (new_file or not p.new_only) and not (new_file and p.existing_only)]
+
+
+RULES = (Rule("path:protected", "a file or folder the decision protects, written (the write is the evidence)",
+              lambda w, r: [("direct", w.all_lines[0], why, "protected-path") for why in violations(r.text, w.path, w.new_file)],
+              reach="any"),)

@@ -1,4 +1,4 @@
-"""A secret written into the code as the fallback of an environment variable, against "load secrets
+"""The secrets family: a secret written into the code as the fallback of an environment variable, against "load secrets
 from the environment; never commit credentials": `os.environ.get("API_TOKEN", "8f3b2c61d9a04e7")`,
 `process.env.CLIENT_SECRET || "sk_..."`, `ENV.fetch("DB_PASSWORD", "hunter22")`.
 
@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line
-
-Hit = tuple[str, Line, str]
+from engram.monitor.rules import Hit, Rule, on_lines
 
 CUE = re.compile(r"\A(?=.*\b(?:secrets?|credentials?|tokens?|api keys?|passwords?|private keys?)\b)"
                  r"(?=.*\b(?:environment|env|commit\w*|hard-?cod\w*)\b)", re.I | re.S)
@@ -48,6 +47,5 @@ def secret_fallback(lines: list[Line], lang: str, decision: str) -> list[Hit]:
     return out
 
 
-CUES = {"secret_fallback": CUE}
-DETECTORS = {"secret_fallback": secret_fallback}
-PATH_DETECTORS: frozenset[str] = frozenset()
+RULES = (Rule("detector:secret_fallback", "a secret given a committed literal to fall back to when its variable is unset",
+              on_lines(secret_fallback), CUE),)

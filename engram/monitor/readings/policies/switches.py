@@ -1,11 +1,9 @@
-"""Protections a decision keeps on, switched off: "TypeScript strict mode" against `"strict": false`,
-"CSRF protection on all forms" against `@csrf_exempt`, "cookies are Secure and HttpOnly" against
-`httpOnly: false`, "mypy --strict" against `disallow_untyped_defs = False`, "security headers via
-helmet" against a removed `app.use(helmet())`, "React StrictMode" against its removed wrapper.
+"""The switches family: protections a decision keeps on, switched off: "TypeScript strict mode"
+against `"strict": false`, "CSRF protection on all forms" against `@csrf_exempt`.
 
 Each entry of SWITCHES is a fact about one protection: the decision's words that name it, the
 settings an added line turns it off with, and the lines whose removal takes it away (counted only
-when no added line brings the same back). `flag_off` (engram.monitor.detectors) reads the generic
+when no added line brings the same back). `detector:flag_off` (engram.monitor.detectors) reads the generic
 "keep X on" phrasing for any setting; this table knows the protections by name, so the decision
 need not say "keep ... on".
 """
@@ -16,8 +14,7 @@ import re
 from dataclasses import dataclass
 
 from engram.monitor.code_lines import Line
-
-Hit = tuple[str, Line, str]
+from engram.monitor.rules import Hit, Rule, on_lines
 
 _TS_STRICT_FLAGS = ("strict|noImplicitAny|strictNullChecks|strictFunctionTypes|strictBindCallApply|"
                     "strictPropertyInitialization|noImplicitThis|alwaysStrict|useUnknownInCatchVariables")
@@ -42,12 +39,6 @@ SWITCHES = {
                    r"[\"']strict[\"']\s*:\s*true", re.I),
         re.compile(rf"[\"'](?:{_TS_STRICT_FLAGS})[\"']\s*:\s*false\b"),
         re.compile(r"[\"']strict[\"']\s*:\s*true\b")),
-    "mypy_strict": Switch(
-        "mypy's strict checking",
-        re.compile(r"\bmypy\b[^.;]{0,30}\bstrict\b|\bstrict\b[^.;]{0,30}\bmypy\b|\bmypy\s+--strict\b", re.I),
-        re.compile(r"^\s*(?:strict|disallow_\w+|check_untyped_defs|no_implicit_optional|strict_optional|warn_return_any)"
-                   r"\s*=\s*(?:false|False)\b|^\s*ignore_errors\s*=\s*(?:true|True)\b"),
-        re.compile(r"^\s*strict\s*=\s*(?:true|True)\b")),
     "csrf": Switch(
         "CSRF protection",
         re.compile(r"\b(?:csrf|xsrf)\b|\bcross-site request forgery\b", re.I),
@@ -57,26 +48,6 @@ SWITCHES = {
                    r"\bcsrf(?:Protection)?\s*:\s*false\b|\b@CsrfExempt\b", re.I),
         re.compile(r"CsrfViewMiddleware|\bprotect_from_forgery\b|\bcsurf\b|\bCSRFProtect\(|\bcsrfProtection\b|"
                    r"\bVerifyCsrfToken\b")),
-    "secure_cookies": Switch(
-        "Secure / HttpOnly cookies",
-        re.compile(r"\bcookies?\b[^.;]{0,50}\b(?:secure|httponly|http-only)\b|\b(?:secure|httponly|http-only)\b[^.;]{0,30}"
-                   r"\bcookies?\b", re.I),
-        re.compile(r"(?<![\w.])(?:secure|httpOnly|httponly|http_only|HttpOnly|Secure)\s*[:=]\s*(?:false|False)\b|"
-                   r"\b(?:SESSION|CSRF)_COOKIE_(?:SECURE|HTTPONLY)\s*=\s*False\b"),
-        None,
-        re.compile(r"cookie|session", re.I)),  # SMTP's `secure: false` is no cookie
-    "security_headers": Switch(
-        "security headers",
-        re.compile(r"\bhelmet\b|\bsecurity headers\b|\bcontent[- ]security[- ]policy\b|\bHSTS\b|\bstrict-transport-security\b",
-                   re.I),
-        re.compile(r"\bcontentSecurityPolicy\s*:\s*false\b|\bhsts\s*:\s*false\b|\bframeguard\s*:\s*false\b|"
-                   r"\bSECURE_HSTS_SECONDS\s*=\s*0\b"),
-        re.compile(r"\bhelmet\s*\(|Content-Security-Policy|Strict-Transport-Security|SecurityMiddleware")),
-    "react_strict_mode": Switch(
-        "React StrictMode",
-        re.compile(r"\bStrictMode\b|\breact\b[^.;]{0,20}\bstrict mode\b", re.I),
-        None,
-        re.compile(r"<(?:React\.)?StrictMode>")),
 }
 
 
@@ -111,6 +82,5 @@ def _detector(switch: Switch):
     return detect
 
 
-CUES = {name: s.cue for name, s in SWITCHES.items()}
-DETECTORS = {name: _detector(s) for name, s in SWITCHES.items()}
-PATH_DETECTORS: frozenset[str] = frozenset()
+RULES = tuple(Rule(f"detector:{name}", f"{s.label} switched off or removed, which the decision keeps on",
+                   on_lines(_detector(s)), s.cue) for name, s in SWITCHES.items())

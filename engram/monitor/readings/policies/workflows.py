@@ -1,11 +1,10 @@
-"""What CI security standards require of every GitHub Actions workflow and job, left out: "explicit
-permissions declarations" (a workflow with no `permissions:`, or one the change takes away) and
-"timeouts on all jobs" (a job with no `timeout-minutes:`).
+"""The workflows family: what CI security standards require of every GitHub Actions workflow, left
+out: "explicit permissions declarations" (a workflow with no `permissions:`, or one the change takes
+away).
 
-Both are the documented hardening of GitHub's own guide and of linters such as zizmor and
+It is the documented hardening of GitHub's own guide and of linters such as zizmor and
 actionlint's rules; the decision names the setting, the change leaves it out. Only workflow files
-are read, and only what the change writes: a job it adds, a workflow it creates, a declaration it
-removes.
+are read, and only what the change writes: a workflow it creates, a declaration it removes.
 """
 
 from __future__ import annotations
@@ -13,53 +12,16 @@ from __future__ import annotations
 import re
 
 from engram.monitor.code_lines import Line, created
-
-Hit = tuple[str, Line, str]
+from engram.monitor.rules import Hit, Rule, on_lines
 
 _PERMISSIONS_CUE = re.compile(r"\b(?:explicit|minimal|minimum|least[- ]privilege|scoped|read-only|restricted)\s+"
                               r"(?:\w+\s+)?permissions\b|\bpermissions\s+(?:declarations?|blocks?|must be (?:declared|set|explicit))\b|"
                               r"\bdeclare\s+(?:\w+\s+){0,2}permissions\b|\bexcessive-permissions\b", re.I)
-_TIMEOUT_CUE = re.compile(r"\btimeouts?\b[^.;]{0,40}\b(?:all|every|each)\s+jobs?\b|\b(?:all|every|each)\s+jobs?\b[^.;]{0,40}"
-                          r"\btimeouts?\b|\btimeout-minutes\b", re.I)
-_JOB = re.compile(r"^(\s+)([\w\-]+):\s*$")
-_INDENT = re.compile(r"^(\s*)\S")
 
 
 def is_workflow(path: str) -> bool:
     p = "/" + path.replace("\\", "/").removeprefix("./")
     return "/.github/workflows/" in p and p.endswith((".yml", ".yaml"))
-
-
-def _indent(text: str) -> int | None:
-    m = _INDENT.match(text)
-    return len(m.group(1)) if m and not text.lstrip().startswith("#") else None
-
-
-def _new_jobs(lines: list[Line]) -> list[tuple[Line, list[Line]]]:
-    """Jobs the change adds: an added key whose block (the deeper lines after it) runs on a runner."""
-    after = [ln for ln in lines if ln.side != "-"]
-    out = []
-    for i, ln in enumerate(after):
-        m = _JOB.match(ln.text)
-        if ln.side != "+" or not m:
-            continue
-        block = []
-        for nxt in after[i + 1:]:
-            depth = _indent(nxt.text)
-            if depth is not None and depth <= len(m.group(1)):
-                break
-            block.append(nxt)
-        if any(re.match(rf"^{m.group(1)}\s+runs-on\s*:", x.text) for x in block):
-            out.append((ln, block))
-    return out
-
-
-def job_timeouts(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
-    """A job the change adds without `timeout-minutes` (it may then run for six hours)."""
-    if not is_workflow(path):
-        return []
-    return [("direct", ln, f"adds the job {ln.text.strip().rstrip(':')} without timeout-minutes")
-            for ln, block in _new_jobs(lines) if not any(re.match(r"^\s*timeout-minutes\s*:", x.text) for x in block)]
 
 
 def workflow_permissions(lines: list[Line], lang: str, decision: str, path: str = "") -> list[Hit]:
@@ -76,6 +38,5 @@ def workflow_permissions(lines: list[Line], lang: str, decision: str, path: str 
     return [("direct", lines[0], "creates a workflow without a permissions declaration")] if new else []
 
 
-CUES = {"job_timeouts": _TIMEOUT_CUE, "workflow_permissions": _PERMISSIONS_CUE}
-DETECTORS = {"job_timeouts": job_timeouts, "workflow_permissions": workflow_permissions}
-PATH_DETECTORS = frozenset(DETECTORS)
+RULES = (Rule("detector:workflow_permissions", "a GitHub Actions workflow created, or left, without a permissions declaration",
+              on_lines(workflow_permissions, path=True), _PERMISSIONS_CUE),)
