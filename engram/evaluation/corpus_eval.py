@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from importlib import resources
 from typing import Any, Callable
 
@@ -74,9 +75,45 @@ def recorded_root(project: corpus.Project) -> str | None:
     for session in project.sessions:
         for r in session.records:
             cwd = r.get("cwd") or (r.get("payload") or {}).get("cwd") if isinstance(r, dict) else None
-            if isinstance(cwd, str) and cwd.startswith("/"):
+            if isinstance(cwd, str) and (cwd.startswith("/") or _DRIVE.match(cwd)):
                 seen[cwd] += 1
     return seen.most_common(1)[0][0] if seen else inferred_root(project)
+
+
+# A Windows session (a drive letter's path: "D:\\oh-my-posh") replays on this machine at the POSIX
+# form of its root ("/d/oh-my-posh"), every path under that root in its payloads rewritten the
+# same way, so its files are the project's own as they were live (the hooks on Windows read them
+# with the platform's own path rules).
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def posix_root(root: str) -> str:
+    """"/d/oh-my-posh" for "D:\\oh-my-posh"; any other root as it is."""
+    if not _DRIVE.match(root):
+        return root
+    return "/" + root[0].lower() + "/" + "/".join(p for p in re.split(r"[\\/]+", root[3:]) if p)
+
+
+def _rewritten(value: Any, under: re.Pattern, to: str) -> Any:
+    """`value` with each path under a Windows root (`under`) in POSIX form under `to`."""
+    if isinstance(value, str):
+        return under.sub(lambda m: to + m.group(1).replace("\\", "/"), value)
+    if isinstance(value, dict):
+        return {k: _rewritten(v, under, to) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rewritten(v, under, to) for v in value]
+    return value
+
+
+def _at_posix_root(project: corpus.Project, root: str) -> corpus.Project:
+    """The project's sessions with their Windows paths under `root` in POSIX form."""
+    to = posix_root(root)
+    parts = [re.escape(p) for p in re.split(r"[\\/]+", root) if p]
+    under = re.compile("(?i)" + r"(?:\\\\|[\\/])".join(parts) + r"((?:(?:\\\\|[\\/])[^\s\"'`<>|*?]*)?)(?![\w.-])")
+    for session in project.sessions:
+        session.converted = [(event, _rewritten(p, under, to)) for event, p in session.payloads()]
+        session.cwd = to
+    return corpus.Project(to, project.sessions)
 
 
 # The folders a project's files sit in just below its root (a path's first such part names the
@@ -93,20 +130,24 @@ def inferred_root(project: corpus.Project) -> str | None:
     SpecStory exports of Codex and Copilot sessions record no working directory, and replayed
     at a placeholder their files would look like another project's (absolute, outside it)."""
     import json
-    import re
     from collections import Counter
 
     file_path = re.compile(r"(?<![\w.~/])/(?:[\w.@+-]+/){2,}[\w@+-]+\.\w+")
+    # a Windows path as json.dumps writes it: "d:\\\\dialfa new\\\\backend\\\\Program.cs"
+    windows_path = re.compile(r"(?<![\w.])[A-Za-z]:(?:\\\\[\w.@+ -]+){2,}\\\\[\w@+ -]+\.\w+")
     seen: Counter = Counter()
     total = 0
     for session in project.sessions:
         for _, payload in session.payloads():
-            for path in file_path.findall(json.dumps(payload.get("tool_input") or "")):
-                parts = path.split("/")
+            text = json.dumps(payload.get("tool_input") or "")
+            found = [(p, "/") for p in file_path.findall(text)]
+            found += [(p.replace("\\\\", "\\"), "\\") for p in windows_path.findall(text)]
+            for path, sep in found:
+                parts = path.split(sep)
                 total += 1
                 top = next((i for i in range(3, len(parts) - 1) if parts[i] in TOP_FOLDERS), None)
                 if top is not None:
-                    seen["/".join(parts[:top])] += 1
+                    seen[sep.join(parts[:top])] += 1
     root, n = seen.most_common(1)[0] if seen else (None, 0)
     return root if total >= 10 and n >= 0.4 * total else None
 
@@ -118,6 +159,8 @@ def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:
     folder = os.path.join(corpus_dir, rec["project"])
     project = corpus.load_project(folder, f"/corpus/{rec['project']}")
     root = recorded_root(project)
+    if root and _DRIVE.match(root):
+        return _at_posix_root(corpus.load_project(folder, root), root)
     return corpus.load_project(folder, root) if root else project
 
 

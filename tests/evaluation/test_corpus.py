@@ -79,3 +79,32 @@ def test_a_transcript_without_a_working_directory_replays_at_the_checkout_its_pa
     assert inferred_root(project) == home
     few = Project("/corpus/shop", [Session("s1", "2025-01-01", "/corpus/shop", [], "codex", calls[:3])])
     assert inferred_root(few) is None  # too few paths to say
+
+
+def test_a_windows_session_replays_at_the_posix_form_of_its_root():
+    from engram.history.corpus import Project, Session
+
+    root = "D:\\oh-my-posh"
+    calls = [("PostToolUse", {"cwd": root, "tool_name": "Read", "tool_input": {"file_path": root + "\\src\\cli\\serve.go"}}),
+             ("PostToolUse", {"cwd": root, "tool_name": "PowerShell",
+                              "tool_input": {"command": "cd D:\\oh-my-posh\\src; go test ./... > D:\\oh-my-posh-logs\\t.txt"}})]
+    session = Session("s1", "2026-07-10", root, [{"cwd": root}], "claude-code", calls)
+    project = Project(root, [session])
+    assert corpus_eval.recorded_root(project) == root and corpus_eval.posix_root(root) == "/d/oh-my-posh"
+    moved = corpus_eval._at_posix_root(project, root)
+    (read, shell) = [p for _, p in moved.sessions[0].payloads()]
+    assert moved.root == "/d/oh-my-posh" and read["cwd"] == "/d/oh-my-posh"
+    assert read["tool_input"]["file_path"] == "/d/oh-my-posh/src/cli/serve.go"
+    # another folder whose name only starts like the root's is not under it
+    assert shell["tool_input"]["command"] == "cd /d/oh-my-posh/src; go test ./... > D:\\oh-my-posh-logs\\t.txt"
+
+
+def test_a_windows_checkout_is_inferred_from_its_paths_when_no_directory_is_recorded():
+    from engram.evaluation.corpus_eval import inferred_root
+    from engram.history.corpus import Project, Session
+
+    home = "d:\\dialfa new\\spisa-new"
+    paths = [home + "\\backend\\Program.cs", home + "\\frontend\\app\\page.tsx", home + "\\src\\a.ts"] * 4
+    calls = [("PostToolUse", {"tool_name": "Read", "tool_input": {"file_path": p}}) for p in paths]
+    project = Project("/corpus/x", [Session("s1", "2025-01-01", "/corpus/x", [], "cursor", calls)])
+    assert inferred_root(project) == home
