@@ -83,6 +83,14 @@ def _definitions(lines: list[str]) -> str:
     return "defines " + ", ".join(names) if names else ""
 
 
+def signature(line: str) -> str:
+    """A top-level definition's line as written, without its body's opening ("func
+    shellCompletionTarget() (shellName, rcFile string, err error)"), or "" for any other line."""
+    if not any(line.startswith(prefix) for prefix, _ in _DEFS):
+        return ""
+    return " ".join(line.rstrip().rstrip("{:").split())
+
+
 def role(path: str, content: str) -> str:
     """One line saying what the file at `path` is for, or ""."""
     if not isinstance(content, str) or not content.strip():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engram.capture import file_role
 from engram.consolidate import offline_episode as oe
 from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
@@ -125,6 +126,21 @@ def _deleted(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[
     return out
 
 
+MAX_SIGNATURES = 2
+
+
+def _changed_definitions(writes: list[dict[str, Any]]) -> list[str]:
+    """The top-level definitions whose line the session's edits of a file wrote, as written
+    (the latest first): what the file's interface now is where the session changed it."""
+    sigs: list[str] = []
+    for w in reversed(writes):
+        for line in str(w.get("diff") or "").split("\n"):
+            sig = file_role.signature(line[1:]) if line.startswith("+") and not line.startswith("+++") else ""
+            if sig and sig not in sigs:
+                sigs.append(clip_words(sig, 100))
+    return sigs[:MAX_SIGNATURES]
+
+
 def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, Any]], goal: str) -> dict[str, str]:
     """File concepts for the files written; a file deleted (or moved) here retires its node,
     by the node of the path it ends at (made here for a file the shell moved and nothing wrote)."""
@@ -144,6 +160,8 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
         created = any(w["path"] == path and w.get("op") == "create" for w in writes)
         desc = f"{path}: {roles[path]}" if roles.get(path) else (
             f"{path}: {'created' if created else 'changed'} while working on \"{clip_words(goal, 120)}\".")
+        sigs = [] if created else _changed_definitions([w for w in writes if w["path"] == path])
+        desc = desc.rstrip(". ") + f"; changed: {', '.join(f'`{sig}`' for sig in sigs)}." if sigs else desc
         out[path] = g.node("f", _path_name(path), "concept", desc, files=[path], evidence=[first],
                            data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {}),
                                  **({"rules": True} if rules_file(path) else {})})

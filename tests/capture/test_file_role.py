@@ -25,3 +25,15 @@ def test_role(path, content, role):
 def test_a_long_role_is_cut_at_a_word():
     role = file_role.role("a.py", '"""' + "word " * 100 + '"""')
     assert len(role) <= file_role.MAX_ROLE and role.endswith("word…")
+
+
+@pytest.mark.parametrize("line,sig", [
+    ("func shellCompletionTarget() (shellName, rcFile, completionLine string, err error) {",
+     "func shellCompletionTarget() (shellName, rcFile, completionLine string, err error)"),
+    ("def parse(text: str) -> Node:", "def parse(text: str) -> Node"),
+    ("export async function load(url: string) {", "export async function load(url: string)"),
+    ("    def method(self):", ""),  # not top level
+    ("x = parse(text)", ""),
+])
+def test_a_definitions_line_is_its_signature(line, sig):
+    assert file_role.signature(line) == sig

@@ -343,3 +343,15 @@ def test_a_decided_choice_is_a_technology_node_only_when_it_names_a_thing(root):
     decisions = {n for (n,) in rows(s.project, "SELECT name FROM nodes WHERE type = 'decision'")}
     assert "Let's keep all we have as an admin dashboard." in decisions
     assert techs == {"Zorblat"}  # not "all we have"
+
+
+def test_a_file_edited_shows_the_signatures_the_session_wrote(root):
+    s = Session(root, "s1").start().prompt("Return the shell name too.")
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "setup.go").write_text("package cli\n\nfunc target() (rc string) {\n\treturn \"\"\n}\n")
+    s.read("src/setup.go")
+    s.write("src/setup.go", "package cli\n\nfunc target() (shell, rc string, err error) {\n\treturn \"\", \"\", nil\n}\n")
+    s.stop()
+    _offline(s)
+    (desc,) = rows(s.project, "SELECT description FROM nodes WHERE name = 'src/setup.go'")[0]
+    assert desc.endswith("; changed: `func target() (shell, rc string, err error)`.")
