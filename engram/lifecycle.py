@@ -88,11 +88,12 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
         return []
 
 
-def _low_prefix(ctx: Ctx) -> str:
-    """The closing names-only line's opening: it names query_knowledge only where the agent has the tool."""
-    from engram.retrieve import inject, tiers
+def _low_prefix(ctx: Ctx) -> str | None:
+    """The closing names-only line's opening: it names query_knowledge (None: the default,
+    tiers.LOW_PREFIX) only where the agent has the tool."""
+    from engram.retrieve import inject
 
-    return tiers.LOW_PREFIX if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
+    return None if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
 
 
 # Each event imports only what it uses (the hook pays for every import): retrieval at

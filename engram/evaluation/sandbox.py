@@ -44,7 +44,7 @@ def write_config(home: str, settings: dict[str, Any]) -> None:
 @contextlib.contextmanager
 def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterator[str]:
     """Point engram at `path` with `settings` as its config.json; restore everything after."""
-    from engram.retrieve import gitstate, project_context
+    from engram.retrieve.start import gitstate, project_context
 
     write_config(path, settings)
     saved = {k: os.environ.get(k) for k in ENV_KEYS}

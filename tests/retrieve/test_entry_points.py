@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from engram import jsonio
-from engram.retrieve import entry_points, gitstate, project_context, seeds
+from engram.retrieve import entry_points, seeds
+from engram.retrieve.start import gitstate, project_context
 from engram.retrieve.entry_points import terms_from_text
 
 
