@@ -114,7 +114,7 @@ def read_jsonl(path: str) -> tuple[list, int, int]:
     end = data.rfind(b"\n") + 1
     objects, bad = [], int(bool(data[end:].strip()))
     for raw in data[:end].split(b"\n"):
-        if not raw.strip():
+        if not raw.strip() or (skip is not None and skip(raw)):
             continue
         try:
             objects.append(loads(raw.decode("utf-8", "replace")))
@@ -123,14 +123,14 @@ def read_jsonl(path: str) -> tuple[list, int, int]:
     return objects, bad, end
 
 
-def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, follow: bool = False):
+def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, follow: bool = False, skip=None):
     """The JSON objects on the lines of the last `limit` bytes of a file, newest first.
 
     A generator, so a reader stops at the first it wants: the hooks read a stream's last
     seq, the recent sessions' writes and a transcript's last message this way, in bounded
     time whatever the file's size. A line holding none of `needles` is skipped unparsed
-    (parsing is the cost); so are the tail's torn first line, a killed writer's last one
-    and anything not an object. Nothing for a missing file or anything but a regular file
+    (parsing is the cost), and so is one `skip(line)` says adds nothing; so are the tail's
+    torn first line, a killed writer's last one and anything not an object. Nothing for a missing file or anything but a regular file
     (a symlink too, unless `follow`).
     """
     from engram.fsio import read_regular
@@ -138,8 +138,8 @@ def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, foll
     tail = read_regular(path, limit, tail=True, follow=follow)
     if tail is None:
         return
-    for raw in reversed(tail.split(b"\n")):
-        if not raw.strip() or (needles and not any(n in raw for n in needles)):
+    for raw in (_lines_with(tail, needles) if needles else reversed(tail.split(b"\n"))):
+        if not raw.strip() or (skip is not None and skip(raw)):
             continue
         try:
             obj = loads(raw.decode("utf-8", "replace"))
@@ -147,3 +147,19 @@ def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, foll
             continue
         if isinstance(obj, dict):
             yield obj
+
+
+def _lines_with(data: bytes, needles: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of `data` holding any of `needles`, last first: found by searching the
+    buffer (in C), not by a Python pass over every line (a session's stream holds
+    hundreds of lines the hooks do not want)."""
+    starts: dict[int, int] = {}
+    for needle in needles:
+        i = data.find(needle)
+        while i >= 0:
+            start = data.rfind(b"\n", 0, i) + 1
+            end = data.find(b"\n", i)
+            end = len(data) if end < 0 else end
+            starts[start] = end
+            i = data.find(needle, end)
+    return [data[a:starts[a]] for a in sorted(starts, reverse=True)]

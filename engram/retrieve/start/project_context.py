@@ -54,14 +54,38 @@ def recent_streams(events_dir: str, exclude: str | None, n: int = RECENT_SESSION
 
 
 def written_in(path: str) -> list[str]:
-    """Files written (and named by decisions) near the end of one event stream, newest first."""
+    """The distinct files written (and named by decisions) near the end of one event stream,
+    newest first. A write of a file already found is not parsed again (a session that
+    edits one file a hundred times has a hundred such lines): see `_known_write`."""
     out: list[str] = []
-    for ev in jsonio.tail_objects(path, TAIL_BYTES, (b'"file_write"', b'"decision"')):
+    known: set[bytes] = set()
+    for ev in jsonio.tail_objects(path, TAIL_BYTES, (b'"file_write"', b'"decision"'),
+                                  skip=lambda raw: _known_write(raw, known)):
         if ev.get("type") == "file_write" and ev.get("ok") and isinstance(ev.get("path"), str):
-            out.append(ev["path"])
+            found = [ev["path"]]
         elif ev.get("type") == "decision" and isinstance(ev.get("files"), list):
-            out.extend(f for f in ev["files"] if isinstance(f, str))
+            found = [f for f in ev["files"] if isinstance(f, str)]
+        else:
+            continue
+        for p in found:
+            if p not in out:
+                out.append(p)
+                if p.isascii() and '"' not in p and "\\" not in p:
+                    known.add(p.encode())
     return out
+
+
+_PATH_KEY = b'"path":"'
+
+
+def _known_write(raw: bytes, known: set[bytes]) -> bool:
+    """Whether a line can only name a file already found: no decision in it, one "path" key,
+    whose value (plain ASCII, no escapes, as engram's JSON writes a path) is known."""
+    if not known or b'"decision"' in raw or raw.count(_PATH_KEY) != 1:
+        return False
+    start = raw.index(_PATH_KEY) + len(_PATH_KEY)
+    end = raw.find(b'"', start)
+    return end > 0 and raw[start:end] in known
 
 
 def recent_files(events_dir: str, session: str | None) -> list[str]:
