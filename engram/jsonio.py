@@ -114,7 +114,7 @@ def read_jsonl(path: str) -> tuple[list, int, int]:
     end = data.rfind(b"\n") + 1
     objects, bad = [], int(bool(data[end:].strip()))
     for raw in data[:end].split(b"\n"):
-        if not raw.strip() or (skip is not None and skip(raw)):
+        if not raw.strip():
             continue
         try:
             objects.append(loads(raw.decode("utf-8", "replace")))
