@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import readonly
+from engram.graph import signature
 from engram.retrieve.shown import is_new, remember, rstate
-from engram.text import AS_DATA
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,8 +33,9 @@ FETCH_LIMIT = 80  # candidates formatted; 1,200 tokens hold ~30 lines, or ~80 na
 # The closing names-only line names the query_knowledge tool only where the agent has it
 # (lifecycle chooses, from engram.config.mcp_registered).
 PLAIN_LOW_PREFIX = "Also in memory: "
-SESSION_HEADER = f"Project memory from earlier sessions (engram; {AS_DATA}):"
-PROMPT_HEADER = f"Project memory related to this prompt (engram; {AS_DATA}):"
+# `context` frames a header as recalled facts (text.AS_DATA) where it renders it.
+SESSION_HEADER = "Project memory from earlier sessions (engram; {}):"
+PROMPT_HEADER = "Project memory related to this prompt (engram; {}):"
 RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summarised
 # The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
 STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8))
@@ -81,10 +81,13 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     pinned items, unfinished work, commands, known problems, instructions), placed before
     the ranked ones. Faded items and items whose evidence no longer holds in the project at
     `root` are left out (retrieve/screens/curation.py; `log` gets the fingerprints of the
-    files checked). `low_prefix`: the names-only line's opening (None: tiers.LOW_PREFIX).
+    files checked). `header` is a template its frame (text.AS_DATA) fills; `low_prefix` the
+    names-only line's opening (None: tiers.LOW_PREFIX).
     """
+    from engram.graph import readonly
     from engram.retrieve import sections, tiers
     from engram.retrieve.screens import conflicts, curation
+    from engram.text import AS_DATA
 
     ranked = [(nid, a) for nid, a in ranked if nid not in exclude]
     injected = rs["injected"]
@@ -100,7 +103,7 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     first, items = curation.screen_both(conn, root, first, items, log)
     if not first and not items:
         return None
-    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header,
+    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header.format(AS_DATA),
                                   tiers.LOW_PREFIX if low_prefix is None else low_prefix)
     remember(injected, {**nodes, **{n["id"]: n for n, _ in first}}, shown)
     return text
@@ -108,6 +111,8 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
 
 def standing(conn) -> list[tuple[dict, float]]:
     """What a session starts with whatever it names: per kind, strongest then newest first."""
+    from engram.graph import readonly
+
     out: list[tuple[dict, float]] = []
     for kind, n in STANDING:
         out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
@@ -141,7 +146,7 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     if source in RESET_SOURCES:
         rs["injected"] = {}
     db = project.db_path
-    sig = rs["sig"] = readonly.signature(db)
+    sig = rs["sig"] = signature(db)
     if not os.path.exists(db):
         return None
     from engram.retrieve.start import cache, project_context  # SessionStart only: git and event-stream readers
@@ -157,13 +162,14 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     text = _session_context(db, project.root, project_context.terms_of(inputs, project.root), cfg, rs, low_prefix,
                             files)
     if want:
-        cache.store(project.dir, want, (sig, readonly.signature(db)), files, text, rs["injected"])
+        cache.store(project.dir, want, (sig, signature(db)), files, text, rs["injected"])
     return text
 
 
 def _session_context(db: str, root: str, terms: Terms, cfg: dict, rs: dict, low_prefix: str | None,
                      files: dict) -> str | None:
     """SessionStart's context from the graph (`files`: the evidence files its screen checked)."""
+    from engram.graph import readonly
     from engram.retrieve.screens import curation
 
     conn = readonly.open_ro(db)
@@ -177,6 +183,7 @@ def _session_context(db: str, root: str, terms: Terms, cfg: dict, rs: dict, low_
 
 def own_nodes(conn, session: str, ids: list[str]) -> set[str]:
     """Which of these nodes were learnt only from this session's own episodes."""
+    from engram.graph import readonly
     from engram.retrieve.tiers import json_strings
 
     mine = readonly.session_episode_ids(conn, session)
@@ -193,10 +200,11 @@ def own_nodes(conn, session: str, ids: list[str]) -> set[str]:
 def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | None = None,
            low_prefix: str | None = None) -> str | None:
     """Context for one user prompt, or None."""
+    from engram.graph import readonly
     from engram.retrieve import entry_points
     rs = rstate(st)
     db = project.db_path
-    sig = readonly.signature(db)
+    sig = signature(db)
     changed = rs.get("sig") is not None and sig != rs.get("sig")
     rs["sig"] = sig
     if not os.path.exists(db):

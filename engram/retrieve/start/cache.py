@@ -5,7 +5,7 @@ as it was, the text is the one retrieval would render again, and the hook skips 
 (opening it, spreading, rendering: ~15 ms at 5,000 nodes; docs/retrieval.md, "Retrieval at
 interpreter speed"). The key, compared whole (`key`, `load`):
 
-* the graph's stamp (`readonly.signature`: size and mtime of engram.db and its WAL);
+* the graph's stamp (`graph.signature`: size and mtime of engram.db and its WAL);
 * the entry points' inputs, as values (`project_context.session_start_inputs`: the last
   sessions' written files, the working tree's changed files from `git status`, the branch,
   the GSD plan's text);
