@@ -89,11 +89,10 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
 
 
 def _low_prefix(ctx: Ctx) -> str | None:
-    """The closing names-only line's opening: it names query_knowledge (None: the default,
-    tiers.LOW_PREFIX) only where the agent has the tool."""
+    """The closing names-only line's opening: it names query_knowledge only where the agent has the tool."""
     from engram.retrieve import inject
 
-    return None if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
+    return inject.low_prefix(ctx.harness, ctx.project.home)
 
 
 # Each event imports only what it uses (the hook pays for every import): retrieval at

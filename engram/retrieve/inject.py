@@ -137,6 +137,21 @@ def distinct_episodes(nodes: list[dict]) -> list[dict]:
     return out[:STANDING_EPISODES]
 
 
+def low_prefix(harness: str, home: str | None = None) -> str | None:
+    """The closing names-only line's opening for an agent of `harness`: naming query_knowledge
+    (None: tiers.LOW_PREFIX) only where the agent has the tool (config.mcp_registered)."""
+    from engram import config
+
+    return None if config.mcp_registered(harness, home) else PLAIN_LOW_PREFIX
+
+
+def warm(project, cfg: dict, harness: str) -> None:
+    """Make the context a new session of `harness` would get now, so that the context cache
+    holds it (`engram worker --warm`, started after a drain once the graph is past the
+    cache's racy window): the next session starts from the cache if nothing changed since."""
+    session_start(project, "", cfg, {}, "startup", low_prefix(harness, project.home))
+
+
 def session_start(project, session: str, cfg: dict, st: dict, source: str = "startup",
                   low_prefix: str | None = None) -> str | None:
     """Context for a new (or resumed, cleared, compacted) session, or None. A session shown

@@ -153,7 +153,20 @@ def test_a_corrupt_or_foreign_entry_is_a_miss(tmp_path):
         assert cache.load(str(tmp_path), "k") is None
 
 
-def test_the_hook_serves_a_new_session_from_the_cache_without_the_ranking_modules(g, root):
+def _old_graph(g):
+    """The fixture graph with a previous session's writes, its files dated long ago (outside
+    the racy window, as a graph is by the time a new session starts)."""
+    with open(os.path.join(g.project.dir, "events", "s1.jsonl"), "w") as f:
+        f.write(jsonio.dumps({"type": "session_start", "seq": 1, "harness": "codex"}) + "\n")
+        f.write(jsonio.dumps({"type": "file_write", "seq": 2, "ok": True, "path": "src/a.py"}) + "\n")
+    g.node("parser needs utf-8", type="finding", strength=0.9, files=["src/a.py"])
+    g.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for path in (g.project.db_path, g.project.db_path + "-wal"):
+        os.utime(path, ns=(10**9, 10**9))
+
+
+def _hook_start(g, root, session, *args):
+    """(stdout, modules imported, items of the `injected` event) of a real SessionStart hook."""
     import json
     import subprocess
     import sys
@@ -162,24 +175,53 @@ def test_the_hook_serves_a_new_session_from_the_cache_without_the_ranking_module
 
     from engram.config import HOOK_ARGS
 
-    with open(os.path.join(g.project.dir, "events", "s1.jsonl"), "w") as f:
-        f.write(jsonio.dumps({"type": "file_write", "seq": 1, "ok": True, "path": "src/a.py"}) + "\n")
-    g.node("parser needs utf-8", type="finding", strength=0.9, files=["src/a.py"])
-    g.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    for path in (g.project.db_path, g.project.db_path + "-wal"):
-        os.utime(path, ns=(10**9, 10**9))  # written long ago: outside the racy window
+    proc = subprocess.run([sys.executable, "-X", "importtime", *HOOK_ARGS, "SessionStart", *args], cwd=str(REPO),
+                          input=json.dumps(payload("SessionStart", session, root, source="startup")).encode(),
+                          capture_output=True, env=dict(os.environ))
+    mods = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
+    events = [json.loads(x) for x in open(g.project.events_path(session))]
+    return proc.stdout, mods, [e["items"] for e in events if e["type"] == "injected"]
 
-    def start(session):
-        proc = subprocess.run([sys.executable, "-X", "importtime", *HOOK_ARGS, "SessionStart"], cwd=str(REPO),
-                              input=json.dumps(payload("SessionStart", session, root, source="startup")).encode(),
-                              capture_output=True, env=dict(os.environ))
-        mods = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
-        events = [json.loads(x) for x in open(g.project.events_path(session))]
-        return proc.stdout, mods, [e for e in events if e["type"] == "injected"]
 
-    out, mods, injected = start("s2")
+RANKING = {"engram.retrieve.activation", "engram.retrieve.sections", "engram.retrieve.tiers", "engram.retrieve.seeds",
+           "engram.graph.aliases", "engram.graph.readonly", "_sqlite3"}
+
+
+def test_the_hook_serves_a_new_session_from_the_cache_without_the_ranking_modules(g, root):
+    _old_graph(g)
+    out, mods, injected = _hook_start(g, root, "s2")
     assert b"parser needs utf-8" in out and "engram.retrieve.activation" in mods
-    again, mods, injected_again = start("s3")
-    assert again == out and injected_again[0]["items"] == injected[0]["items"]
-    assert not mods & {"engram.retrieve.activation", "engram.retrieve.sections", "engram.retrieve.tiers",
-                       "engram.retrieve.seeds", "engram.graph.aliases", "_sqlite3"}
+    again, mods, injected_again = _hook_start(g, root, "s3")
+    assert again == out and injected_again == injected
+    assert not mods & RANKING
+
+
+def test_the_worker_warms_the_cache_for_the_next_session_of_the_last_sessions_harness(g, root):
+    from testing.helpers import engram
+
+    from engram.commands.worker import _harness_of
+
+    _old_graph(g)
+    assert _harness_of(g.project, "s1") == "codex" and _harness_of(g.project, "none") == "claude-code"
+    res = engram("worker", "--warm", "codex", "--project", g.project.dir)
+    assert res.returncode == 0, res.stderr
+    warmed, mods, injected = _hook_start(g, root, "s2", "--harness", "codex")
+    assert b"parser needs utf-8" in warmed and not mods & RANKING
+    os.unlink(cache.path_of(g.project.dir))
+    uncached, mods, injected_uncached = _hook_start(g, root, "s3", "--harness", "codex")
+    assert uncached == warmed and injected_uncached == injected and mods & RANKING
+
+
+def test_a_drain_that_consolidated_starts_the_warm_step_after_the_racy_window(g, monkeypatch):
+    from engram import workers
+    from engram.commands import worker
+
+    started = []
+    monkeypatch.setattr(workers, "start", lambda argv, log, **kw: started.append((argv, kw)))
+    monkeypatch.setenv("ENGRAM_NO_WORKER", "1")
+    worker._start_warm(g.project, "s1")
+    assert started == []  # workers off: nothing starts
+    monkeypatch.delenv("ENGRAM_NO_WORKER")
+    worker._start_warm(g.project, "s1")
+    assert started == [(["worker", "--warm", "claude-code", "--project", g.project.dir],
+                        {"delay": cache.RACY_NS / 1e9 + 0.5, "nice": 10})]

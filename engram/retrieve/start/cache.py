@@ -17,7 +17,10 @@ interpreter speed"). The key, compared whole (`key`, `load`):
 
 Only a session that has been shown nothing yet (a new one, or one cleared or compacted,
 whose shown items are reset) is served from it or stored: a resumed session's context also
-depends on what it already saw. The entry holds the text and what it marks as shown, so the
+depends on what it already saw. It is stored by the first such SessionStart that misses,
+and by `engram worker --warm` (commands/worker.py), which a drain that changed the graph
+starts once the graph is out of the racy window: every turn's consolidation changes the
+graph, so without it the next session would always miss. The entry holds the text and what it marks as shown, so the
 session's bookkeeping (`shown`, the `injected` event) is the uncached run's.
 
 Stored only when nothing it depends on changed within RACY_NS of the store (git's "racy"
