@@ -17,6 +17,7 @@ regular file, and read up to a byte limit:
   its place (a FIFO, a device, a symlink) is removed and the file made anew.
 * `write_atomic`: readers see the old content or the new, never a mix (temp file + rename);
   a failed write leaves no temp file behind.
+* `fingerprint`: what a file is now, from its stats, to tell later whether it changed.
 * `private_dir`: a directory made 0700 with every parent it creates (os.makedirs gives the
   parents the default mode: `backups/` and export folders were 0755).
 
@@ -99,6 +100,19 @@ def read_regular(path: str, limit: int, *, tail: bool = False, within: str | Non
         return read_file(path, limit, tail=tail, follow=follow)
     except (OSError, ValueError):
         return None
+
+
+def fingerprint(path: str) -> list[int] | None:
+    """What a file is now, from stats: its own and, for a symlink, its target's (type, size,
+    inode, mtime, ctime); None when it is missing. Equal fingerprints, taken before a read:
+    the same content (a cache trusts it only for files older than its racy window)."""
+    out: list[int] = []
+    try:
+        for st in (os.lstat(path), os.stat(path)):
+            out += [st.st_mode, st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+    except OSError:
+        return out or None  # a dangling symlink: its own stats
+    return out
 
 
 def open_append(path: str) -> int:

@@ -123,14 +123,14 @@ def read_jsonl(path: str) -> tuple[list, int, int]:
     return objects, bad, end
 
 
-def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, follow: bool = False):
+def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, follow: bool = False, skip=None):
     """The JSON objects on the lines of the last `limit` bytes of a file, newest first.
 
     A generator, so a reader stops at the first it wants: the hooks read a stream's last
     seq, the recent sessions' writes and a transcript's last message this way, in bounded
     time whatever the file's size. A line holding none of `needles` is skipped unparsed
-    (parsing is the cost); so are the tail's torn first line, a killed writer's last one
-    and anything not an object. Nothing for a missing file or anything but a regular file
+    (parsing is the cost), and so is one `skip(line)` says adds nothing; so are the tail's
+    torn first line, a killed writer's last one and anything not an object. Nothing for a missing file or anything but a regular file
     (a symlink too, unless `follow`).
     """
     from engram.fsio import read_regular
@@ -138,8 +138,8 @@ def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, foll
     tail = read_regular(path, limit, tail=True, follow=follow)
     if tail is None:
         return
-    for raw in reversed(tail.split(b"\n")):
-        if not raw.strip() or (needles and not any(n in raw for n in needles)):
+    for raw in (_lines_with(tail, needles) if needles else reversed(tail.split(b"\n"))):
+        if not raw.strip() or (skip is not None and skip(raw)):
             continue
         try:
             obj = loads(raw.decode("utf-8", "replace"))
@@ -147,3 +147,18 @@ def tail_objects(path: str, limit: int, needles: tuple[bytes, ...] = (), *, foll
             continue
         if isinstance(obj, dict):
             yield obj
+
+
+def _lines_with(data: bytes, needles: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of `data` holding any of `needles`, last first: a needle absent from the
+    whole buffer costs one search in C, and each present one a comprehension over the
+    lines (no Python-level `any` per line: a session's stream holds hundreds of lines the
+    hooks do not want)."""
+    present = [n for n in needles if n in data]
+    if not present:
+        return []
+    lines = data.split(b"\n")
+    keep: set[int] = set()
+    for needle in present:
+        keep.update([i for i, line in enumerate(lines) if needle in line])
+    return [lines[i] for i in sorted(keep, reverse=True)]

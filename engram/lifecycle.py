@@ -88,11 +88,11 @@ def _monitor(ctx: Ctx, step, *args) -> list[str]:
         return []
 
 
-def _low_prefix(ctx: Ctx) -> str:
+def _low_prefix(ctx: Ctx) -> str | None:
     """The closing names-only line's opening: it names query_knowledge only where the agent has the tool."""
-    from engram.retrieve import inject, tiers
+    from engram.retrieve import inject
 
-    return tiers.LOW_PREFIX if config.mcp_registered(ctx.harness, ctx.project.home) else inject.PLAIN_LOW_PREFIX
+    return inject.low_prefix(ctx.harness, ctx.project.home)
 
 
 # Each event imports only what it uses (the hook pays for every import): retrieval at

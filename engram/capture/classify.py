@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
-from engram.capture import shellcmd
 from engram.fsio import inside, read_regular
 from engram.capture.event_stream import bounded
 from engram.hashing import sha256_hex
@@ -98,6 +97,8 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
     elif action == "write":
         _write_fields(ev, call, root, cfg, cut)
     elif action == "shell":
+        from engram.capture import shellcmd  # a read or a write never loads the command rules
+
         command = str(call.get("command") or "")
         kind = shellcmd.classify(command)
         ev["command"] = bounded(command, 1000, "command", cut)

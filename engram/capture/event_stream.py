@@ -14,12 +14,15 @@ import os
 from engram import jsonio
 from engram.clock import utc_iso
 from engram.fsio import open_append
-from engram.redact import clip_then_redact
 
 
 def bounded(text, limit: int, field: str, cut: dict) -> str:
     """A text field as it goes into the stream: at most `limit` characters (head and tail
-    kept), redacted, the original length recorded in `cut` when it was shortened."""
+    kept), redacted, the original length recorded in `cut` when it was shortened. The
+    redaction rules load here: an event that carries no such field (SessionStart's, Stop's
+    without a reply) never loads them."""
+    from engram.redact import clip_then_redact
+
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     text, original = clip_then_redact(text, limit)

@@ -11,7 +11,6 @@ stay inside those functions. `cli.py` lists the modules. The helpers below: the 
 from __future__ import annotations
 
 import argparse
-import shlex
 
 
 def add_project_option(p: argparse.ArgumentParser, help: str = "the project directory (default: the current directory)",
@@ -32,6 +31,7 @@ def engram_command() -> str:
     """How a shell runs this installation of engram: `engram` when that is what PATH finds
     (not another tool's command of that name), else the absolute path of the script next to
     this interpreter (after `make`, .venv/bin is not on PATH), else `python -m engram`."""
+    import shlex
     import shutil
 
     from engram.install import setup

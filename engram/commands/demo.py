@@ -177,7 +177,7 @@ def heading(text: str) -> None:
 
 def earlier_history(demo: Demo) -> None:
     """Weeks before: the VAT work, consolidated. Three sessions with writes follow it, so
-    the next SessionStart no longer starts from its files (retrieve/project_context.py)."""
+    the next SessionStart no longer starts from its files (retrieve/start/project_context.py)."""
     heading("Session 1: the agent moves the VAT rates into rates.py (consolidated; three sessions follow it)")
     s = Session(demo, "demo-session-1")
     s.hook("SessionStart", source="startup")

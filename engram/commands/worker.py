@@ -3,7 +3,10 @@
 Without --checks it consolidates the project's queued sessions; with --checks it runs
 the queued contradiction checks. Either way it holds one of the project's worker slots
 (engram.workers), chooses the providers the configuration asks for (engram.providers)
-and hands them to the job, then exits. Output goes to the project log (the hook points
+and hands them to the job, then exits. A drain that consolidated anything starts
+`--warm HARNESS` once the graph is out of the context cache's racy window: the context a
+new session would get, made and cached (retrieve/start/cache.py), so the next session
+starts without reading the graph. Output goes to the project log (the hook points
 stdout/stderr there); run it by hand to watch a drain in the foreground.
 """
 
@@ -26,6 +29,7 @@ def add_parser(subparsers: Any) -> None:
     )
     add_project_option(p, "the project's root or data directory", required=True)
     p.add_argument("--checks", action="store_true", help="run the queued contradiction checks instead")
+    p.add_argument("--warm", metavar="HARNESS", help="cache the context a new session of HARNESS would get instead")
     add_provider_option(p, "override llmProvider (default: config, offline without a key)")
     p.add_argument("--slot-fd", type=int, help=argparse.SUPPRESS)  # the slot the spawning hook claimed
     p.set_defaults(func=run)
@@ -50,6 +54,11 @@ def run(args: argparse.Namespace) -> int:
     cfg, _ = load_config(project.home)
     if args.checks:
         return _checks(project, cfg, args)
+    if args.warm:
+        from engram.retrieve import inject
+
+        inject.warm(project, cfg, args.warm)
+        return 0
     from engram.consolidate.worker import drain
     from engram.providers import registry
 
@@ -59,7 +68,37 @@ def run(args: argparse.Namespace) -> int:
     done = sum(1 for o in outcomes if o.status == "consolidated")
     failed = [o.session for o in outcomes if o.status == "failed"]
     log(project.log_path, "worker", f"drained: {done} consolidated, {len(failed)} failed {failed or ''}", "INFO")
+    if done:
+        _start_warm(project, [o.session for o in outcomes if o.status == "consolidated"][-1])
     return 1 if failed else 0
+
+
+def _start_warm(project: Any, session: str) -> None:
+    """Start `engram worker --warm` for the harness of the last session consolidated, after
+    the context cache's racy window (a graph written this recently is not cached)."""
+    from engram import workers
+    from engram.retrieve.start import cache
+
+    if not workers.disabled():
+        workers.start(["worker", "--warm", _harness_of(project, session), "--project", project.dir],
+                      project.log_path, delay=cache.RACY_NS / 1e9 + 0.5, nice=10)
+
+
+def _harness_of(project: Any, session: str) -> str:
+    """The harness a session ran in, from its session_start event (claude-code when none says)."""
+    from engram import jsonio
+    from engram.fsio import read_regular
+
+    head = read_regular(project.events_path(session), 65536, follow=False) or b""
+    for line in head.split(b"\n")[:50]:
+        if b'"session_start"' in line:
+            try:
+                ev = jsonio.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(ev, dict) and isinstance(ev.get("harness"), str) and ev["harness"]:
+                return ev["harness"]
+    return "claude-code"
 
 
 def _record_use(project: Any, models: Any, outcomes: list[Any]) -> None:

@@ -144,8 +144,8 @@ def _episode_file(project: Any, session: str, terms: Terms, old_size: int,
 
 def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple[int, list[str]]:
     """Log lines, fault records, unusable-answer marks, queued write checks (they hold a diff),
-    the file-to-decision cache and the worker's record (worker.json) that mention a term are
-    removed; (how many, the files rewritten or deleted)."""
+    the file-to-decision cache, SessionStart's context cache (retrieve/start/cache.py) and the
+    worker's record (worker.json) that mention a term are removed; (how many, the files rewritten or deleted)."""
     lines_removed, rewritten = 0, []
     for path in (project.log_path, project.log_path + ".1"):
         try:
@@ -162,7 +162,7 @@ def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple
     dropped += _drop_files(os.path.join(project.dir, UNUSABLE), terms, dry_run)
     dropped += _drop_files(project.home, terms, dry_run, only=(worker_use.FILE,))
     dropped += _drop_files(os.path.join(project.dir, "checks"), terms, dry_run)
-    dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json",))
+    dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json", "session_start.cache"))
     return lines_removed + len(dropped), rewritten + dropped
 
 
@@ -176,7 +176,7 @@ def _drop_files(folder: str, terms: Terms, dry_run: bool, only: tuple[str, ...] 
         except OSError:
             continue
         try:  # a JSON file's strings, unescaped: "staging\\nbox" holds the words of "staging box"
-            value = jsonio.loads(text) if name.endswith(".json") else text
+            value = jsonio.loads(text) if name.endswith((".json", ".cache")) else text
         except ValueError:
             value = text
         if contains(value, terms) or contains(text, terms):

@@ -117,10 +117,10 @@ def _master_step(master: str, root: str, session: corpus.Session, build: Build, 
 def copy_home(master: str, scratch: str) -> None:
     """A copy of the master for one variant's replay, without the event streams no hook reads.
 
-    SessionStart reads only the newest streams (`project_context.MAX_STREAMS`, by mtime);
+    SessionStart reads only the newest streams (`start.project_context.MAX_STREAMS`, by mtime);
     copying every older one made a long history quadratic in its length.
     """
-    from engram.retrieve.project_context import MAX_STREAMS
+    from engram.retrieve.start.project_context import MAX_STREAMS
 
     def ignore(folder: str, names: list[str]) -> list[str]:
         if os.path.basename(folder) != "events":

@@ -43,8 +43,10 @@ def write_config(home: str, settings: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterator[str]:
-    """Point engram at `path` with `settings` as its config.json; restore everything after."""
-    from engram.retrieve import gitstate, project_context
+    """Point engram at `path` with `settings` as its config.json; restore everything after.
+    SessionStart's context cache is off: a variant swaps retrieval's functions in this
+    process, which the cache's key (the code on disk) cannot see."""
+    from engram.retrieve.start import cache, gitstate, project_context
 
     write_config(path, settings)
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
@@ -58,6 +60,8 @@ def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterat
             stack.enter_context(patched(gitstate, "changed_files", lambda *a, **k: []))
             stack.enter_context(patched(gitstate, "branch", lambda *a, **k: None))
             stack.enter_context(patched(project_context, "gsd_plan_text", lambda *a, **k: ""))
+            stack.enter_context(patched(cache, "load", lambda *a, **k: None))
+            stack.enter_context(patched(cache, "store", lambda *a, **k: False))
             yield path
     finally:
         for k, v in saved.items():

@@ -2,5 +2,27 @@
 
 connect.py opens it, migrations.py builds and upgrades the schema from schema.sql, store.py
 reads and writes nodes / edges / episodes, readonly.py holds every read-only query (the
-hooks' first), embeddings.py the vector index. Importing this package imports nothing.
+hooks' first), embeddings.py the vector index. Importing this package imports nothing but
+`os`: `signature`, the graph's version stamp, is here so that a reader that only compares
+stamps (a cached SessionStart) loads no query module.
 """
+
+from __future__ import annotations
+
+import os
+
+
+def signature(path: str) -> list[int]:
+    """A cheap graph-version stamp: size and mtime of the database and its WAL.
+
+    Any committed write (a consolidation) changes it; reading never does. Comparing
+    it costs two stats, so an unchanged graph is detected without opening SQLite.
+    """
+    sig: list[int] = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+            sig += [st.st_size, st.st_mtime_ns]
+        except OSError:
+            sig += [0, 0]
+    return sig

@@ -355,19 +355,20 @@ def concern_words(words: list[str]) -> set[str]:
     tests" "end-to-end testing"), split at hyphens, without function words, the verbs that
     link a concern to its choice (CONCERN_VERBS) and words naming a kind of tool ("the test
     runner" is "the tests"), stemmed (text.stem: "reported" meets "reporting"). Names are
-    looked up exactly, not by squashed spelling: the prompt hook calls this."""
+    looked up exactly, not by squashed spelling, in `canon` alone (the prompt hook calls
+    this: the whole table would cost it ~2 ms more to load)."""
     from engram.text import STOPWORDS, stem
 
-    names, out, i = table(), [], 0
+    known, out, i = canon(), [], 0
     words = [w for w in words if w not in CONCERN_VERBS and w not in CONCERN_NOISE]
     while i < len(words):
         for n in (3, 2, 1):
             name = " ".join(words[i:i + n])
-            canon = names.canon.get(key(name)) if len(words) - i >= n else None
+            found = known.get(key(name)) if len(words) - i >= n else None
             # "db" is "database", "e2e tests" "end-to-end testing"; "retry" stays, not "retry
             # logic", and "session storage" is no browser API ("sessionStorage")
-            if canon and not set(name.split()) <= set(canon.split()) and (n == 1 or len(canon.split()) > 1):
-                out += canon.split()
+            if found and not set(name.split()) <= set(found.split()) and (n == 1 or len(found.split()) > 1):
+                out += found.split()
                 i += n
                 break
         else:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from engram.graph import signature  # noqa: F401  (the graph's stamp; its readers ask here too)
+
 TYPE_CHECKING = False  # `typing` costs every hook ~20 ms: annotations only
 if TYPE_CHECKING:
     from types import ModuleType
@@ -119,22 +121,6 @@ def decisions_linked(path: str, file: str, threshold: float) -> list[str]:
         return [r[0] for r in conn.execute(_LINKED_DECISIONS, (file, threshold)).fetchall()]
     finally:
         conn.close()
-
-
-def signature(path: str) -> list[int]:
-    """A cheap graph-version stamp: size and mtime of the database and its WAL.
-
-    Any committed write (a consolidation) changes it; reading never does. Comparing
-    it costs two stats, so an unchanged graph is detected without opening SQLite.
-    """
-    sig: list[int] = []
-    for p in (path, path + "-wal"):
-        try:
-            st = os.stat(p)
-            sig += [st.st_size, st.st_mtime_ns]
-        except OSError:
-            sig += [0, 0]
-    return sig
 
 
 def _chunks(items: list, size: int = CHUNK):

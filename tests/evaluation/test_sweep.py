@@ -47,7 +47,7 @@ def test_windows_trade_calls_for_causal_links_kept():
 
 
 def test_a_variants_copy_keeps_the_graph_and_only_the_streams_sessionstart_reads(tmp_path):
-    from engram.retrieve.project_context import MAX_STREAMS
+    from engram.retrieve.start.project_context import MAX_STREAMS
     from engram.evaluation.engine import copy_home
 
     events = tmp_path / "master" / "projects" / "p" / "events"

@@ -61,6 +61,8 @@ def test_forget_a_node_removes_every_copy(proj, engram_home, figures):
     nid = node_id(proj, FORGET)
     assert nid and everywhere(engram_home, FORGET)
     before = (project_dir(proj) / "events" / "s1.jsonl").read_bytes()
+    # SessionStart's context cache (retrieve/start/cache.py) holding it goes too
+    (project_dir(proj) / "session_start.cache").write_text(json.dumps({"key": "k", "text": f"- {FORGET}"}))
     res = engram("forget", nid, cwd=proj)
     assert res.returncode == 0, res.stderr
     assert "1 node(s) deleted" in res.stdout

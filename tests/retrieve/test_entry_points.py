@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
 import pytest
 
 from engram import jsonio
-from engram.retrieve import entry_points, gitstate, project_context, seeds
+from engram.retrieve import entry_points, seeds
+from engram.retrieve.start import gitstate, project_context
 from engram.retrieve.entry_points import terms_from_text
 
 
@@ -92,6 +94,41 @@ def test_recent_session_files_newest_first(tmp_path):
     _stream(ev / "current.jsonl", [{"type": "file_write", "ok": True, "path": "mine.py"}])
     os.utime(ev / "old.jsonl", (1, 1))
     assert project_context.recent_files(str(ev), "current") == ["d.py", "a.py", "old.py"]
+
+
+def test_files_written_in_a_stream_are_distinct_newest_first_whatever_repeats(tmp_path):
+    path = tmp_path / "s.jsonl"
+    events = [{"type": "file_write", "ok": True, "path": "old.py"},
+              {"type": "decision", "files": ["d.py", "a.py"], "content": "keep a.py"},
+              *[{"type": "file_write", "ok": True, "path": "a.py", "diff": '"path":"x"'} for _ in range(50)],
+              {"type": "file_write", "ok": True, "path": 'we"ird\\.py'},
+              {"type": "file_write", "ok": False, "path": "failed.py"},
+              {"type": "file_write", "ok": True, "meta": {"path": "a.py"}, "path": "b.py"},
+              *[{"type": "file_write", "ok": True, "path": "a.py"} for _ in range(50)]]
+    _stream(path, events)
+    want = []
+    for ev in reversed(events):  # what parsing every line gives
+        names = [ev["path"]] if ev["type"] == "file_write" and ev["ok"] else ev.get("files", [])
+        want += [p for p in names if p not in want]
+    assert want == ["a.py", "b.py", 'we"ird\\.py', "d.py", "old.py"]
+    assert project_context.written_in(str(path)) == want
+
+
+def test_a_tails_lines_with_a_needle_are_those_a_line_by_line_filter_gives(tmp_path):
+    path = tmp_path / "s.jsonl"
+    lines = [jsonio.dumps({"seq": i, "type": ["a", "b", "c"][i % 3], "x": "needle" * (i % 2)}) for i in range(200)]
+    path.write_bytes(("\n".join(lines) + "\n" + '{"torn').encode())
+    for limit in (10**6, 5000, 777, 40):
+        for needles in ((b'"a"',), (b'"b"', b"needle"), (b"needle", b"needle"), (b"absent",)):
+            tail = path.read_bytes()[-limit:]
+            want = []
+            for raw in reversed(tail.split(b"\n")):
+                if raw.strip() and any(n in raw for n in needles):
+                    try:
+                        want.append(json.loads(raw))
+                    except ValueError:
+                        pass
+            assert list(jsonio.tail_objects(str(path), limit, needles)) == want
 
 
 def test_gsd_plan_contributes_terms(root):

@@ -173,3 +173,19 @@ def test_a_query_of_local_vectors_embeds_the_question_without_the_provider_regis
     assert "engram.graph.vectors" in mods and "sqlite_vec" not in mods
     heavy = {m for m in mods if m.startswith(("engram.providers", "engram.monitor", "anthropic", "openai", "mcp"))}
     assert not heavy, heavy
+
+
+def test_pending_reads_the_prompts_and_decisions_of_a_stream_as_reading_every_event_would(tmp_path):
+    from engram import jsonio
+    from engram.capture.event_stream import read_events
+    from engram.retrieve import pending
+
+    path = tmp_path / "s.jsonl"
+    kinds = ["user_prompt", "tool_call", "decision", "injected", "file_write"]
+    lines = [jsonio.dumps({"type": kinds[i % 5], "seq": i + 1, "prompt": f"use X{i} for the queue",
+                           "content": "decision" if i % 7 == 0 else "x"}) for i in range(60)]
+    path.write_text("\n".join(lines) + "\n" + '{"type":"user_prompt","seq":61')  # a torn last line
+    for after in (0, 13, 60):
+        kept = ("user_prompt", "decision")  # pending._stated reads no other type
+        want = [ev for ev in read_events(str(path), after)[0] if ev["type"] in kept]
+        assert [ev for ev in pending._statements(str(path), after) if ev["type"] in kept] == want

@@ -36,12 +36,23 @@ _SEPARATORS = ("&&", "||", ";", "|")
 
 
 class Reader:
-    """Bounded, cached reads of the project's files for one retrieval or consolidation."""
+    """Bounded, cached reads of the project's files for one retrieval or consolidation.
 
-    def __init__(self, root: str, max_reads: int = MAX_READS):
+    With `log`, each file's `fsio.fingerprint` goes there by absolute path, taken before its
+    first access: what a retrieval's screen depended on, for the SessionStart context cache
+    (retrieve/start/cache.py) to check again."""
+
+    def __init__(self, root: str, max_reads: int = MAX_READS, log: dict[str, list[int] | None] | None = None):
         self.root = os.path.realpath(root)
         self.left = max_reads
         self.cache: dict[tuple[str, int], bytes | None | bool] = {}
+        self.log = log
+
+    def _note(self, path: str) -> None:
+        if self.log is not None and path not in self.log:
+            from engram.fsio import fingerprint
+
+            self.log[path] = fingerprint(path)
 
     def path(self, rel: str) -> str | None:
         """The absolute path of a project-relative one; None when it would leave the project."""
@@ -56,6 +67,7 @@ class Reader:
             return None
         key = (rel, -1)
         if key not in self.cache:
+            self._note(path)
             self.cache[key] = os.path.lexists(path)
         return bool(self.cache[key])
 
@@ -72,6 +84,7 @@ class Reader:
             if self.left <= 0:
                 return False
             self.left -= 1
+            self._note(path)
             self.cache[key] = read_regular(path, limit + 1, within=self.root)
         return self.cache[key]
 

@@ -31,22 +31,24 @@ def pinned(conn) -> list[tuple[dict, float]]:
     return [(node, PIN_ACTIVATION) for node in items.pinned_nodes(conn, readonly.NODE_COLS)]
 
 
-def screen_both(conn, root: str | None, first: list[tuple[dict, float]], rest: list[tuple[dict, float]]
-                ) -> tuple[list[tuple[dict, float]], list[tuple[dict, float]]]:
+def screen_both(conn, root: str | None, first: list[tuple[dict, float]], rest: list[tuple[dict, float]],
+                log: dict | None = None) -> tuple[list[tuple[dict, float]], list[tuple[dict, float]]]:
     """`screen` of the standing and the ranked pairs in one pass (one read of the flags and
-    states, one budget of file reads)."""
-    kept = screen(conn, root, first + rest, marked=True)
+    states, one budget of file reads); `log` gets the fingerprints of the files it checked
+    (evidence.Reader)."""
+    kept = screen(conn, root, first + rest, marked=True, log=log)
     return [p for i, p in kept if i < len(first)], [p for i, p in kept if i >= len(first)]
 
 
-def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool = False) -> list:
+def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool = False,
+           log: dict | None = None) -> list:
     """The pairs without faded items and items whose evidence no longer holds (pinned ones
     kept); with `marked`, each kept pair with its index in `pairs`."""
     if not pairs:
         return pairs
     pins, faded = items.flagged(conn)
     state = items.states(conn, {n["id"] for n, _ in pairs})
-    reader = evidence.Reader(root) if root else None
+    reader = evidence.Reader(root, log=log) if root else None
     keep = set(pins)
     out = []
     for i, (node, act) in enumerate(pairs):
