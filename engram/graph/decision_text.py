@@ -180,6 +180,7 @@ _RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
     _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
     _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
+    _Lazy(r"\b(?:mov|migrat|switch|gett?|com)\w*\s+(?:.+?\s)?(?:off(?:\s+of)?|away\s+from)\s+" + _PHRASE + _END),
 ]
 # ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
 _DROPPED = [
@@ -226,6 +227,8 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+# A decision said as a headline, without a verb: "Node 20 for the backend", "Postgres for persistence".
+_HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+for\s+\S")
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
@@ -260,6 +263,50 @@ def _names_thing(phrase: str, original: str) -> bool:
     return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
 
 
+def _known_name(phrase: str) -> bool:
+    """Whether a phrase is one name the table knows, at a version or not ("pnpm", "Node 20")."""
+    from engram.graph import aliases
+
+    words = phrase.split()
+    if words and _VERSION.fullmatch(words[-1]) and len(words) > 1:
+        words = words[:-1]
+    return 0 < len(words) <= 3 and aliases.table().canonical(" ".join(words)) is not None
+
+
+_VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
+# "Vitest is our test runner now": a known name before the copula and the concern after it,
+# said the other way round ("our test runner is Vitest").
+_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(.+?)(?:\s+now)?$")
+# "Let Dependabot open the update PRs": a tool let do a job is chosen for it ("use Dependabot to ...");
+# so is one said to do it ("Renovate handles dependency updates", "Vite builds the frontend").
+_LET = _Lazy(r"^let\s+(\S+(?:\s+\S+){0,2}?)\s+(?=[a-z])")
+_ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|builds|hosts|serves|powers|stores|sends|"
+              r"owns|does|checks|formats|lints|deploys|tests|schedules|processes|bundles|compiles|tracks|collects|"
+              r"ships|publishes|generates|provisions|orchestrates|takes care of|covers|drives|backs)\s)")
+
+
+def _reworded(clause: str, original: str) -> str:
+    """A clause in the shape the choice patterns read: an inverted copula turned round, a
+    tool that is let do something used for it."""
+    if (m := _INVERTED.match(clause)) and _known_name(m.group(1)) and not _names_thing(m.group(2), original):
+        return f"{m.group(2)} is {m.group(1)}"
+    if (m := _LET.match(clause) or _ACTS.match(clause)) and _known_name(m.group(1)):
+        return f"use {m.group(1)} to {clause[m.end():]}"
+    return clause
+
+
+def _named_version(choice: list[str], words: list[str]) -> tuple[list[str], list[str]]:
+    """A bare version chosen for a concern that is one named thing ("Upgrade Python to 3.12",
+    "Bump Node to 22") is that thing's version: ("python 3.12", no concern left)."""
+    from engram.graph.aliases import concern_words
+
+    bare = [c for c in choice if _VERSION.fullmatch(c)]
+    named = [w for w in words if _known_name(w)]
+    if len(bare) != 1 or len(named) != 1 or concern_words(words) != concern_words(named):
+        return choice, words
+    return [f"{named[0]} {c}" if c == bare[0] else c for c in choice], [w for w in words if w != named[0]]
+
+
 def _read(clause: str, original: str) -> dict[str, Any]:
     """One clause's choice, ruled-out and dropped phrases (with their spans) and leftover words."""
     from engram.graph.aliases import concern_words
@@ -290,6 +337,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
+    if not found and not modal and (m := _HEADLINE.match(body)) and _known_name(_phrase(m.group(1))):
+        found = [m]
     choice = []
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
@@ -305,7 +354,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     left = clause
     for a, b in sorted(spans, reverse=True):
         left = left[:a] + " " + left[b:]
-    return {"choice": choice, "ruled": ruled, "dropped": dropped, "subject": concern_words(_words_of(left))}
+    choice, words = _named_version(choice, _words_of(left))
+    return {"choice": choice, "ruled": ruled, "dropped": dropped, "subject": concern_words(words)}
 
 
 def _clauses(text: str) -> list[str]:
@@ -313,7 +363,8 @@ def _clauses(text: str) -> list[str]:
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
         t = f"{m.group(1)} is {t[m.end():]}"
-    return [c for c in (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";"))) if c]
+    clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
+    return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
 
 def statement(text: str) -> dict[str, Any]:

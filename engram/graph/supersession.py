@@ -150,9 +150,13 @@ def _key(term: str) -> str:
 
 
 def _agree(a: str, b: str) -> bool:
-    """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16")."""
+    """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16");
+    a word naming the kind of thing ("the feature/<ticket> scheme", "the Jest setup") adds nothing."""
+    from engram.graph.aliases import CONCERN_KINDS
+
     ka, kb = _key(a), _key(b)
     wa, wb = set(ka.split()), set(kb.split())
+    wa, wb = (wa - CONCERN_KINDS or wa), (wb - CONCERN_KINDS or wb)
     return ka == kb or wa <= wb or wb <= wa
 
 
