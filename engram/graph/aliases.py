@@ -339,7 +339,7 @@ driven backed based provide provides provided implement implemented write writes
 rewrite rewrites rewritten rewriting rewrote built live lives happen happens speak speaks follow follows
 get gets become becomes stay stays rely relies depend depends target targets manage manages managed
 managing can could shall forward supersede supersedes run runs ran running point points convert port
-we're i'd let's away more back against behind onto across within towards
+we're i'd let's away more back against behind onto across within towards store stores stored storing
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",

@@ -205,8 +205,8 @@ _CHOICE = [
           r"choose|pick|standardi[sz]e on|settle on|go back to)\s+" + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
-    _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump|upgrade|downgrade|convert|"
-          r"port|point|go|goes|went)(?:e?s|e?d|ing)?\b(?:.*?\s)?to\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
+          r"upgrad|downgrad)(?:e|es|ed|ing)|set(?:s|ting)?|go(?:es|ing)?|went)\b(?:.*?\s)?to\s+" + _PHRASE + _END),
     # a linking verb's complement: "S is done with X", "S goes through X", "S runs on X"
     _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?" + _PARTICIPLE + r"\s+" + _TO + r"\s+" + _PHRASE + _END),
     _Lazy(r"\b(?:goes|go|moves?|runs?|lives?|happens?|sits?|comes?|points?|flows?|talks?|relies|rely|depends?)"
@@ -223,7 +223,7 @@ _COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)
 # bcrypt", "Deploy the frontend to Vercel": the phrase after the instrument's or the
 # destination's preposition is the choice, the verb and its object the subject.
 _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.+?\s)?(?:with|through|via|on|onto|"
-               r"in|into|to|as|using|from|behind)\s+" + _PHRASE + _END)
+               r"in|into|to|as|using|from|behind|against)\s+" + _PHRASE + _END)
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
