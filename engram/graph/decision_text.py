@@ -189,6 +189,7 @@ _DROPPED = [
           r"no longer use|no more|get rid of)\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed|out|dead|dropped)\b"),
     _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go)\s+away\b"),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be)\s+(?:now\s+)?replaced\b"),
     _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
     _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
 ]
@@ -201,8 +202,9 @@ _PARTICIPLE = r"(?:\w+ed|\w+en|built|done|run|sent|kept|made|held|set|put|hosted
 _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
     _USE,
-    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch to|go with|stick with|adopt|prefer|"
-          r"choose|pick|standardi[sz]e on|settle on|go back to)\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
+          r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
+          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to)\s+" + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
     _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
