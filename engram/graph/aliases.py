@@ -340,11 +340,13 @@ rewrite rewrites rewritten rewriting rewrote built live lives happen happens spe
 get gets become becomes stay stays rely relies depend depends target targets manage manages managed
 managing can could shall forward supersede supersedes run runs ran running point points convert port
 we're i'd let's away more back against behind onto across within towards store stores stored storing
+rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
                    "stack", "scheme", "pattern", "manager"))
-CONCERN_NOISE = frozenset(("'s", "s"))
+# Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire"))
 
 
 def concern_words(words: list[str]) -> set[str]:

@@ -178,8 +178,12 @@ _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind
 # Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
 _RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
-    _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
     _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
+]
+# ... or moved away from: for this concern, or, when the clause names none, everywhere ("We're
+# switching from Docker to Podman", "moving off Heroku"): then the earlier choice is gone.
+_MOVED = [
+    _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
     _Lazy(r"\b(?:mov|migrat|switch|gett?|com)\w*\s+(?:.+?\s)?(?:off(?:\s+of)?|away\s+from)\s+" + _PHRASE + _END),
 ]
 # ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
@@ -197,7 +201,7 @@ _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead",
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
-_PARTICIPLE = r"(?:\w+ed|\w+en|built|done|run|sent|kept|made|held|set|put|hosted)"
+_PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
 # "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
 _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
@@ -324,6 +328,10 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     for rx in _RULED_HERE:
         for m in rx.finditer(clause):
             take(m, ruled)
+    moved: list[str] = []
+    for rx in _MOVED:
+        for m in rx.finditer(clause):
+            take(m, moved)
     for rx in _DROPPED:
         for m in rx.finditer(clause):
             take(m, dropped)
@@ -357,7 +365,9 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     for a, b in sorted(spans, reverse=True):
         left = left[:a] + " " + left[b:]
     choice, words = _named_version(choice, _words_of(left))
-    return {"choice": choice, "ruled": ruled, "dropped": dropped, "subject": concern_words(words)}
+    subject = concern_words(words)
+    return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
+            "subject": subject}
 
 
 def _clauses(text: str) -> list[str]:
