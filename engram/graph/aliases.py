@@ -340,7 +340,7 @@ rewrite rewrites rewritten rewriting rewrote built live lives happen happens spe
 get gets become becomes stay stays rely relies depend depends target targets manage manages managed
 managing can could shall forward supersede supersedes run runs ran running point points convert port
 we're i'd let's away more back against behind onto across within towards store stores stored storing
-rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting
+rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",

@@ -79,6 +79,7 @@ KIND_WORDS: dict[str, str] = {
     "desktop-framework": "desktop",
     "issue-tracker": "issue ticket tracking tracker",
     "chat": "chat communication",
+    "cloud": "cloud infrastructure infra provider hosting host",
 }
 _MEMBERS: list[dict[str, set[str]]] = []
 

@@ -203,7 +203,7 @@ _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
 _PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
 # "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
-_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
+_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|using|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
     _USE,
     _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
@@ -235,8 +235,9 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
 # A decision said as a headline, without a verb: "Node 20 for the backend", "Postgres for persistence".
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+for\s+\S")
+_BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
-_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
+_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?\s+|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 _LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
@@ -280,6 +281,7 @@ def _known_name(phrase: str) -> bool:
 
 
 _VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
+_POINTER = _Lazy(r"\b(?:it|them|this|that)\b")  # "switch it to SQS": the concern is the one just discussed
 # "Vitest is our test runner now": a known name before the copula and the concern after it,
 # said the other way round ("our test runner is Vitest").
 _INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(.+?)(?:\s+now)?$")
@@ -347,7 +349,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
-    if not found and not modal and (m := _HEADLINE.match(body)) and _known_name(_phrase(m.group(1))):
+    if not found and not modal and (m := _HEADLINE.match(body) or _BARE.match(body)) and _known_name(_phrase(m.group(1))):
         found = [m]
     choice = []
     for m in found:
@@ -367,7 +369,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     choice, words = _named_version(choice, _words_of(left))
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
-            "subject": subject}
+            "subject": subject, "refers": not subject and bool(_POINTER.search(left))}
 
 
 def _clauses(text: str) -> list[str]:
@@ -380,31 +382,36 @@ def _clauses(text: str) -> list[str]:
 
 
 def statement(text: str) -> dict[str, Any]:
-    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...]} of a decision.
+    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...], "refers": bool}
+    of a decision.
 
     The subject is its main clause's (the first that says something); a later clause adds
     what it rules out, and its choice when it is about the same thing ("we no longer deploy
     the web app to Heroku; deploy it to Fly.io"), not its reasons ("..., mongo was too
     slow"). `dropped` are the ruled-out phrases said to be gone for good ("replace Y with X",
-    "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. Pure and English-only, like
-    the rest of this module: a sentence it cannot read gives an empty choice, and
-    supersession then retires nothing on its account.
+    "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. `refers`: the main clause
+    names no concern but points back at one ("Actually, switch it to SQS"). Pure and
+    English-only, like the rest of this module: a sentence it cannot read gives an empty
+    choice, and supersession then retires nothing on its account.
     """
     original = " ".join(str(text).split())
     choice: list[str] = []
     ruled: list[str] = []
     dropped: list[str] = []
     subject: set[str] | None = None
+    refers = False
     for clause in _clauses(text):
         part = _read(clause, original)
         ruled += part["ruled"]
         dropped += part["dropped"]
-        if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]):
-            subject = part["subject"]
+        if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]) or (
+                not subject and not choice and part["choice"]):  # "We're ditching Varnish; responses get cached in ..."
+            subject, refers = part["subject"], part["refers"]
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
     dropped = list(dict.fromkeys(p for p in map(_phrase, dropped) if p))
     ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
-    return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped}
+    return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped,
+            "refers": refers}

@@ -212,8 +212,9 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     When both choices are of one kind (choice_kinds: two databases, two CI systems), the
     words naming that kind or its job are left out of both ("Use MySQL for the orders
     database" / "Orders are stored in Postgres now" are both about {order}), and a concern
-    said only by such words counts as named ("Use pnpm as the package manager" is wider than
-    "Use Yarn as the package manager in the web repo")."""
+    said only by such words, or by a pronoun ("Actually, switch it to SQS"), counts as named
+    ("Use pnpm as the package manager" is wider than "Use Yarn as the package manager in the
+    web repo")."""
     o, n = set(old["subject"]), set(new["subject"])
     alike = choice_kinds.shared(old["choice"], new["choice"])
     if not alike:
@@ -223,7 +224,7 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if co == cn:
         return co, cn, "same"
     if cn < co:
-        return co, cn, "wider" if cn or n else ""
+        return co, cn, "wider" if cn or n or new.get("refers") else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
 
 
