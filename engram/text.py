@@ -171,8 +171,8 @@ def _derived(w: str) -> str:
             w = w[:-1]  # "runner" -> "run", "formatter" -> "format"
     if w.endswith("ation") and len(w) > 7:
         w = w[:-3] + "e"  # "orchestration" -> "orchestrate"
-    elif w.endswith(("ction", "ption", "ssion")) and len(w) >= 8:
-        w = w[:-3]  # "encryption" -> "encrypt", "compression" -> "compress"
+    elif w.endswith(("ption", "ssion")) and len(w) >= 8:
+        w = w[:-3]  # "encryption" -> "encrypt", "compression" -> "compress" ("production" keeps its "-ion")
     elif w.endswith(("ence", "ance")) and len(w) >= 9:
         w = w[:-4]  # "persistence" -> "persist", "performance" -> "perform"
     if w.endswith("ate") and len(w) >= 7:
