@@ -237,7 +237,7 @@ _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+for\s+\S")
 _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
-_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?\s+|(?:from now on|going forward),?\s+|"
+_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 _LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")

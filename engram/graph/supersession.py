@@ -18,7 +18,7 @@ the HTTP cache"), and links the ones it is only related to.
 
 from __future__ import annotations
 
-from engram.graph import choice_kinds, decision_text
+from engram.graph import aliases, decision_text
 from engram.graph.store import Node, NotFound, edges_of, find_by_name, get_node, get_nodes, now, transaction, update_node, upsert_edge
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
@@ -144,26 +144,26 @@ def _statement(node: Node) -> dict[str, Any]:
 
 
 def _key(term: str) -> str:
-    from engram.graph import aliases
-
-    return aliases.table().canonical(term) or term
+    """A choice in canonical names, a version kept after its thing ("postgres 16" is "postgresql 16")."""
+    table = aliases.table()
+    name, _, version = term.rpartition(" ")
+    if name and version[:1].isdigit() and not table.canonical(term):
+        return f"{table.canonical(name) or name} {version}"
+    return table.canonical(term) or term
 
 
 def _agree(a: str, b: str) -> bool:
     """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16");
     a word naming the kind of thing ("the feature/<ticket> scheme", "the Jest setup") adds nothing."""
-    from engram.graph.aliases import CONCERN_KINDS
-
     ka, kb = _key(a), _key(b)
     wa, wb = set(ka.split()), set(kb.split())
-    wa, wb = (wa - CONCERN_KINDS or wa), (wb - CONCERN_KINDS or wb)
+    wa, wb = (wa - aliases.CONCERN_KINDS or wa), (wb - aliases.CONCERN_KINDS or wb)
     return ka == kb or wa <= wb or wb <= wa
 
 
 def _stems(phrase: str) -> set[str]:
     """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
     in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
-    from engram.graph import aliases
     from engram.text import stem
 
     return aliases.concern_words(phrase.split()) or {stem(w) for w in phrase.split()}
@@ -209,22 +209,26 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     """The two statements' concerns as compared, and how the newer covers the older (_scope;
     "unscoped": neither names one).
 
-    When both choices are of one kind (choice_kinds: two databases, two CI systems), the
+    When both choices are of one kind (aliases.kinds: two databases, two CI systems), the
     words naming that kind or its job are left out of both ("Use MySQL for the orders
     database" / "Orders are stored in Postgres now" are both about {order}), and a concern
-    said only by such words, or by a pronoun ("Actually, switch it to SQS"), counts as named
-    ("Use pnpm as the package manager" is wider than "Use Yarn as the package manager in the
-    web repo")."""
+    said only by such words counts as named ("Use pnpm as the package manager" is wider than
+    "Use Yarn as the package manager in the web repo"). A newer one that names its concern
+    only by a pronoun ("Actually, switch it to SQS") is wider than any older one of its kind
+    that names one: which it points at is sure only when it is the one
+    (supersede_replaced)."""
     o, n = set(old["subject"]), set(new["subject"])
-    alike = choice_kinds.shared(old["choice"], new["choice"])
+    alike = aliases.shared_kinds(old["choice"], new["choice"])
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")
-    kind = choice_kinds.words(alike)
+    kind = aliases.kind_words(alike)
     co, cn = o - kind, n - kind
+    if not n and new.get("refers") and o:
+        return co, cn, "wider"
     if co == cn:
         return co, cn, "same"
     if cn < co:
-        return co, cn, "wider" if cn or n or new.get("refers") else ""
+        return co, cn, "wider" if cn or n else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
 
 
