@@ -188,7 +188,7 @@ _MOVED = [
 ]
 # ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
 _DROPPED = [
-    _Lazy(r"\b(?:replace|swap)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
+    _Lazy(r"\b(?:replac(?:e|es|ed|ing)|swap(?:s|ped|ping)?)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
     _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|stop using|don'?t use|do not use|never use|"
           r"no longer use|no more|get rid of)\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed|out|dead|dropped)\b"),
@@ -206,7 +206,7 @@ _PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|
 _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|using|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
     _USE,
-    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
+    _Lazy(r"\b(?:in favou?r of|replac(?:e|es|ed|ing)\s+.+?\s+with|swap(?:s|ped|ping)?\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
           r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
           r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to)\s+" + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
@@ -305,12 +305,14 @@ def _reworded(clause: str, original: str) -> str:
 
 def _named_version(choice: list[str], words: list[str]) -> tuple[list[str], list[str]]:
     """A bare version chosen for a concern that is one named thing ("Upgrade Python to 3.12",
-    "Bump Node to 22") is that thing's version: ("python 3.12", no concern left)."""
+    "Bump Node to 22") is that thing's version: ("python 3.12", no concern left); a dotted
+    version is the version of the one named thing of a wider concern ("Bump the API's Python
+    to 3.12": "python 3.12" for the API), where "Redis's retry limit is now 5" is a value."""
     from engram.graph.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
     named = [w for w in words if _known_name(w)]
-    if len(bare) != 1 or len(named) != 1 or concern_words(words) != concern_words(named):
+    if len(bare) != 1 or len(named) != 1 or ("." not in bare[0] and concern_words(words) != concern_words(named)):
         return choice, words
     return [f"{named[0]} {c}" if c == bare[0] else c for c in choice], [w for w in words if w != named[0]]
 
@@ -363,9 +365,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     if not choice and not negated and not modal and (m := _VALUE.search(clause)):
         choice.append(m.group(0))
         spans.append(m.span(0))
-    left = clause
-    for a, b in sorted(spans, reverse=True):
-        left = left[:a] + " " + left[b:]
+    gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
+    left = "".join(" " if i in gone else ch for i, ch in enumerate(clause))
     choice, words = _named_version(choice, _words_of(left))
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
