@@ -383,15 +383,17 @@ def _clauses(text: str) -> list[str]:
 
 
 def statement(text: str) -> dict[str, Any]:
-    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...], "refers": bool}
-    of a decision.
+    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...], "refers": bool,
+    "also": [[subject, values], ...]} of a decision.
 
     The subject is its main clause's (the first that says something); a later clause adds
     what it rules out, and its choice when it is about the same thing ("we no longer deploy
     the web app to Heroku; deploy it to Fly.io"), not its reasons ("..., mongo was too
     slow"). `dropped` are the ruled-out phrases said to be gone for good ("replace Y with X",
     "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. `refers`: the main clause
-    names no concern but points back at one ("Actually, switch it to SQS"). Pure and
+    names no concern but points back at one ("Actually, switch it to SQS"). `also`: the
+    values a later clause sets for a concern of its own, [subject, values] ("Format with
+    Black, line length 88": [["length", "lin"], ["88"]]). Pure and
     English-only, like the rest of this module: a sentence it cannot read gives an empty
     choice, and supersession then retires nothing on its account.
     """
@@ -401,6 +403,7 @@ def statement(text: str) -> dict[str, Any]:
     dropped: list[str] = []
     subject: set[str] | None = None
     refers = False
+    also: list[list[list[str]]] = []
     for clause in _clauses(text):
         part = _read(clause, original)
         ruled += part["ruled"]
@@ -411,8 +414,10 @@ def statement(text: str) -> dict[str, Any]:
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
+        elif subject and (values := [_phrase(c) for c in part["choice"] if c[:1].isdigit()]):
+            also.append([sorted(part["subject"]), values])
     dropped = list(dict.fromkeys(p for p in map(_phrase, dropped) if p))
     ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
     return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped,
-            "refers": refers}
+            "refers": refers, "also": also}

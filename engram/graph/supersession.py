@@ -257,6 +257,8 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
         _agree(a, b) for a in old["choice"] for b in new["choice"])
     version = _other_version(old["choice"], new["choice"])
     about_choice = any(_stems(c) <= set(new["subject"]) for c in old["choice"] if c)
+    if reset := _reset(old, new):
+        return "replaces", reset
     if ruled and (scope in ("same", "wider", "unscoped") or (scope == "narrower" and (gone or not new["choice"]))):
         return "replaces", f"rules out {ruled[0]}"
     if gone and not new["subject"]:
@@ -271,6 +273,19 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
             f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}")
         return "related", f"{POSSIBLY}: {said}"
     return _related(old, new)
+
+
+def _reset(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Why the newer sets another value for a setting the older stated beside its choice
+    ("Black line length is 120" after "Format with Black, line length 88"), else ""."""
+    named = set().union(*(_stems(c) for c in old["choice"] if c))
+    for subject, values in old.get("also") or []:
+        if subject and set(new["subject"]) - named == set(subject):
+            for a in values:
+                for b in new["choice"]:
+                    if _value(b) and not _agree(a, b):
+                        return f"sets {' '.join(subject)} to {b} where it was {a}"
+    return ""
 
 
 def _related(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
