@@ -279,8 +279,9 @@ def _reset(old: dict[str, Any], new: dict[str, Any]) -> str:
     """Why the newer sets another value for a setting the older stated beside its choice
     ("Black line length is 120" after "Format with Black, line length 88"), else ""."""
     named = set().union(*(_stems(c) for c in old["choice"] if c))
+    setting = set(new["subject"]) - named
     for subject, values in old.get("also") or []:
-        if subject and set(new["subject"]) - named == set(subject):
+        if setting and (setting <= set(subject) or set(subject) <= setting):
             for a in values:
                 for b in new["choice"]:
                     if _value(b) and not _agree(a, b):

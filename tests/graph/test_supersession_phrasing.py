@@ -51,8 +51,13 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("We use Python 3.8.", "Upgrade Python to 3.12."),
     ("Node 16 for the backend.", "Bump the backend to Node 20."),
     ("We're on Django 3.2.", "Upgrade to Django 5."),
+    ("the api moves to python 3.10", "Bump the API's Python to 3.12."),
     # ruled out, dropped, replaced
     ("Use Jenkins.", "Jenkins is replaced by GitLab CI."),
+    ("Dates are handled by Luxon.", "We're replacing luxon with date-fns."),
+    ("We picked RabbitMQ for background jobs.", "background jobs go on SQS now, rabbit was a pain to operate"),
+    # a setting stated beside the choice, set again
+    ("Lint with Ruff, max line length 100.", "Ruff's line length is 120."),
     ("The app is containerized with Docker.", "We're switching from Docker to Podman."),
     ("Cache API responses with Varnish.", "We're ditching Varnish; responses get cached in Cloudflare."),
     # chat: fillers, a pronoun, a name alone, a tool said to do the job
