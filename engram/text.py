@@ -165,10 +165,10 @@ def _derived(w: str) -> str:
     "-ator", "-ation", "-ion", "-ence", "-ment") and a final "e" taken off, in that order."""
     if w.endswith("ator") and len(w) >= 7:
         w = w[:-2] + "e"  # "validator" -> "validate"
-    while w.endswith("er") and len(w) >= 6 and not w.endswith(("eer", "ier")):
-        w = w[:-2]  # "linter" -> "lint", "renderer" -> "render" -> "rend", as "render" itself
+    while w.endswith("er") and len(w) >= 6 and not w.endswith(("eer", "ier")) and w[:-2] not in STOPWORDS:
+        w = w[:-2]  # "linter" -> "lint", "renderer" -> "render" -> "rend", as "render" itself ("worker" stays)
         if w[-1] == w[-2] and w[-1] not in "lsz":
-            w = w[:-1]  # "runner" -> "run", "formatter" -> "format"
+            w = w[:-1]  # "shipper" -> "ship", "formatter" -> "format"
     if w.endswith("ation") and len(w) > 7:
         w = w[:-3] + "e"  # "orchestration" -> "orchestrate"
     elif w.endswith(("ption", "ssion")) and len(w) >= 8:

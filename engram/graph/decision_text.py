@@ -270,14 +270,16 @@ def _names_thing(phrase: str, original: str) -> bool:
     return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
 
 
-def _known_name(phrase: str) -> bool:
-    """Whether a phrase is one name the table knows, at a version or not ("pnpm", "Node 20")."""
+def _tool(phrase: str) -> bool:
+    """Whether a phrase is one name of a thing a decision chooses, at a version or not ("pnpm",
+    "Node 20"): a name the table knows, of a kind (aliases.kinds), not a practice ("linting")."""
     from engram.graph import aliases
 
     words = phrase.split()
     if words and _VERSION.fullmatch(words[-1]) and len(words) > 1:
         words = words[:-1]
-    return 0 < len(words) <= 3 and aliases.table().canonical(" ".join(words)) is not None
+    name = " ".join(words)
+    return 0 < len(words) <= 3 and aliases.table().canonical(name) is not None and bool(aliases.kinds(name))
 
 
 _VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
@@ -296,9 +298,9 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
     tool that is let do something used for it."""
-    if (m := _INVERTED.match(clause)) and _known_name(m.group(1)) and not _names_thing(m.group(2), original):
+    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _names_thing(m.group(2), original):
         return f"{m.group(2)} is {m.group(1)}"
-    if (m := _LET.match(clause) or _ACTS.match(clause)) and _known_name(m.group(1)):
+    if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)} to {clause[m.end():]}"
     return clause
 
@@ -311,7 +313,7 @@ def _named_version(choice: list[str], words: list[str]) -> tuple[list[str], list
     from engram.graph.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
-    named = [w for w in words if _known_name(w)]
+    named = [w for w in words if _tool(w)]
     if len(bare) != 1 or len(named) != 1 or ("." not in bare[0] and concern_words(words) != concern_words(named)):
         return choice, words
     return [f"{named[0]} {c}" if c == bare[0] else c for c in choice], [w for w in words if w != named[0]]
@@ -351,7 +353,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
-    if not found and not modal and (m := _HEADLINE.match(body) or _BARE.match(body)) and _known_name(_phrase(m.group(1))):
+    if not found and not modal and (m := _HEADLINE.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
         found = [m]
     choice = []
     for m in found:

@@ -228,7 +228,7 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if co == cn:
         return co, cn, "same"
     if cn < co:
-        return co, cn, "wider" if cn or n else ""
+        return co, cn, "wider" if cn or n and n <= o else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
 
 
@@ -263,16 +263,26 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
         return "replaces", f"rules out {ruled[0]}"
     if gone and not new["subject"]:
         return "replaces", f"rules out {gone[0]}"
-    if scope in ("same", "wider") and (other or version) and not about_choice:
+    apart = _apart(old["choice"], new["choice"])
+    if scope in ("same", "wider") and (other or version) and not about_choice and not apart:
         return "replaces", f"chooses {version or new['choice'][0]} instead of {old['choice'][0]}"
     if scope == "unscoped" and version:
         return "replaces", f"chooses {version} instead of {old['choice'][0]}"
     if (ruled and ((scope in ("narrower", "") and o & n) or not new["subject"])) or (
-            scope in ("narrower", "wider") and (other or version) and not about_choice):
+            (scope in ("narrower", "wider") or apart and scope == "same") and (other or version) and not about_choice):
         said = f"rules out {ruled[0]}" if ruled else (
             f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}")
         return "related", f"{POSSIBLY}: {said}"
     return _related(old, new)
+
+
+def _apart(old: list[str], new: list[str]) -> bool:
+    """Every choice of both is of a kind the table knows, and the two have no kind in common
+    (an error tracker and a language): not alternatives, whatever their concerns' words say."""
+    ko, kn = [aliases.kinds(c) for c in old], [aliases.kinds(c) for c in new]
+    if not ko or not kn or not all(ko + kn):
+        return False
+    return not set().union(*ko) & set().union(*kn)
 
 
 def _reset(old: dict[str, Any], new: dict[str, Any]) -> str:
