@@ -152,7 +152,7 @@ def stem(word: str) -> str:
         if not w.endswith(suffix) or len(w) - len(suffix) < 3 or w.endswith(("ss", "us", "is", "os")):
             continue
         w = w[: len(w) - len(suffix)] + repl
-        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "bl")):
+        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "is", "bl")):
             w += "e"  # "generated" -> "generate", as "generate" itself
         elif suffix in ("ing", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
             w = w[:-1]  # "logging" -> "log", "shipped" -> "ship"
@@ -161,8 +161,13 @@ def stem(word: str) -> str:
 
 
 def _derived(w: str) -> str:
-    """The stem of an inflection-free word: the suffixes that make a noun of a verb ("-er",
-    "-ator", "-ation", "-ion", "-ence", "-ment") and a final "e" taken off, in that order."""
+    """The stem of an inflection-free word: British "-ise" spelt "-ize", then the suffixes that
+    make a noun of a verb ("-er", "-ator", "-ation", "-ion", "-ence", "-ment") and a final "e"
+    taken off, in that order."""
+    for british, american in (("isation", "ization"), ("iser", "izer"), ("ise", "ize")):
+        if w.endswith(british) and len(w) >= 6:
+            w = w[:-len(british)] + american  # "serialised" / "serialise" -> "serialize"
+            break
     if w.endswith("ator") and len(w) >= 7:
         w = w[:-2] + "e"  # "validator" -> "validate"
     while w.endswith("er") and len(w) >= 6 and not w.endswith(("eer", "ier")) and w[:-2] not in STOPWORDS:

@@ -342,12 +342,14 @@ get gets become becomes stay stays rely relies depend depends target targets man
 managing can could shall forward supersede supersedes run runs ran running point points convert port
 we're i'd let's away more back against behind onto across within towards store stores stored storing
 rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
+rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
+deprecating retire retiring remove removing
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
                    "stack", "scheme", "pattern", "manager"))
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire"))
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all"))
 
 
 def concern_words(words: list[str]) -> set[str]:
@@ -367,9 +369,11 @@ def concern_words(words: list[str]) -> set[str]:
         for n in (3, 2, 1):
             name = " ".join(words[i:i + n])
             canon = names.canon.get(key(name)) if len(words) - i >= n else None
-            # "db" is "database", "e2e tests" "end-to-end testing"; "retry" stays, not "retry
-            # logic", and "session storage" is no browser API ("sessionStorage")
-            if canon and not set(name.split()) <= set(canon.split()) and (n == 1 or len(canon.split()) > 1):
+            # "db" is "database", "e2e tests" "end-to-end testing", "front end" "frontend";
+            # "retry" stays, not "retry logic", and "session storage" is no browser API
+            # ("sessionStorage", a name of a kind)
+            if canon and not set(name.split()) <= set(canon.split()) and (
+                    n == 1 or len(canon.split()) > 1 or (canon == name.replace(" ", "") and not kinds(canon))):
                 out += canon.split()
                 i += n
                 break
@@ -457,6 +461,13 @@ KIND_WORDS: dict[str, str] = {
     "issue-tracker": "issue ticket tracking tracker",
     "chat": "chat communication",
     "cloud": "cloud infrastructure infra provider hosting host",
+    "browser-storage": "storage store browser client",
+    "llm": "model llm ai",
+    "i18n-library": "i18n internationalization translation translations localization l10n",
+    "translation-management": "translation translations localization l10n string",
+    "container-registry": "registry image container",
+    "branching-model": "branching branch model workflow development",
+    "cloud-region": "region host hosting infrastructure",
 }
 _KIND_MEMBERS: list[dict[str, set[str]]] = []
 
@@ -473,20 +484,33 @@ def _kind_members() -> dict[str, set[str]]:
     return _KIND_MEMBERS[0]
 
 
+_DIRECTIONS = ("east", "west", "north", "south", "central")
+
+
+def _region(word: str) -> bool:
+    """A cloud region's name: "us-east-1", "eu-central-1", "europe-west1", "ap-southeast-2"."""
+    parts = word.split("-")
+    return (len(parts) in (2, 3) and parts[0].isalpha() and len(parts[0]) <= 12 and word[-1].isdigit()
+            and parts[1].startswith(_DIRECTIONS))
+
+
+def name_kinds(name: str) -> set[str]:
+    """The kinds of exactly this name (its canonical form, or the names it is a part of)."""
+    names, members = table(), _kind_members()
+    known = names.canonical(name)
+    return {k for c in ([known] + names.parents_of(name) if known else [key(name)]) for k in members.get(c, ())}
+
+
 def kinds(phrase: str) -> set[str]:
     """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
-    "Postgres 16": database): each name the table knows, longest first, and the names it is
-    a part of."""
-    names, members = table(), _kind_members()
+    "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
+    first, and the names it is a part of."""
     words = phrase.split()
-    out: set[str] = set()
+    out: set[str] = {"cloud-region"} if any(_region(w) for w in words) else set()
     i = 0
     while i < len(words):
         for n in range(min(4, len(words) - i), 0, -1):
-            name = " ".join(words[i:i + n])
-            known = names.canonical(name)
-            found = [k for c in ([known] + names.parents_of(name) if known else [key(name)])
-                     for k in members.get(c, ())]
+            found = name_kinds(" ".join(words[i:i + n]))
             if found:
                 out.update(found)
                 i += n

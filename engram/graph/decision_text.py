@@ -173,7 +173,7 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 
 _PHRASE = r"([\w.+#/@'<>-]+(?:\s+[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
-        r"but|so|via|through|using|against|anymore|again|going)(?![\w-])|\s*[,;:.!?]|\s*$)")
+        r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
 # Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
 _RULED_HERE = [
@@ -189,15 +189,18 @@ _MOVED = [
 # ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
 _DROPPED = [
     _Lazy(r"\b(?:replac(?:e|es|ed|ing)|swap(?:s|ped|ping)?)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
-    _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|stop using|don'?t use|do not use|never use|"
-          r"no longer use|no more|get rid of)\s+" + _PHRASE + _END),
-    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed|out|dead|dropped)\b"),
+    _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|removing|stop using|don'?t use|do not use|never use|"
+          r"no longer use|no more|get rid of|rip out|ripping out|phase out|phasing out|sunset|sunsetting|"
+          r"decommission|decommissioning|retire|retiring|scrap|scrapping|deprecate|deprecating)\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go)\s+away\b"),
-    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be)\s+(?:now\s+)?replaced\b"),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be|should be)\s+(?:now\s+)?"
+          r"(?:replaced|retired|deprecated|gone|removed|out|dead|dropped|deleted|decommissioned|sunset|"
+          r"phased out|ripped out|scrapped|abandoned)\b"),
     _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
     _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
 ]
-_RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped"))
+_RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped", "deleted",
+                      "decommissioned", "sunset", "scrapped", "abandoned"))
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
@@ -233,17 +236,20 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
-# A decision said as a headline, without a verb: "Node 20 for the backend", "Postgres for persistence".
-_HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+for\s+\S")
+# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm".
+_HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
+_PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
 _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
+_VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 _LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
-_CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,]\s*|(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
-_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore)\b")
+_CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
+                 r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\b|\s+now\s*$")
 
 
 def _words_of(text: str) -> list[str]:
@@ -298,25 +304,32 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
     tool that is let do something used for it."""
-    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _names_thing(m.group(2), original):
+    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _tool(m.group(2)):
         return f"{m.group(2)} is {m.group(1)}"
     if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)} to {clause[m.end():]}"
     return clause
 
 
-def _named_version(choice: list[str], words: list[str]) -> tuple[list[str], list[str]]:
-    """A bare version chosen for a concern that is one named thing ("Upgrade Python to 3.12",
-    "Bump Node to 22") is that thing's version: ("python 3.12", no concern left); a dotted
-    version is the version of the one named thing of a wider concern ("Bump the API's Python
-    to 3.12": "python 3.12" for the API), where "Redis's retry limit is now 5" is a value."""
+def _named_version(choice: list[str], words: list[str], clause: str, left: list[str]) -> tuple[list[str], list[str]]:
+    """A bare version chosen for one named thing is that thing's version: ("python 3.12", no
+    concern left) for "Upgrade Python to 3.12", "Bump Node to 22 across services" (the name
+    just before "to"), "Bump the API's Python to 3.12" (a dotted version, one name), "Move off
+    Java 8 to 11" (the name of what it leaves, `left`); "Redis's retry limit is now 5" is a value."""
     from engram.graph.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
-    named = [w for w in words if _tool(w)]
-    if len(bare) != 1 or len(named) != 1 or ("." not in bare[0] and concern_words(words) != concern_words(named)):
+    if len(bare) != 1:
         return choice, words
-    return [f"{named[0]} {c}" if c == bare[0] else c for c in choice], [w for w in words if w != named[0]]
+    named = [w for w in words if _tool(w)]
+    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named)
+                            or re.search(rf"\b{re.escape(named[0])}\s+to\s+v?{re.escape(bare[0])}\b", clause)):
+        name, words = named[0], [w for w in words if w != named[0]]
+    elif not named and (gone := [p.rsplit(" ", 1)[0] for p in left if " " in p and _tool(p)]):
+        name = gone[0]
+    else:
+        return choice, words
+    return [f"{name} {c}" if c == bare[0] else c for c in choice], words
 
 
 def _read(clause: str, original: str) -> dict[str, Any]:
@@ -353,7 +366,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
-    if not found and not modal and (m := _HEADLINE.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
+    if not found and not modal and (m := _HEADLINE.match(body) or _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
         found = [m]
     choice = []
     for m in found:
@@ -361,6 +374,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
             continue
         (dropped if negated else choice).append(m.group(1))
         spans.append((m.start(1) + off, m.end(1) + off))
+        if _PURPOSE.match(body, m.end(1)) and concern_words(_words_of(body[:m.start(1)])):
+            spans.append((m.end(1) + off, len(clause)))  # "S is done with X to shrink payloads": a reason
         if (w := _WITH.match(body, m.end(1))) and not negated:
             choice.append(w.group(1))
             spans.append((w.start(1) + off, w.end(1) + off))
@@ -369,7 +384,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         spans.append(m.span(0))
     gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
     left = "".join(" " if i in gone else ch for i, ch in enumerate(clause))
-    choice, words = _named_version(choice, _words_of(left))
+    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped])
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
             "subject": subject, "refers": not subject and bool(_POINTER.search(left))}

@@ -218,6 +218,8 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     that names one: which it points at is sure only when it is the one
     (supersede_replaced)."""
     o, n = set(old["subject"]), set(new["subject"])
+    if not n and o and _other_version(old["choice"], new["choice"]):
+        return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")
@@ -276,10 +278,24 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     return _related(old, new)
 
 
+def _head_kinds(choice: str) -> set[str]:
+    """The kinds of the name a choice ends with, its version aside ("Postgres full-text search":
+    a search engine; "a YAML config file": none, a file is no kind)."""
+    words = choice.split()
+    if len(words) > 1 and words[-1][:1].isdigit():
+        words = words[:-1]
+    for n in (3, 2, 1):
+        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]))):
+            return found
+    return set()
+
+
 def _apart(old: list[str], new: list[str]) -> bool:
     """Every choice of both is of a kind the table knows, and the two have no kind in common
-    (an error tracker and a language): not alternatives, whatever their concerns' words say."""
-    ko, kn = [aliases.kinds(c) for c in old], [aliases.kinds(c) for c in new]
+    (an error tracker and a language, a translation library and a translation service): not
+    alternatives ("Use TypeScript for the frontend" after "We use Sentry for frontend error
+    tracking"); for the same concern, the newer at most possibly replaces the older."""
+    ko, kn = [_head_kinds(c) for c in old], [_head_kinds(c) for c in new]
     if not ko or not kn or not all(ko + kn):
         return False
     return not set().union(*ko) & set().union(*kn)
