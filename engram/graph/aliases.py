@@ -340,7 +340,7 @@ driven backed based provide provides provided implement implemented write writes
 rewrite rewrites rewritten rewriting rewrote built live lives happen happens speak speaks follow follows
 get gets become becomes stay stays rely relies depend depends target targets manage manages managed
 managing can could shall forward supersede supersedes run runs ran running point points convert port
-we're i'd let's away more back against behind onto across within towards store stores stored storing
+we're i'd let's away more back against behind onto across within towards
 rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
 rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
 deprecating retire retiring remove removing
@@ -438,7 +438,7 @@ KIND_WORDS: dict[str, str] = {
     "cdn": "cdn serve edge",
     "infrastructure-as-code": "infrastructure provision provisioning iac",
     "configuration-management": "configuration configure provisioning",
-    "secrets": "secret credential",
+    "secrets": "secret credential store stored storage",
     "feature-flags": "feature flag toggle",
     "api-style": "api style protocol endpoint",
     "data-format": "format payload serialization serialize encoding wire",
