@@ -404,8 +404,7 @@ KIND_PREFIX = "kind-"
 KIND_WORDS: dict[str, str] = {
     "database": "database db datastore store stored storage persistence persist",
     "cache": "cache caching",
-    "message-broker": "queue message messaging broker bus event stream streaming topic pubsub",
-    "job-queue": "job task background worker queue",
+    "queue": "queue message messaging broker bus event stream streaming topic pubsub job task background worker",
     "scheduler": "schedule scheduling scheduler cron job workflow orchestration",
     "ci": "ci continuous integration pipeline build workflow",
     "hosting": "host hosting deploy deployment serve run production platform",

@@ -84,6 +84,10 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     ("Use Kafka for domain events.", "Kafka topics get 12 partitions and 7 days of retention."),
     ("Use Postgres for the user database.", "Use Postgres 16 for the user database."),
     ("Use GitHub Actions for CI.", "Use GitHub Actions for releases."),
+    # choices of kinds with nothing in common are no alternatives
+    ("We use Sentry for frontend error tracking.", "Use TypeScript for the frontend."),
+    ("Use i18next for translations.", "Translators work in Crowdin."),
+    ("Scan uploads with ClamAV.", "Store uploads in S3."),
 ])
 def test_choices_of_one_kind_for_different_concerns_are_not_replacements(old, new):
     assert _relation(old, new)[0] != "replaces", (statement(old), statement(new))
@@ -104,7 +108,8 @@ def test_kinds_are_found_under_any_alias_and_in_a_longer_phrase():
     assert "js-package-manager" in aliases.kinds("pnpm workspaces")
     assert aliases.kinds("react 19") == {"ui-framework"}
     assert aliases.shared_kinds(["mysql"], ["postgres 16"]) == {"database"}
-    assert aliases.shared_kinds(["redis"], ["postgres"]) == set()
+    assert aliases.shared_kinds(["sentry"], ["postgres"]) == set()
+    assert aliases.kinds("us-east-1") == {"cloud-region"}
     assert {"databas", "storag", "persist"} <= aliases.kind_words({"database"})
 
 
