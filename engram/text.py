@@ -142,24 +142,46 @@ def stem(word: str) -> str:
     """A small suffix stripper for matching words, not for showing them (use `singular` where
     the result is shown or searched for). One word family, one stem: "retries" / "retrying" /
     "retried" -> "retry", "cache" / "caching" / "cached" -> "cach", "orchestrated" /
-    "orchestration" -> "orchestr", "indent" / "indentation" -> "indent", "deploy" /
-    "deployment" -> "deploy", "sent" -> "send". The one stemmer of BM25's words, of a
-    decision's subject (graph/decision_text.statement) and of the words a prompt is matched
-    against it with (retrieve/seeds.py)."""
+    "orchestration" / "orchestrator" -> "orchestr", "indent" / "indentation" -> "indent",
+    "deploy" / "deployment" -> "deploy", "sent" -> "send", "lint" / "linter" / "linters" ->
+    "lint", "persist" / "persistence" -> "persist", "encrypt" / "encryption" -> "encrypt". The
+    one stemmer of BM25's words, of a decision's subject (graph/decision_text.statement) and of
+    the words a prompt is matched against it with (retrieve/seeds.py)."""
     w = _IRREGULAR.get(word, word)
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("s", "")):
         if not w.endswith(suffix) or len(w) - len(suffix) < 3 or w.endswith(("ss", "us", "is", "os")):
             continue
         w = w[: len(w) - len(suffix)] + repl
-        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "bl")):
+        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "is", "bl")):
             w += "e"  # "generated" -> "generate", as "generate" itself
         elif suffix in ("ing", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
             w = w[:-1]  # "logging" -> "log", "shipped" -> "ship"
         break
+    return _derived(w)
+
+
+def _derived(w: str) -> str:
+    """The stem of an inflection-free word: British "-ise" spelt "-ize", then the suffixes that
+    make a noun of a verb ("-er", "-ator", "-ation", "-ion", "-ence", "-ment") and a final "e"
+    taken off, in that order."""
+    for british, american in (("isation", "ization"), ("iser", "izer"), ("ise", "ize")):
+        if w.endswith(british) and len(w) >= 6:
+            w = w[:-len(british)] + american  # "serialised" / "serialise" -> "serialize"
+            break
+    if w.endswith("ator") and len(w) >= 7:
+        w = w[:-2] + "e"  # "validator" -> "validate"
+    while w.endswith("er") and len(w) >= 6 and not w.endswith(("eer", "ier")) and w[:-2] not in STOPWORDS:
+        w = w[:-2]  # "linter" -> "lint", "renderer" -> "render" -> "rend", as "render" itself ("worker" stays)
+        if w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]  # "shipper" -> "ship", "formatter" -> "format"
     if w.endswith("ation") and len(w) > 7:
         w = w[:-3] + "e"  # "orchestration" -> "orchestrate"
-    if w.endswith("ment") and len(w) >= 8:
-        w = w[:-4]  # "deployment" -> "deploy"
-    elif w.endswith("ate") and len(w) >= 7:
+    elif w.endswith(("ption", "ssion")) and len(w) >= 8:
+        w = w[:-3]  # "encryption" -> "encrypt", "compression" -> "compress" ("production" keeps its "-ion")
+    elif w.endswith(("ence", "ance")) and len(w) >= 9:
+        w = w[:-4]  # "persistence" -> "persist", "performance" -> "perform"
+    if w.endswith("ate") and len(w) >= 7:
         w = w[:-3]  # "orchestrate" -> "orchestr", "indentate" -> "indent"
+    if w.endswith("ment") and len(w) >= 8:
+        w = w[:-4]  # "deployment" -> "deploy", "documentate" -> "document" -> "docu", as "document"
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w

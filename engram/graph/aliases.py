@@ -11,7 +11,8 @@ its own names in config.json (`"aliases": {"Canonical": ["alias", ...]}`). Three
 * retrieval's entry points: a prompt saying "postgres" also seeds nodes named PostgreSQL;
 * the offline contradiction checker: the spellings code uses for a thing it names;
 * supersession and retrieval: the concern a decision settles, in canonical names
-  (`concern_words`).
+  (`concern_words`); supersession: the kind of thing a decision chooses (`kinds`: the
+  table's `@kind-...` classes) and the words that name the kind (`kind_words`).
 
 Standard library only, no `re`, no `typing` at run time: entry points read it on the
 hook's prompt path (docs/architecture.md, "Process model"). Parsed once: the dicts are kept
@@ -340,11 +341,15 @@ rewrite rewrites rewritten rewriting rewrote built live lives happen happens spe
 get gets become becomes stay stays rely relies depend depends target targets manage manages managed
 managing can could shall forward supersede supersedes run runs ran running point points convert port
 we're i'd let's away more back against behind onto across within towards
+rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
+rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
+deprecating retire retiring remove removing
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
                    "stack", "scheme", "pattern", "manager"))
-CONCERN_NOISE = frozenset(("'s", "s"))
+# Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all"))
 
 
 def concern_words(words: list[str]) -> set[str]:
@@ -365,9 +370,11 @@ def concern_words(words: list[str]) -> set[str]:
         for n in (3, 2, 1):
             name = " ".join(words[i:i + n])
             found = known.get(key(name)) if len(words) - i >= n else None
-            # "db" is "database", "e2e tests" "end-to-end testing"; "retry" stays, not "retry
-            # logic", and "session storage" is no browser API ("sessionStorage")
-            if found and not set(name.split()) <= set(found.split()) and (n == 1 or len(found.split()) > 1):
+            # "db" is "database", "e2e tests" "end-to-end testing", "front end" "frontend";
+            # "retry" stays, not "retry logic", and "session storage" is no browser API
+            # ("sessionStorage", a name of a kind)
+            if found and not set(name.split()) <= set(found.split()) and (
+                    n == 1 or len(found.split()) > 1 or (found == name.replace(" ", "") and not kinds(found))):
                 out += found.split()
                 i += n
                 break
@@ -379,3 +386,145 @@ def concern_words(words: list[str]) -> set[str]:
     return {s for s in stems if s and s not in STOPWORDS}
 
 
+# -- the kinds of thing a decision chooses --------------------------------------------------
+#
+# Two choices of one kind (two databases, two CI systems, two test runners) made for one
+# concern are alternatives, however each decision words the concern: "Use MySQL for the
+# orders database" and "Orders are stored in Postgres now" settle one question, "Deploy the
+# API to Heroku" and "We host the API on Fly.io" another. The words that name the kind or
+# what it does ("database", "storage"; "deploy", "host") say what was chosen, not for what,
+# so supersession (graph/supersession.py) compares the two concerns without them, and what
+# is left must still match: "Deploy the frontend to Vercel" and "Deploy the backend to
+# Railway" keep {frontend} and {backend}, two concerns. The members of each kind are
+# classes of the table (`@kind-database PostgreSQL, MySQL, ...`), so a name is found under
+# any of its aliases; the words are below, read the way a decision's subject is
+# (`concern_words`).
+
+KIND_PREFIX = "kind-"
+# kind -> the words a decision's subject names it, or its job, with
+KIND_WORDS: dict[str, str] = {
+    "database": "database db datastore store stored storage persistence persist",
+    "cache": "cache caching",
+    "queue": "queue message messaging broker bus event stream streaming topic pubsub job task background worker",
+    "scheduler": "schedule scheduling scheduler cron job workflow orchestration",
+    "ci": "ci continuous integration pipeline build workflow",
+    "hosting": "host hosting deploy deployment serve run production platform",
+    "orchestrator": "orchestration orchestrate container cluster deploy deployment run",
+    "js-package-manager": "package manager dependency deps install workspace",
+    "python-package-manager": "package packaging manager dependency deps install environment virtualenv lock",
+    "monorepo-tool": "monorepo build task workspace",
+    "js-bundler": "bundle bundler bundling build",
+    "jvm-build": "build",
+    "js-test-runner": "test testing runner unit spec",
+    "python-test-runner": "test testing runner unit",
+    "jvm-test-framework": "test testing runner unit",
+    "browser-testing": "test testing e2e end-to-end browser ui",
+    "js-linter": "lint linting linter",
+    "python-linter": "lint linting linter",
+    "formatter": "format formatting formatter style",
+    "python-type-checker": "type typing check checking checker static",
+    "language": "language code",
+    "ui-framework": "ui view component",
+    "orm": "orm access model query",
+    "auth-provider": "authentication login sign signin sso identity",
+    "error-tracking": "error tracking track report reporting send crash exception",
+    "observability": "metrics monitoring observability tracing trace apm performance telemetry dashboard send",
+    "logging-library": "log logging logger",
+    "log-platform": "log logging aggregation send ship shipping",
+    "search-engine": "search index indexing",
+    "email-provider": "email mail send sending transactional delivery",
+    "payments": "payment pay checkout billing",
+    "object-storage": "storage store stored object bucket blob",
+    "cdn": "cdn serve edge",
+    "infrastructure-as-code": "infrastructure provision provisioning iac",
+    "configuration-management": "configuration configure provisioning",
+    "secrets": "secret credential store stored storage",
+    "feature-flags": "feature flag toggle",
+    "api-style": "api style protocol endpoint",
+    "data-format": "format payload serialization serialize encoding wire",
+    "code-review": "review code",
+    "dependency-updates": "dependency update upgrade bump bot",
+    "docs-generator": "doc docs documentation site generate generator static",
+    "css": "style styling css",
+    "state-management": "state store management",
+    "http-client": "http client request call",
+    "date-library": "date time",
+    "validation-library": "validation validate schema",
+    "password-hashing": "hash hashing password",
+    "js-runtime": "runtime",
+    "container-runtime": "container runtime",
+    "reverse-proxy": "proxy reverse load balancer balancing ingress",
+    "analytics": "analytics tracking track event",
+    "dataframe": "dataframe processing",
+    "ml-framework": "model training learning ml",
+    "desktop-framework": "desktop",
+    "issue-tracker": "issue ticket tracking tracker",
+    "chat": "chat communication",
+    "cloud": "cloud infrastructure infra provider hosting host",
+    "browser-storage": "storage store browser client",
+    "llm": "model llm ai",
+    "i18n-library": "i18n internationalization translation translations localization l10n",
+    "translation-management": "translation translations localization l10n string",
+    "container-registry": "registry image container",
+    "branching-model": "branching branch model workflow development",
+    "cloud-region": "region host hosting infrastructure",
+}
+_KIND_MEMBERS: list[dict[str, set[str]]] = []
+
+
+def _kind_members() -> dict[str, set[str]]:
+    """A member's key (its canonical name where the table knows it) -> its kinds."""
+    if not _KIND_MEMBERS:
+        out: dict[str, set[str]] = {}
+        for cls, members in table().classes.items():
+            if cls.startswith(KIND_PREFIX):
+                for m in members:
+                    out.setdefault(m, set()).add(cls[len(KIND_PREFIX):])
+        _KIND_MEMBERS.append(out)
+    return _KIND_MEMBERS[0]
+
+
+_DIRECTIONS = ("east", "west", "north", "south", "central")
+
+
+def _region(word: str) -> bool:
+    """A cloud region's name: "us-east-1", "eu-central-1", "europe-west1", "ap-southeast-2"."""
+    parts = word.split("-")
+    return (len(parts) in (2, 3) and parts[0].isalpha() and len(parts[0]) <= 12 and word[-1].isdigit()
+            and parts[1].startswith(_DIRECTIONS))
+
+
+def name_kinds(name: str) -> set[str]:
+    """The kinds of exactly this name (its canonical form, or the names it is a part of)."""
+    names, members = table(), _kind_members()
+    known = names.canonical(name)
+    return {k for c in ([known] + names.parents_of(name) if known else [key(name)]) for k in members.get(c, ())}
+
+
+def kinds(phrase: str) -> set[str]:
+    """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
+    "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
+    first, and the names it is a part of."""
+    words = phrase.split()
+    out: set[str] = {"cloud-region"} if any(_region(w) for w in words) else set()
+    i = 0
+    while i < len(words):
+        for n in range(min(4, len(words) - i), 0, -1):
+            found = name_kinds(" ".join(words[i:i + n]))
+            if found:
+                out.update(found)
+                i += n
+                break
+        else:
+            i += 1
+    return out
+
+
+def shared_kinds(a: list[str], b: list[str]) -> set[str]:
+    """The kinds both lists of choices have a member of."""
+    return {k for p in a for k in kinds(p)} & {k for p in b for k in kinds(p)}
+
+
+def kind_words(kinds_: set[str]) -> set[str]:
+    """The subject words (stemmed, canonical) that name these kinds or their jobs."""
+    return concern_words(" ".join(KIND_WORDS.get(k, "") for k in sorted(kinds_)).split()) if kinds_ else set()

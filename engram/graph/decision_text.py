@@ -173,39 +173,49 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 
 _PHRASE = r"([\w.+#/@'<>-]+(?:\s+[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
-        r"but|so|via|through|using|against|anymore|again|going)(?![\w-])|\s*[,;:.!?]|\s*$)")
+        r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
 # Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
 _RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
-    _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
     _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
+]
+# ... or moved away from: for this concern, or, when the clause names none, everywhere ("We're
+# switching from Docker to Podman", "moving off Heroku"): then the earlier choice is gone.
+_MOVED = [
+    _Lazy(r"\bfrom\s+" + _PHRASE + r"\s+to\s+"),
+    _Lazy(r"\b(?:mov|migrat|switch|gett?|com)\w*\s+(?:.+?\s)?(?:off(?:\s+of)?|away\s+from)\s+" + _PHRASE + _END),
 ]
 # ... and the earlier choice itself gone ("replace Y with X", "drop Y", "Y is retired", "no more Y").
 _DROPPED = [
-    _Lazy(r"\b(?:replace|swap)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
-    _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|stop using|don'?t use|do not use|never use|"
-          r"no longer use|no more|get rid of)\s+" + _PHRASE + _END),
-    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are)\s+(?:now\s+)?(?:retired|deprecated|gone|removed|out|dead|dropped)\b"),
+    _Lazy(r"\b(?:replac(?:e|es|ed|ing)|swap(?:s|ped|ping)?)\s+" + _PHRASE + r"\s+(?:with|for|by)\b"),
+    _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|removing|stop using|don'?t use|do not use|never use|"
+          r"no longer use|no more|get rid of|rip out|ripping out|phase out|phasing out|sunset|sunsetting|"
+          r"decommission|decommissioning|retire|retiring|scrap|scrapping|deprecate|deprecating)\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go)\s+away\b"),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be|should be)\s+(?:now\s+)?"
+          r"(?:replaced|retired|deprecated|gone|removed|out|dead|dropped|deleted|decommissioned|sunset|"
+          r"phased out|ripped out|scrapped|abandoned)\b"),
     _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
     _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
 ]
-_RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped"))
+_RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped", "deleted",
+                      "decommissioned", "sunset", "scrapped", "abandoned"))
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
-_PARTICIPLE = r"(?:\w+ed|\w+en|built|done|run|sent|kept|made|held|set|put|hosted)"
+_PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
 # "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
-_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|speaks?|follows?)\s+" + _PHRASE + _END)
+_USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|using|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
     _USE,
-    _Lazy(r"\b(?:in favou?r of|replace\s+.+?\s+with|swap\s+.+?\s+for|switch to|go with|stick with|adopt|prefer|"
-          r"choose|pick|standardi[sz]e on|settle on|go back to)\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:in favou?r of|replac(?:e|es|ed|ing)\s+.+?\s+with|swap(?:s|ped|ping)?\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
+          r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
+          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to)\s+" + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
-    _Lazy(r"\b(?:switch|move|migrate|change|set|raise|lower|increase|reduce|bump|upgrade|downgrade|convert|"
-          r"port|point|go|goes|went)(?:e?s|e?d|ing)?\b(?:.*?\s)?to\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
+          r"upgrad|downgrad)(?:e|es|ed|ing)|set(?:s|ting)?|go(?:es|ing)?|went)\b(?:.*?\s)?to\s+" + _PHRASE + _END),
     # a linking verb's complement: "S is done with X", "S goes through X", "S runs on X"
     _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?" + _PARTICIPLE + r"\s+" + _TO + r"\s+" + _PHRASE + _END),
     _Lazy(r"\b(?:goes|go|moves?|runs?|lives?|happens?|sits?|comes?|points?|flows?|talks?|relies|rely|depends?)"
@@ -222,18 +232,24 @@ _COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)
 # bcrypt", "Deploy the frontend to Vercel": the phrase after the instrument's or the
 # destination's preposition is the choice, the verb and its object the subject.
 _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.+?\s)?(?:with|through|via|on|onto|"
-               r"in|into|to|as|using|from|behind)\s+" + _PHRASE + _END)
+               r"in|into|to|as|using|from|behind|against)\s+" + _PHRASE + _END)
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm".
+_HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
+_PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
+_BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
+_VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
-_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes)[,!.]?\s+|(?:from now on|going forward),?\s+|"
+_LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 _LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
-_CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,]\s*|(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
-_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore)\b")
+_CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
+                 r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\b|\s+now\s*$")
 
 
 def _words_of(text: str) -> list[str]:
@@ -260,6 +276,62 @@ def _names_thing(phrase: str, original: str) -> bool:
     return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
 
 
+def _tool(phrase: str) -> bool:
+    """Whether a phrase is one name of a thing a decision chooses, at a version or not ("pnpm",
+    "Node 20"): a name the table knows, of a kind (aliases.kinds), not a practice ("linting")."""
+    from engram.graph import aliases
+
+    words = phrase.split()
+    if words and _VERSION.fullmatch(words[-1]) and len(words) > 1:
+        words = words[:-1]
+    name = " ".join(words)
+    return 0 < len(words) <= 3 and aliases.table().canonical(name) is not None and bool(aliases.kinds(name))
+
+
+_VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
+_POINTER = _Lazy(r"\b(?:it|them|this|that)\b")  # "switch it to SQS": the concern is the one just discussed
+# "Vitest is our test runner now": a known name before the copula and the concern after it,
+# said the other way round ("our test runner is Vitest").
+_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(.+?)(?:\s+now)?$")
+# "Let Dependabot open the update PRs": a tool let do a job is chosen for it ("use Dependabot to ...");
+# so is one said to do it ("Renovate handles dependency updates", "Vite builds the frontend").
+_LET = _Lazy(r"^let\s+(\S+(?:\s+\S+){0,2}?)\s+(?=[a-z])")
+_ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|builds|hosts|serves|powers|stores|sends|"
+              r"owns|does|checks|formats|lints|deploys|tests|schedules|processes|bundles|compiles|tracks|collects|"
+              r"ships|publishes|generates|provisions|orchestrates|takes care of|covers|drives|backs)\s)")
+
+
+def _reworded(clause: str, original: str) -> str:
+    """A clause in the shape the choice patterns read: an inverted copula turned round, a
+    tool that is let do something used for it."""
+    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _tool(m.group(2)):
+        return f"{m.group(2)} is {m.group(1)}"
+    if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
+        return f"use {m.group(1)} to {clause[m.end():]}"
+    return clause
+
+
+def _named_version(choice: list[str], words: list[str], clause: str, left: list[str]) -> tuple[list[str], list[str]]:
+    """A bare version chosen for one named thing is that thing's version: ("python 3.12", no
+    concern left) for "Upgrade Python to 3.12", "Bump Node to 22 across services" (the name
+    just before "to"), "Bump the API's Python to 3.12" (a dotted version, one name), "Move off
+    Java 8 to 11" (the name of what it leaves, `left`); "Redis's retry limit is now 5" is a value."""
+    from engram.graph.aliases import concern_words
+
+    bare = [c for c in choice if _VERSION.fullmatch(c)]
+    if len(bare) != 1:
+        return choice, words
+    named = [w for w in words if _tool(w)]
+    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named)
+                            or re.search(rf"\b{re.escape(named[0])}\s+to\s+v?{re.escape(bare[0])}\b", clause)):
+        name, words = named[0], [w for w in words if w != named[0]]
+    elif not named and (gone := [p.rsplit(" ", 1)[0] for p in left if " " in p and _tool(p)]):
+        name = gone[0]
+    else:
+        return choice, words
+    return [f"{name} {c}" if c == bare[0] else c for c in choice], words
+
+
 def _read(clause: str, original: str) -> dict[str, Any]:
     """One clause's choice, ruled-out and dropped phrases (with their spans) and leftover words."""
     from engram.graph.aliases import concern_words
@@ -275,6 +347,10 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     for rx in _RULED_HERE:
         for m in rx.finditer(clause):
             take(m, ruled)
+    moved: list[str] = []
+    for rx in _MOVED:
+        for m in rx.finditer(clause):
+            take(m, moved)
     for rx in _DROPPED:
         for m in rx.finditer(clause):
             take(m, dropped)
@@ -290,22 +366,28 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
+    if not found and not modal and (m := _HEADLINE.match(body) or _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
+        found = [m]
     choice = []
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
             continue
         (dropped if negated else choice).append(m.group(1))
         spans.append((m.start(1) + off, m.end(1) + off))
+        if _PURPOSE.match(body, m.end(1)) and concern_words(_words_of(body[:m.start(1)])):
+            spans.append((m.end(1) + off, len(clause)))  # "S is done with X to shrink payloads": a reason
         if (w := _WITH.match(body, m.end(1))) and not negated:
             choice.append(w.group(1))
             spans.append((w.start(1) + off, w.end(1) + off))
     if not choice and not negated and not modal and (m := _VALUE.search(clause)):
         choice.append(m.group(0))
         spans.append(m.span(0))
-    left = clause
-    for a, b in sorted(spans, reverse=True):
-        left = left[:a] + " " + left[b:]
-    return {"choice": choice, "ruled": ruled, "dropped": dropped, "subject": concern_words(_words_of(left))}
+    gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
+    left = "".join(" " if i in gone else ch for i, ch in enumerate(clause))
+    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped])
+    subject = concern_words(words)
+    return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
+            "subject": subject, "refers": not subject and bool(_POINTER.search(left))}
 
 
 def _clauses(text: str) -> list[str]:
@@ -313,35 +395,46 @@ def _clauses(text: str) -> list[str]:
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
         t = f"{m.group(1)} is {t[m.end():]}"
-    return [c for c in (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";"))) if c]
+    clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
+    return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
 
 def statement(text: str) -> dict[str, Any]:
-    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...]} of a decision.
+    """{"subject": sorted stems, "choice": [...], "ruled_out": [...], "dropped": [...], "refers": bool,
+    "also": [[subject, values], ...]} of a decision.
 
     The subject is its main clause's (the first that says something); a later clause adds
     what it rules out, and its choice when it is about the same thing ("we no longer deploy
     the web app to Heroku; deploy it to Fly.io"), not its reasons ("..., mongo was too
     slow"). `dropped` are the ruled-out phrases said to be gone for good ("replace Y with X",
-    "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. Pure and English-only, like
-    the rest of this module: a sentence it cannot read gives an empty choice, and
-    supersession then retires nothing on its account.
+    "drop Y", "Y is retired", "no more Y"), also in `ruled_out`. `refers`: the main clause
+    names no concern but points back at one ("Actually, switch it to SQS"). `also`: the
+    values a later clause sets for a concern of its own, [subject, values] ("Format with
+    Black, line length 88": [["length", "lin"], ["88"]]). Pure and
+    English-only, like the rest of this module: a sentence it cannot read gives an empty
+    choice, and supersession then retires nothing on its account.
     """
     original = " ".join(str(text).split())
     choice: list[str] = []
     ruled: list[str] = []
     dropped: list[str] = []
     subject: set[str] | None = None
+    refers = False
+    also: list[list[list[str]]] = []
     for clause in _clauses(text):
         part = _read(clause, original)
         ruled += part["ruled"]
         dropped += part["dropped"]
-        if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]):
-            subject = part["subject"]
+        if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]) or (
+                not subject and not choice and part["choice"]):  # "We're ditching Varnish; responses get cached in ..."
+            subject, refers = part["subject"], part["refers"]
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
+        elif subject and (values := [_phrase(c) for c in part["choice"] if c[:1].isdigit()]):
+            also.append([sorted(part["subject"]), values])
     dropped = list(dict.fromkeys(p for p in map(_phrase, dropped) if p))
     ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
-    return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped}
+    return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped,
+            "refers": refers, "also": also}

@@ -363,3 +363,10 @@ BEGIN
     INSERT INTO passage_fulltext (passage_fulltext, rowid, text) VALUES ('delete', OLD.rowid, OLD.text);
     INSERT INTO passage_fulltext (rowid, text) VALUES (NEW.rowid, NEW.text);
 END;
+
+-- @migration m013_decision_statements_r3
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
+-- second round reads more shapes (a known name before the copula, "let X ...", "X handles
+-- ...", "off X", a headline "X for Y", a bare version of a named thing) and the one stemmer
+-- takes "-er", "-ion" and "-ence" off ("linter" / "lint"), so a stored subject would no
+-- longer meet a new one. No schema change.

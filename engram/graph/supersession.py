@@ -18,7 +18,7 @@ the HTTP cache"), and links the ones it is only related to.
 
 from __future__ import annotations
 
-from engram.graph import decision_text
+from engram.graph import aliases, decision_text
 from engram.graph.store import Node, NotFound, edges_of, find_by_name, get_node, get_nodes, now, transaction, update_node, upsert_edge
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only
@@ -144,22 +144,26 @@ def _statement(node: Node) -> dict[str, Any]:
 
 
 def _key(term: str) -> str:
-    from engram.graph import aliases
-
-    return aliases.table().canonical(term) or term
+    """A choice in canonical names, a version kept after its thing ("postgres 16" is "postgresql 16")."""
+    table = aliases.table()
+    name, _, version = term.rpartition(" ")
+    if name and version[:1].isdigit() and not table.canonical(term):
+        return f"{table.canonical(name) or name} {version}"
+    return table.canonical(term) or term
 
 
 def _agree(a: str, b: str) -> bool:
-    """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16")."""
+    """The same choice, or one stating the other more precisely ("PostgreSQL" / "PostgreSQL 16");
+    a word naming the kind of thing ("the feature/<ticket> scheme", "the Jest setup") adds nothing."""
     ka, kb = _key(a), _key(b)
     wa, wb = set(ka.split()), set(kb.split())
+    wa, wb = (wa - aliases.CONCERN_KINDS or wa), (wb - aliases.CONCERN_KINDS or wb)
     return ka == kb or wa <= wb or wb <= wa
 
 
 def _stems(phrase: str) -> set[str]:
     """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
     in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
-    from engram.graph import aliases
     from engram.text import stem
 
     return aliases.concern_words(phrase.split()) or {stem(w) for w in phrase.split()}
@@ -201,44 +205,119 @@ def _scope(old: set[str], new: set[str]) -> str:
     return "narrower" if old < new and old else ""
 
 
+def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[str], str]:
+    """The two statements' concerns as compared, and how the newer covers the older (_scope;
+    "unscoped": neither names one).
+
+    When both choices are of one kind (aliases.kinds: two databases, two CI systems), the
+    words naming that kind or its job are left out of both ("Use MySQL for the orders
+    database" / "Orders are stored in Postgres now" are both about {order}), and a concern
+    said only by such words counts as named ("Use pnpm as the package manager" is wider than
+    "Use Yarn as the package manager in the web repo"). A newer one that names its concern
+    only by a pronoun ("Actually, switch it to SQS") is wider than any older one of its kind
+    that names one: which it points at is sure only when it is the one
+    (supersede_replaced)."""
+    o, n = set(old["subject"]), set(new["subject"])
+    if not n and o and _other_version(old["choice"], new["choice"]):
+        return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
+    alike = aliases.shared_kinds(old["choice"], new["choice"])
+    if not alike:
+        return o, n, (_scope(o, n) if o or n else "unscoped")
+    kind = aliases.kind_words(alike)
+    co, cn = o - kind, n - kind
+    if not n and new.get("refers") and o:
+        return co, cn, "wider"
+    if co == cn:
+        return co, cn, "same"
+    if cn < co:
+        return co, cn, "wider" if cn or n and n <= o else ""
+    return co, cn, "narrower" if co < cn and (co or o) else ""
+
+
 def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     """("replaces" | "related" | "", why) for two statements (decision_text.statement), older first.
 
     Replaces: the newer is about the same concern (docs/graph.md, "Supersession by subject")
     and conflicts with the older: it rules out the older's choice, or chooses something else
     for it (a choice that only adds detail, "PostgreSQL 16" for "PostgreSQL", agrees), or
-    another version of the same thing. The concerns' words decide how sure that is: the same
-    words or fewer ("the DB" after "the prototype's database") cover the older's concern;
-    more words (a narrower concern: "the test database" after "the database") cover it only
-    when the older's choice is said to be gone ("drop X", "no more X", "X is retired") or
-    the newer names no choice of its own; no words at all only when it is said to be gone
-    ("Replace Lerna with Nx") or both are unscoped. A newer decision about the older's choice
-    ("Kafka topics get 12 partitions" after "Use Kafka for domain events") refines it.
-    When the concerns only contain one another and the two conflict, or the newer rules the
-    older's choice out and names no concern, the pair may conflict: ("related", "possibly
-    replaces: ..."). Anything else that shares a concern word or a choice is related.
+    another version of the same thing. The concerns (`concerns`) decide how sure that is:
+    the same words or fewer ("the DB" after "the prototype's database") cover the older's
+    concern; more words (a narrower concern: "the test database" after "the database")
+    cover it only when the older's choice is said to be gone ("drop X", "no more X", "X is
+    retired") or the newer names no choice of its own; no words at all only when it is said
+    to be gone ("Replace Lerna with Nx") or both are unscoped. A newer decision about the
+    older's choice ("Kafka topics get 12 partitions" after "Use Kafka for domain events")
+    refines it. When the concerns only contain one another and the two conflict, or the
+    newer rules the older's choice out and names no concern, the pair may conflict:
+    ("related", "possibly replaces: ..."). Anything else that shares a concern word or a
+    choice is related.
     """
-    o, n = set(old["subject"]), set(new["subject"])
-    scope = _scope(o, n) if o or n else "unscoped"
+    o, n, scope = concerns(old, new)
     ruled = [r for r in new["ruled_out"] for c in old["choice"] if _agree(r, c)]
     gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _agree(r, c)]
     other = any(_value(a) == _value(b) for a in old["choice"] for b in new["choice"]) and not any(
         _agree(a, b) for a in old["choice"] for b in new["choice"])
     version = _other_version(old["choice"], new["choice"])
-    about_choice = any(_stems(c) <= n for c in old["choice"] if c)
+    about_choice = any(_stems(c) <= set(new["subject"]) for c in old["choice"] if c)
+    if reset := _reset(old, new):
+        return "replaces", reset
     if ruled and (scope in ("same", "wider", "unscoped") or (scope == "narrower" and (gone or not new["choice"]))):
         return "replaces", f"rules out {ruled[0]}"
-    if gone and not n:
+    if gone and not new["subject"]:
         return "replaces", f"rules out {gone[0]}"
-    if scope in ("same", "wider") and (other or version) and not about_choice:
+    apart = _apart(old["choice"], new["choice"])
+    if scope in ("same", "wider") and (other or version) and not about_choice and not apart:
         return "replaces", f"chooses {version or new['choice'][0]} instead of {old['choice'][0]}"
     if scope == "unscoped" and version:
         return "replaces", f"chooses {version} instead of {old['choice'][0]}"
-    if (ruled and ((scope in ("narrower", "") and o & n) or not n)) or (
-            scope in ("narrower", "wider") and (other or version) and not about_choice):
+    if (ruled and ((scope in ("narrower", "") and o & n) or not new["subject"])) or (
+            (scope in ("narrower", "wider") or apart and scope == "same") and (other or version) and not about_choice):
         said = f"rules out {ruled[0]}" if ruled else (
             f"chooses {version or new['choice'][0]} where it chose {old['choice'][0]}")
         return "related", f"{POSSIBLY}: {said}"
+    return _related(old, new)
+
+
+def _head_kinds(choice: str) -> set[str]:
+    """The kinds of the name a choice ends with, its version aside ("Postgres full-text search":
+    a search engine; "a YAML config file": none, a file is no kind)."""
+    words = choice.split()
+    if len(words) > 1 and words[-1][:1].isdigit():
+        words = words[:-1]
+    for n in (3, 2, 1):
+        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]))):
+            return found
+    return set()
+
+
+def _apart(old: list[str], new: list[str]) -> bool:
+    """Every choice of both is of a kind the table knows, and the two have no kind in common
+    (an error tracker and a language, a translation library and a translation service): not
+    alternatives ("Use TypeScript for the frontend" after "We use Sentry for frontend error
+    tracking"); for the same concern, the newer at most possibly replaces the older."""
+    ko, kn = [_head_kinds(c) for c in old], [_head_kinds(c) for c in new]
+    if not ko or not kn or not all(ko + kn):
+        return False
+    return not set().union(*ko) & set().union(*kn)
+
+
+def _reset(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Why the newer sets another value for a setting the older stated beside its choice
+    ("Black line length is 120" after "Format with Black, line length 88"), else ""."""
+    named = set().union(*(_stems(c) for c in old["choice"] if c))
+    setting = set(new["subject"]) - named
+    for subject, values in old.get("also") or []:
+        if setting and (setting <= set(subject) or set(subject) <= setting):
+            for a in values:
+                for b in new["choice"]:
+                    if _value(b) and not _agree(a, b):
+                        return f"sets {' '.join(subject)} to {b} where it was {a}"
+    return ""
+
+
+def _related(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
+    """("related", why) when the two share a choice or a concern word, else ("", "")."""
+    o, n = set(old["subject"]), set(new["subject"])
     shared = [c for c in new["choice"] + new["ruled_out"] for o_ in old["choice"] if _agree(c, o_)]
     shared += [c for c in new["choice"] for o_ in old["ruled_out"] if _agree(c, o_)]
     shared += [c for c in old["choice"] if _stems(c) & n]  # "Redis's retry limit"
@@ -298,7 +377,7 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
         kind, why = relation(old_s, young_s)
         if kind == "replaces" and not (younger["data"] or {}).get("explicit"):
             kind = "related"
-        judged.append((older, younger, kind, why, _scope(set(old_s["subject"]), set(young_s["subject"]))))
+        judged.append((older, younger, kind, why, concerns(old_s, young_s)[2]))
     wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged
              if k == "replaces" and y is new and sc == "wider"}
     out: list[str] = []

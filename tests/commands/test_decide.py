@@ -342,3 +342,15 @@ def test_two_decisions_that_may_conflict_are_served_as_one_answer(root, capsys):
                     "--harness", "claude-code")
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert DB_NEW in context and said in context and context.count(DB_OLD) == 1
+
+
+def test_session_start_serves_one_answer_when_two_decisions_may_conflict(root):
+    """SessionStart's context (here seeded by the branch's name) shows the newer of two
+    decisions that may conflict, naming the older, never the two as equal answers."""
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/test-database\n")
+    decide(DB_OLD)
+    decide(DB_NEW)
+    done = run_hook("SessionStart", payload("SessionStart", "agent-2", root, source="startup"),
+                    "--harness", "claude-code")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DB_NEW in context and f"(possibly replaces: {DB_OLD})" in context and context.count(DB_OLD) == 1
