@@ -88,7 +88,7 @@ _FRONT_FILES = (".tsx", ".jsx", ".vue", ".svelte", ".html", ".css", ".scss", ".s
 _BACK_FILES = (".py", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".cs", ".sql", ".ex", ".exs")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scope:
     """Where a clause holds: folder names (or path fragments) a write must be under and those it must
     not, the code families it names (`code_lines.language`), and the side it names ("frontend",
@@ -160,9 +160,13 @@ def _is_place(raw: str) -> bool:
 
 
 def _places(rx: re.Pattern, text: str) -> list[str]:
-    """The places a pattern finds: a path, a layer word, or any word the text calls a layer or module."""
-    return [_TEST_FILES if m.group(1).lower() in _TEST_PLACES else _place(m.group(1)) for m in rx.finditer(text)
-            if _is_place(m.group(1)) or (rx.groups > 1 and m.group(2) and re.fullmatch(r"[\w\-]+", m.group(1)))]
+    """The places a pattern finds: a path, a layer word, the tests, or any word the text calls a layer or module."""
+    out = []
+    for m in rx.finditer(text):
+        raw = m.group(1)
+        if _is_place(raw) or (rx.groups > 1 and m.group(2) and re.fullmatch(r"[\w\-]+", raw)):
+            out.append(_TEST_FILES if raw.rstrip(".,;:)").lower() in _TEST_PLACES else _place(raw))
+    return out
 
 
 def _modifies(first: str, second: str | None) -> bool:
