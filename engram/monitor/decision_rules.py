@@ -100,8 +100,8 @@ LINT_RULES = {"console": "console", "process-exit": "process.exit", "eval": "eva
 _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]|$)")
 # "Only the repository module may import sqlalchemy", "sqlalchemy may only be imported in the db layer": the
 # thing is ruled out everywhere but that place.
-_ONLY_PLACE_MAY = re.compile(rf"^\W*only\s+[^,;]{{1,60}}?\s+(?:may|can|is\s+allowed\s+to|are\s+allowed\s+to)\s+{_VERB}\s+{_PHRASE}",
-                             re.I)
+_ONLY_PLACE_MAY = re.compile(rf"^\W*only\s+[^,;]{{1,60}}?\s+(?:may|can|is\s+allowed\s+to|are\s+allowed\s+to)\s+"
+                             rf"{_VERB}\s+{_PHRASE}", re.I)
 _MAY_ONLY_BE = re.compile(rf"^\W*+(?:the\s+)?{_PHRASE}\s+(?:may|can|should|must|shall)\s+only\s+be\s+"
                           r"(?:imported|used|called|accessed|instantiated|referenced)\b", re.I)
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
@@ -262,7 +262,6 @@ def rules_for(node: dict[str, Any]) -> Rules:
     return r
 
 
-
 # "`mechanisms` - MUST include "oauthbearer"": a value a configuration's list must keep.
 _MUST_INCLUDE = re.compile(r"\b(?:must|shall)\s+(?:always\s+)?(?:include|contain|list|keep)\s+[\"'`]([A-Za-z][\w\-]{1,30})[\"'`]",
                            re.I)
@@ -328,8 +327,9 @@ def _forbids_in(clause: str) -> list[str]:
     if m := _PASSIVE.match(clause):
         out += re.split(r"(?<!\s)\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
-    if scope_lib.scope_of(clause).exempt:  # the place that may is exempt; everywhere else may not
-        out += [m.group(1) for rx in (_ONLY_PLACE_MAY, _MAY_ONLY_BE) if (m := rx.match(clause))]
+    only = [m.group(1) for rx in (_ONLY_PLACE_MAY, _MAY_ONLY_BE) if (m := rx.match(clause))]
+    if only and scope_lib.scope_of(clause).exempt:  # the place that may is exempt; everywhere else may not
+        out += only
     return out
 
 

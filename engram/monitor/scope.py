@@ -56,8 +56,8 @@ _ONLY_IN = re.compile(rf"\b(?:only|exclusively)\s+(?:be\s+\w+\s+)?(?:for\s+(?:[\
 _ONLY_MAY = re.compile(rf"^\W*only\s+(?:the\s+)?{_PLACE}{_KIND}\s+(?:files?\s+|code\s+)?(?:may|can|is\s+allowed\s+to|"
                        rf"are\s+allowed\s+to|gets?\s+to)\b", re.I)
 # "Tests may use time.sleep": a permission for the test files.
-_TESTS_MAY = re.compile(r"^\W*(?:(?:unit|integration|e2e)\s+)?(?:tests?|specs?)\s+(?:code\s+|files?\s+)?(?:may|can|are\s+allowed\s+to)"
-                        r"\s+(?!not\b|never\b)", re.I)
+_TESTS_MAY = re.compile(r"^\W*(?:(?:unit|integration|e2e)\s+)?(?:tests?|specs?)\s+(?:code\s+|files?\s+)?"
+                        r"(?:may|can|are\s+allowed\s+to)\s+(?!not\b|never\b)", re.I)
 # An override for some files that turns a rule off there ("overrides: for files 'scripts/**/*' ... 'off'").
 _OVERRIDE = re.compile(rf"\bfor\s+files?\s*:?\s*{_PLACE}(?=[^;]*\b(?:off|disabled|allowed|ignored)\b)", re.I)
 # "All schema changes must be migration files in migrations/": where the thing belongs, exempt.
@@ -79,9 +79,9 @@ _LANGUAGE_SUBJECT = re.compile(rf"^\W*(?:all\s+|any\s+)?{_LANGUAGE}\s+(?:code|fi
 
 _SIDE = r"(front[\s-]?end|client[\s-]side|ui|back[\s-]?end|server[\s-]side)"
 # "in the frontend", "for the backend", "in the UI"; "Frontend never ...", "Backend code must ...".
-_IN_SIDE = re.compile(rf"\b(?:in|on|for|inside|within)\s+(?:the\s+|all\s+|any\s+)?{_SIDE}\b(?!\s*(?:team|developers?|engineers?)\b)",
-                      re.I)
-_SIDE_SUBJECT = re.compile(rf"^\W*(?:all\s+|any\s+|the\s+)?{_SIDE}\b(?!\s*(?:team|developers?|engineers?)\b)", re.I)
+_NOT_CODE = r"(?!\s*(?:team|developers?|engineers?)\b)"  # "the frontend team": people, not code
+_IN_SIDE = re.compile(rf"\b(?:in|on|for|inside|within)\s+(?:the\s+|all\s+|any\s+)?{_SIDE}\b{_NOT_CODE}", re.I)
+_SIDE_SUBJECT = re.compile(rf"^\W*(?:all\s+|any\s+|the\s+)?{_SIDE}\b{_NOT_CODE}", re.I)
 _FRONT_DIRS = frozenset("frontend front-end client ui components pages www".split())
 _BACK_DIRS = frozenset("backend back-end server api".split())
 _FRONT_FILES = (".tsx", ".jsx", ".vue", ".svelte", ".html", ".css", ".scss", ".sass", ".less", ".astro")
