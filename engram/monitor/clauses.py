@@ -30,15 +30,17 @@ _BREAK = re.compile(r";\s+|,\s+(?:and|but)\s+(?=(?:never|always|do\s+not|don'?t|
 _HEADING = re.compile(r"^\W*(?:scope|paths?|files|applies\s+(?:only\s+)?to)\s*:", re.I)
 _LEAD = re.compile(r"^\W*(?:in|under|inside|within)\s+(?:the\s+)?[^\s,]+(?:\s+(?:code|files?|layer|folder))?\s*,", re.I)
 _CONTINUES = re.compile(r"^\W*(?:it|its|they|them|their|this|these|those|that|which|so|because|otherwise|instead|"
-                        r"there|here|such|e\.g\.|i\.e\.)\b", re.I)
+                        r"there|here|such)\b", re.I)
 _WORD = re.compile(r"[\"'`]([^\"'`\s]{1,30})[\"'`]|([a-z][\w.]{3,})", re.I)
 _COMMON = frozenset("""never always must should shall using avoid code file files with without from into only when where
 which this that there their they them these those allowed forbidden prohibited strictly instead rather other every each
-also does have been being over under inside within outside except use uses used make sure keep all any must not""".split())
+also does have been being over under inside within outside except use uses used make sure keep all any not""".split())
 
 
 @dataclass(frozen=True)
 class Clause:
+    """One clause's words and where it holds."""
+
     text: str
     scope: Scope
 
