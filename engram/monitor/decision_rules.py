@@ -14,7 +14,7 @@ this module builds on it rather than replacing it:
 * it adds the shapes the consolidation parser does not read: "Use A, not B",
   "no console output", "hashed with bcrypt", and limits ("max 3 retries", "timeout at
   most 5 seconds", "at least 12 rounds");
-* it reads where the decision holds (`scope.py`), which languages and whether the tests.
+* it reads whether the decision is about the tests (where each clause holds: `clauses.py`).
 
 The rules that read a decision's words by a cue of their own (parameterised SQL, hard-coded
 secrets, ...) hold their cue beside their check, in the catalogue (`engram.monitor.rules`).
@@ -29,7 +29,6 @@ from typing import Any
 from engram.graph import decision_text
 from engram.monitor import practices, tech_terms
 from engram.monitor import scope as scope_lib
-from engram.monitor.scope import Scope, scope_of
 from engram.text import singular
 
 _NEG = r"(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|no longer|not)"
@@ -99,13 +98,22 @@ _SCOPE_WORDS = {"token": "token", "tokens": "token", "auth": "token", "jwt": "to
 LINT_RULES = {"console": "console", "process-exit": "process.exit", "eval": "eval", "alert": "alert",
               "debugger": "debugger"}
 _LINT_RULE = re.compile(r"(?:^|[\s'\"`(/])no-([a-z]+(?:-[a-z]+)*)(?=[\s'\"`),:;]|$)")
+# "Only the repository module may import sqlalchemy", "sqlalchemy may only be imported in the db layer": the
+# thing is ruled out everywhere but that place.
+_ONLY_PLACE_MAY = re.compile(rf"^\W*only\s+[^,;]{{1,60}}?\s+(?:may|can|is\s+allowed\s+to|are\s+allowed\s+to)\s+"
+                             rf"{_VERB}\s+{_PHRASE}", re.I)
+_MAY_ONLY_BE = re.compile(rf"^\W*+(?:the\s+)?{_PHRASE}\s+(?:may|can|should|must|shall)\s+only\s+be\s+"
+                          r"(?:imported|used|called|accessed|instantiated|referenced)\b", re.I)
 # Command-line tools: "<tool> <subcommand>" names a command ("npm install", "uv add", "docker run").
 CLI_TOOLS = frozenset("""npm npx pnpm yarn bun pip pip3 pipx uv poetry pipenv conda docker podman kubectl helm git cargo
 gem bundle brew apt apt-get prisma supabase terraform""".split())
 # "unless explicitly requested": a permission the user gives, not a condition the code can meet.
 UNLESS_ASKED = r"unless(?!\s+(?:explicitly|specifically|expressly|requested|asked|approved|instructed|told)\b)"
+# "outside cli/", "except in tests", "outside the db layer": a place the decision exempts (`scope.py`), no condition.
+_EXEMPT_PLACE = (r"(?:[`'\"]?[\w.\-]+/|[\w\-]+\s+(?:layer|module|package|folder|directory)\b|(?:tests?|specs?|"
+                 + "|".join(sorted(scope_lib.LAYER_WORDS)) + r")\b)")
 _CONDITIONAL = re.compile(rf"^\s*(?:without|{UNLESS_ASKED}|except|other than|outside|only|if|when|apart from)\b"
-                          r"(?!\s+(?:of\s+|in\s+|under\s+)?(?:the\s+)?[`'\"]?[\w.\-]+/)", re.I)  # "outside cli/": a scope
+                          rf"(?!\s+(?:be\s+\w+\s+)?(?:of\s+|in\s+|under\s+|from\s+)?(?:the\s+)?{_EXEMPT_PLACE})", re.I)
 _LEADING = ("the ", "a ", "an ", "any ", "our ", "your ", "its ")
 
 # limits ------------------------------------------------------------------------------------
@@ -200,12 +208,10 @@ class Rules:
     requires: list[Term] = field(default_factory=list)
     limits: list[Limit] = field(default_factory=list)
     about_tests: bool = False
-    scope: Scope = field(default_factory=Scope)
     required: list[str] = field(default_factory=list)  # identifiers of a required practice
     tools: list[str] = field(default_factory=list)  # names of required tools, dropped from a configuration
     shape: str | None = None  # the kind of line an "ALL <things> MUST" decision governs
     universal: bool = False  # the required practice holds everywhere ("all", "every", "must", "always")
-    languages: tuple[str, ...] = ()  # "NEVER use the `as` keyword in TypeScript": the code families it holds for
     states_choice: bool = False  # it says what to use ("use native array methods"), known to the tables or not
     tests_only: bool = False  # its subject is the tests ("Tests must not sleep"): production code is not governed
 
@@ -247,29 +253,13 @@ def rules_for(node: dict[str, Any]) -> Rules:
     r.limits = limits_in(text)
     r.about_tests = bool(re.search(r"\b(?:tests?|testing|fixtures?|specs?|mocks?)\b", text, re.I)) or any(
         t.canon in tech_terms.ROLES["test framework"] for t in r.forbids + r.requires)
-    r.scope = scope_of(text)
     requiring = " ".join(c for x in decision_text.sentences(text) or [text] for c in re.split(r";\s+", x)
-                         if not _PROHIBITIVE.search(c))  # "...; no API may bypass it" requires nothing, the rest may
+                         if not PROHIBITIVE.search(c))  # "...; no API may bypass it" requires nothing, the rest may
     r.required = practices.required_identifiers(requiring, forbidden | {f for t in r.forbids for f in t.forms})
     r.shape = practices.shape_of(text) if r.required else None
     r.universal = bool(r.required) and re.search(r"\b(?:all|every|each|always|must|MUST|required)\b", text) is not None
-    r.languages = languages_of(text)
     r.tests_only = _TESTS_SUBJECT.search(text) is not None
     return r
-
-
-
-_LANGUAGE_FAMILY = {"typescript": "js", "javascript": "js", "python": "python", "go": "go", "golang": "go",
-                    "rust": "rust", "java": "clike", "kotlin": "clike", "c#": "clike", "swift": "clike", "php": "clike",
-                    "ruby": "hash", "sql": "sql"}
-# "in TypeScript", "in rust code", "for Python files"; not "TypeScript projects" (their configuration too).
-_IN_LANGUAGE = re.compile(r"\b(?:in|for|of|inside)\s+(?:all\s+|any\s+)?(typescript|javascript|python|golang|go|rust|java|kotlin|"
-                          r"c#|swift|php|ruby|sql)\b(?!\s*(?:projects?|repos?|repositor\w*|services?|apps?)\b)(?!')", re.I)
-
-
-def languages_of(text: str) -> tuple[str, ...]:
-    """The code families a decision limits itself to by naming their language."""
-    return tuple(dict.fromkeys(_LANGUAGE_FAMILY[m.group(1).lower()] for m in _IN_LANGUAGE.finditer(text)))
 
 
 # "`mechanisms` - MUST include "oauthbearer"": a value a configuration's list must keep.
@@ -283,7 +273,7 @@ _TESTS_SUBJECT = re.compile(r"^\W*(?:(?:unit|integration|e2e|end-to-end)\s+)?tes
 
 
 # A clause that forbids ("never use eval", "UPDATE on audit_log is not allowed") requires nothing.
-_PROHIBITIVE = re.compile(rf"\b(?:{_NEG[3:-1]}|avoid|no|forbidden|prohibited|banned|disallowed)\b", re.I)
+PROHIBITIVE = re.compile(rf"\b(?:{_NEG[3:-1]}|avoid|no|forbidden|prohibited|banned|disallowed)\b", re.I)
 
 
 def _phrases(value: Any) -> list[str]:
@@ -337,6 +327,9 @@ def _forbids_in(clause: str) -> list[str]:
     if m := _PASSIVE.match(clause):
         out += re.split(r"(?<!\s)\s+(?:or|and|nor)\s+|,\s*", m.group(1))
     out += [m.group(1) for m in _VIA.finditer(clause) if re.search(rf"\b{_NEG}\b", clause[:m.start()], re.I)]
+    only = [m.group(1) for rx in (_ONLY_PLACE_MAY, _MAY_ONLY_BE) if (m := rx.match(clause))]
+    if only and scope_lib.scope_of(clause).exempt:  # the place that may is exempt; everywhere else may not
+        out += only
     return out
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engram.monitor import code_lines, decision_rules
+from engram.monitor import clauses, code_lines, decision_rules
 from engram.monitor.code_lines import Line, is_test_path
 from engram.monitor.contradiction import DIRECT, INDIRECT, Verdict, no_contradiction
 from engram.monitor.decision_rules import Rules
@@ -77,23 +77,37 @@ def all_matches(decisions: list[dict[str, Any]], path: str, diff: str) -> list[d
         return []
     test_file = is_test_path(path)
     new_file = re.search(r"^@@ -0,0 ", diff or "", re.M) is not None
+    ignore_file = is_ignore_file(path)
     writes: dict[bool, Write] = {}
     matches: list[dict[str, Any]] = []
     for node in decisions:
-        reading = decision_rules.rules_for(node)
-        if reading.languages and lang not in reading.languages:
+        whole = decision_rules.rules_for(node)
+        if not clauses.in_its_languages(whole.text, path):
             continue  # "in TypeScript": a Python file is not what it is about
-        if reading.about_tests not in writes:
-            writes[reading.about_tests] = _write(path, lang, lines, new_file, reading.about_tests)
-        w = writes[reading.about_tests]
-        skip_tests = (test_file and not reading.about_tests) or (reading.tests_only and not test_file)
-        in_scope = not skip_tests and reading.scope.applies(path)
+        here = _held(whole, path)
         for rule in RULES:
-            if (rule.reach == "scope" and not in_scope) or (rule.reach == "own" and skip_tests) \
-                    or (w.ignore_file and not rule.in_ignore_files) or not rule.cued(reading.text):
+            reading = here if rule.reach == "scope" else whole  # the other rules read their own places
+            if reading is None or (rule.reach != "any" and _skips_tests(reading, test_file)) \
+                    or (ignore_file and not rule.in_ignore_files) or not rule.cued(reading.text):
                 continue
-            matches += [_match(reading, rule, hit) for hit in rule.check(w, reading)]
+            if reading.about_tests not in writes:
+                writes[reading.about_tests] = _write(path, lang, lines, new_file, reading.about_tests)
+            matches += [_match(whole, rule, hit) for hit in rule.check(writes[reading.about_tests], reading)]
     return matches
+
+
+def _held(whole: Rules, path: str) -> Rules | None:
+    """The decision's rules that hold at `path`: all of them, those of the clauses that hold there
+    (`clauses.holding`), or None."""
+    text = clauses.holding(whole.text, path)
+    if text is None or text == whole.text:
+        return None if text is None else whole
+    return decision_rules.rules_for({"id": whole.id, "name": text})
+
+
+def _skips_tests(reading: Rules, test_file: bool) -> bool:
+    """A test file, against a decision not about tests; production code, against one about tests alone."""
+    return (test_file and not reading.about_tests) or (reading.tests_only and not test_file)
 
 
 def _write(path: str, lang: str, all_lines: list[Line], new_file: bool, about_tests: bool) -> Write:
