@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from engram.consolidate import graph_apply
-from engram.consolidate.entity_resolution import Resolver
 from engram.graph import aliases, store
 from engram.graph.connect import connect
 from engram.graph.decision_text import statement
 from engram.graph.supersession import POSSIBLY, relation
-from engram.providers.offline import LocalEmbedder
 from engram.text import stem
 
 
@@ -137,15 +134,17 @@ def conn(tmp_path):
 
 
 def _decide(conn, text: str) -> str:
-    node = {"key": "d1", "op": "create", "name": text, "type": "decision", "description": text,
-            "files": [], "evidence": [], "explicit": True, "rationale": "", "alternatives": []}
-    request = {"episode": {"goal": text, "approach": "", "outcome": "success"}, "graph": {"nodes": [node], "edges": []}}
-    record = {"id": store.new_id("ep"), "goal": text, "outcome": "success", "from_seq": 1, "to_seq": 1,
-              "kind": "full", "files_modified": []}
-    planned = graph_apply.plan(request, Resolver(conn, LocalEmbedder()))
-    graph_apply.apply(conn, session=store.new_id("s"), from_seq=1, to_seq=1, record=record, request=request,
-                      planned=planned)
-    return store.find_by_name(conn, text, type="decision")[0]["id"]
+    """One explicit decision through graph_apply, as bench/supersession_quality.py records it."""
+    import sys
+
+    from testing.helpers import REPO
+
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import supersession_quality
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    return supersession_quality.record(conn, text)
 
 
 def _status(conn, nid: str) -> str:
