@@ -99,6 +99,8 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     # Ties by name, not by id: ids are random, so an id order would differ between two
     # graphs built from the same events.
     items.sort(key=lambda it: (-round(it[1], 9), it[0]["name"], it[0]["id"]))
+    # a pinned decision that a newer one may replace is served as the newer, naming it
+    standing = conflicts.serve_one(conn, list(standing))
     first = [(n, a) for n, a in standing if n["id"] not in exclude and is_new(injected, n, tiers.level(n, a))]
     first, items = curation.screen_both(conn, root, first, items, log)
     if not first and not items:

@@ -354,3 +354,16 @@ def test_session_start_serves_one_answer_when_two_decisions_may_conflict(root):
                     "--harness", "claude-code")
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert DB_NEW in context and f"(possibly replaces: {DB_OLD})" in context and context.count(DB_OLD) == 1
+
+
+def test_a_pinned_decision_that_may_be_replaced_is_served_as_its_replacement(root, capsys):
+    decide(DB_OLD)
+    project = Project.from_cwd(str(root))
+    (old,) = nodes(project, DB_OLD)
+    assert main(["memory", "pin", old["id"]]) == 0
+    decide(DB_NEW)
+    done = run_hook("SessionStart", payload("SessionStart", "agent-3", root, source="startup"),
+                    "--harness", "claude-code")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DB_NEW in context and f"(possibly replaces: {DB_OLD})" in context and context.count(DB_OLD) == 1
+    assert context.count(DB_NEW) == 1
