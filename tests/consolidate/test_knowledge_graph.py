@@ -113,3 +113,20 @@ def test_consolidation_is_deterministic_for_identical_input(tmp_path):
                                 "e.from_node JOIN nodes b ON b.id = e.to_node ORDER BY 1, 2, 3")
         texts.append((nodes, edges))
     assert texts[0] == texts[1] and len(texts[0][0]) > 5 and len(texts[0][1]) > 5
+
+
+def test_a_missing_program_is_a_fact_until_a_later_session_runs_it(tmp_path):
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Load the schema into the dev database.")
+    a.command('$env:DATABASE_URL="postgres://localhost/dev"; Get-Content schema.sql | psql $env:DATABASE_URL', 1,
+              "psql : The term 'psql' is not recognized as the name of a cmdlet, function, script file, or operable "
+              "program. Check the spelling of the name, or if a path was included, verify that the path is correct.")
+    _done(a, "a")
+    assert _live(a, "gotcha") == ["psql is not found on this machine"]
+    (desc,) = rows(a.project, "SELECT description FROM nodes WHERE name = 'psql is not found on this machine'")
+    assert desc[0] == ("`psql` is not found on this machine: `psql $env:DATABASE_URL` failed with \"psql : The term "
+                       "'psql' is not recognized as the name of a cmdlet, function, script file, or operable program\".")
+    b = Session(root, "b").start().prompt("Check the tables now that psql is installed.")
+    b.command('psql "$DATABASE_URL" -c "\\dt"', 0, " public | users | table")
+    _done(b, "b")
+    assert _live(b, "gotcha") == []

@@ -14,7 +14,7 @@ from typing import Any
 
 from engram import jsonio
 from engram.capture import commandline as cl
-from engram.consolidate.knowledge import commands, tool_errors, unfinished, user_words
+from engram.consolidate.knowledge import commands, environment, tool_errors, unfinished, user_words
 from engram.text import clip_words
 
 PURPOSES = {"test": "runs the tests", "build": "builds the project", "lint": "checks the code (lint / types)",
@@ -54,7 +54,8 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
     """Gotchas and paths kept out of commits; `carried`: errors an unfinished item already says
     (a blocked `rm` is its leftover files' line, not a second known problem)."""
     out = []
-    for g in commands.gotchas(events):
+    found = commands.gotchas(events)
+    for g in found:
         if g["error"] in carried:
             continue
         desc = f"`{clip_words(g['command'], 120)}` fails: {g['error']}"
@@ -69,6 +70,12 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         data = {"kind": "gotcha", "family": cl.family_key(g["command"]), "error_key": cl.error_key(g["error"]),
                 "worked": clip_words(g["worked"], 200), "times": g["times"]}
         out.append(_node("g", name, "error", desc, data, g["evidence"]))
+    for m in environment.missing_programs(events, {seq for g in found for seq in g["evidence"]}):
+        desc = f"`{m['program']}` is not found on this machine: `{m['command']}` failed with \"{m['error']}\"" + (
+            f" ({m['times']} times)." if m["times"] > 1 else ".")
+        out.append(_node("g", f"{m['program']} is not found on this machine", "error", desc,
+                         {"kind": "gotcha", "key": "missing:" + m["program"], "times": m["times"]},
+                         m["evidence"], op="update"))
     for g in tool_errors.gotchas(events):
         name, desc = tool_errors.describe(g)
         out.append(_node("g", name, "error", desc, {"kind": "gotcha", "tool": g["tool"], "times": g["times"]},
@@ -193,7 +200,11 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
     todo, closed = unfinished_nodes(prior + events, {n["description"] for n in rules}
                                     | {i["text"] for i in user_words.instructions(prior)})
     carried = {n["data"]["error"] for n in todo if n["data"].get("error")}
-    return cmds + gotcha_nodes(events, carried) + todo + rules, retire + closed
+    # last: the bound on retire entries cuts these first (a program that ran closes a fact
+    # only if one was recorded)
+    ran = [{"key": "missing:" + prog, "by": None, "reason": f"`{prog}` ran"}
+           for prog in sorted(environment.found_programs(events))]
+    return cmds + gotcha_nodes(events, carried) + todo + rules, retire + closed + ran
 
 
 def _earlier(prior: list[dict[str, Any]], known: list[str]) -> dict[str, str]:

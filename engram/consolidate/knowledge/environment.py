@@ -1,0 +1,84 @@
+"""Facts about the machine a session ran on: programs its shell could not find.
+
+A program the shell reports missing ("bash: psql: command not found", PowerShell's "The term
+'psql' is not recognized ...", cmd.exe's "'psql' is not recognized as an internal or external
+command", zsh's "command not found: timeout") is a fact about the machine, worth knowing the
+first time: the next session would try it again. Only a program the failed command line
+itself ran counts (not one a script it started looked for), and the fact is dropped when a
+later command of the range ran that program without the error; a later session that runs it
+retires it (nodes.py: the key `missing:<program>`). A failure a gotcha already explains (a
+variant that worked, the same error again) is left to that gotcha.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engram.capture import commandline as cl
+from engram.capture import shellcmd
+from engram.consolidate.knowledge.commands import failed, quiet, ran, shell_events
+from engram.text import clip_words
+
+MAX_MISSING = 4
+_NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
+                        r"^\S*sh: \d+: ([\w.+-]+): not found|The term '([\w.+-]+)' is not recognized|"
+                        r"^'([\w.+-]+)' is not recognized as an internal or external command", re.M)
+
+
+def _programs(command: str) -> set[str]:
+    """The programs a command line runs: each pipeline segment's first word, and the program a
+    wrapper there starts (`timeout 5 make` runs both)."""
+    out = set()
+    for seg in cl.segments(command):
+        words = cl.split_words(seg)
+        out |= {w[0] for w in (words, shellcmd.stripped(words)) if w}
+    return out
+
+
+def _segment(command: str, program: str) -> str:
+    """The part of a command line that ran `program` (not the variables set before it)."""
+    seg = next((s for s in cl.segments(command) if (shellcmd.stripped(cl.split_words(s)) or [""])[0] == program),
+               command)
+    return clip_words(seg, 80)
+
+
+def _said(ev: dict[str, Any], program: str) -> str:
+    """The shell's line about the missing program, to its first sentence's end."""
+    text = str(ev.get("error_summary") or "") + "\n" + str(ev.get("output") or ev.get("error") or "")[:4000]
+    line = next((ln.strip() for ln in text.split("\n") if program in ln and _NOT_FOUND.search(ln)), "")
+    return clip_words(line.split(". ")[0].rstrip("."), 120)
+
+
+def not_found(ev: dict[str, Any]) -> str:
+    """The program the command line ran that its shell could not find, or ""."""
+    text = str(ev.get("error_summary") or "") + "\n" + str(ev.get("output") or ev.get("error") or "")[:4000]
+    runs = _programs(str(ev.get("command") or ""))
+    for m in _NOT_FOUND.finditer(text):
+        name = next(g for g in m.groups() if g)
+        if name in runs:
+            return name
+    return ""
+
+
+def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozenset()) -> list[dict[str, Any]]:
+    """[{"program", "command", "error", "times", "evidence"}]: programs not found in this range
+    and not run after; `explained`: the seqs of failures a gotcha already tells."""
+    found: dict[str, dict[str, Any]] = {}
+    for ev in shell_events(events):
+        name = not_found(ev) if failed(ev) else ""
+        if name:
+            rec = found.setdefault(name, {"program": name, "command": _segment(ev["command"], name), "times": 0,
+                                          "evidence": [], "error": _said(ev, name)})
+            rec["times"] += 1
+            rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+        elif ran(ev) or quiet(ev):
+            for prog in _programs(str(ev["command"])) & set(found):
+                del found[prog]  # it runs now: a PATH fixed, a tool installed
+    keep = [r for r in found.values() if not set(r["evidence"]) <= set(explained)]
+    return keep[:MAX_MISSING]
+
+
+def found_programs(events: list[dict[str, Any]]) -> set[str]:
+    """Programs that ran without their shell missing them: a `missing:` fact of theirs is over."""
+    return {p for ev in shell_events(events) if ran(ev) for p in _programs(str(ev["command"])) if p != not_found(ev)}

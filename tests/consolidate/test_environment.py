@@ -1,0 +1,49 @@
+"""Programs the shell could not find (consolidate/knowledge/environment.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.consolidate.knowledge import environment
+
+
+def _shell(seq: int, command: str, code: int | None = 1, output: str = "") -> dict:
+    return {"seq": seq, "type": "command", "command": command, "exit_code": code, "output": output}
+
+
+@pytest.mark.parametrize("command,output,program", [
+    ("psql -h db -c 'select 1'", "bash: psql: command not found", "psql"),
+    ("cat a.log | head -5", "/bin/bash: line 1: head: command not found", "head"),
+    ("timeout 5 ./run.sh", "zsh: command not found: timeout", "timeout"),
+    ("docker-compose up -d", "sh: 1: docker-compose: not found", "docker-compose"),
+    ("choco --version", "choco : The term 'choco' is not recognized as the name of a cmdlet, function", "choco"),
+    ("psql -f x.sql", "'psql' is not recognized as an internal or external command,\noperable program", "psql"),
+    ("./build.sh", "./build.sh: line 3: protoc: command not found", ""),  # the script looked for it, not the line
+    ("make test", "make: *** No rule to make target 'test'.  Stop.", ""),
+])
+def test_the_program_the_command_line_ran_and_its_shell_missed(command, output, program):
+    assert environment.not_found(_shell(1, command, 127, output)) == program
+
+
+def test_a_program_that_runs_later_in_the_range_is_no_fact():
+    events = [_shell(1, "psql -c 'select 1'", 127, "bash: psql: command not found"),
+              _shell(2, "export PATH=/usr/lib/postgresql/16/bin:$PATH && psql -c 'select 1'", 0, " 1")]
+    assert environment.missing_programs(events) == []
+
+
+def test_an_unknown_status_without_the_error_counts_as_run():
+    events = [_shell(1, "psql -c 'select 1'", None, "'psql' is not recognized as an internal or external command"),
+              _shell(2, "psql -c 'select 1'", None, " ?column? \n 1")]
+    assert environment.missing_programs(events) == []
+
+
+def test_a_failure_a_gotcha_explains_is_left_to_it():
+    events = [_shell(1, "minsky git pr", 127, "bash: minsky: command not found")]
+    assert [m["program"] for m in environment.missing_programs(events)] == ["minsky"]
+    assert environment.missing_programs(events, explained={1}) == []
+
+
+def test_found_programs_leaves_out_one_whose_shell_missed_it():
+    events = [_shell(1, "psql -c 'select 1' | head -1", 0, "bash: psql: command not found"),
+              _shell(2, "git status", 0, "clean")]
+    assert environment.found_programs(events) == {"head", "git"}

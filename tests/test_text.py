@@ -1,0 +1,28 @@
+"""The user's own words of a prompt (`text.strip_injected`): what becomes a goal, a rule, a decision."""
+
+from engram.text import AS_DATA, strip_injected
+
+
+def test_an_ide_block_is_not_the_users_words():
+    prompt = ("<ide_opened_file>The user opened the file /home/u/app/test/start.txt in the IDE. This may "
+              "or may not be related to the current task.</ide_opened_file>\nCan we test the server with the CLI?")
+    assert strip_injected(prompt) == "Can we test the server with the CLI?"
+
+
+def test_an_ide_selection_goes_too_whatever_it_holds():
+    prompt = "<ide_selection>def main():\n    run()</ide_selection>\nrename main to start"
+    assert strip_injected(prompt) == "rename main to start"
+
+
+def test_a_system_reminder_without_engrams_memory_stays():
+    prompt = "<system-reminder>the user's own note</system-reminder> fix the build"
+    assert strip_injected(prompt) == prompt.strip()
+
+
+def test_engrams_memory_fed_back_is_dropped():
+    prompt = f"<system-reminder>Project memory ({AS_DATA})</system-reminder>\nfix the build"
+    assert strip_injected(prompt) == "fix the build"
+
+
+def test_an_unclosed_block_is_left_as_typed():
+    assert strip_injected("<ide_opened_file>half a block") == "<ide_opened_file>half a block"
