@@ -314,6 +314,17 @@ _REFUSED = re.compile(r"not a valid statement separator|ParserError|illegal opti
                       r"^[^\S\n]*(?:fatal|error): ", re.I | re.M)
 
 
+# What a shell prints when it could not parse the line (PowerShell 5 has no `&&`; bash, zsh and
+# sh quoting errors): the way round is the same line written otherwise.
+_SYNTAX = re.compile(r"not a valid statement separator|ParserError|syntax error near unexpected token|"
+                     r"unexpected EOF while looking for matching|unterminated quoted string|parse error near", re.I)
+
+
+def shell_syntax(output: str) -> bool:
+    """The output shows the shell refusing to parse the command line (see _SYNTAX)."""
+    return bool(_SYNTAX.search(str(output or "")[:4000]))
+
+
 def refused(output: str) -> bool:
     """The output shows the shell or the program refusing the command line (see _REFUSED)."""
     text = str(output or "")[:4000]

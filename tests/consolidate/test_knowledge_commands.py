@@ -211,6 +211,10 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
      True),  # its program not found: the same arguments through another launcher
     ("minsky git pr --path .", "bash: minsky: command not found", "bun run src/cli.ts tasks list", False),
     ("git pr --path .", "error: unknown command pr", "hub pr --path .", False),  # git ran: not a missing program
+    ("dotnet ef database drop --force --connection x", "Unrecognized option '--connection'", "dotnet run",
+     False),  # "run" is any project task: another one is not a way round
+    ("railway service create web", "error: unexpected argument 'web' found", "railway service --help",
+     False),  # asking for help is not a way round
 ])
 def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
     gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])
@@ -234,3 +238,15 @@ def test_a_tool_refusing_an_option_inside_a_pipeline_is_the_gotcha_and_its_later
     assert g["error"].startswith("cat: illegal option -- A")
     # an option error naming a program the command line does not run: the command as a whole
     assert cl.option_refused("npm run build", "tsc: unknown option --foo") == ""
+
+
+def test_a_line_the_shell_could_not_parse_is_told_with_the_same_line_rewritten():
+    sep = "The token '&&' is not a valid statement separator in this version."
+    events = [_shell(1, 'cd tools/Drop && dotnet run', None, f"At line:1 char:15\n{sep}"),
+              _shell(2, 'cd tools/Seed && dotnet ef database update', None, sep),
+              _shell(3, 'cd tools/Seed/Seed ; dotnet ef database update', None, "Done."),
+              _shell(4, 'cd tools/Drop/Drop ; dotnet run', None, "Dropped 12 tables.")]
+    (g,) = commands.gotchas(events)
+    # one gotcha for the shell's error, told with a failure and the rewrite of that same line
+    assert (g["command"], g["worked"], g["times"]) == (
+        "cd tools/Seed && dotnet ef database update", "cd tools/Seed/Seed ; dotnet ef database update", 2)

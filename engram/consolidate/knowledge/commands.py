@@ -167,13 +167,15 @@ def _same_command(failed: str, ok: str, could_not_run: bool = False) -> bool:
     of that purpose, whatever its program ("make test" -> "pytest"); any other whose program was
     not found, by the same arguments through another launcher (`_launched`)."""
     what = cl.purpose(failed)
-    if what and could_not_run:
+    if what and what != "run" and could_not_run:  # "run" is any task: another one is not a way round
         return cl.purpose(ok) == what
     if could_not_run and _launched(failed, ok):
         return True
     if not _program(failed) or _program(failed) != _program(ok):
         return False
-    return cl.purpose(ok) == what if what else cl.family(failed) == cl.family(ok) and not _retargeted(failed, ok)
+    if what and what != "run":
+        return cl.purpose(ok) == what
+    return cl.family(failed) == cl.family(ok) and not _retargeted(failed, ok)
 
 
 def _launched(failed: str, ok: str) -> bool:
@@ -210,9 +212,20 @@ def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> boo
     part's command (`_same_command`), something differs, and no step it adds is risky
     ("git add -A && git stash drop" is not a way round a failed "git stash pop")."""
     canon = {cl.canonical(p) for p in fail}
-    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok)
+    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok if not _NOT_A_RUN & set(o.split()))
     return related and any(cl.canonical(p) not in canon for p in ok) and not any(
         _risky(p) for p in ok if p not in fail)
+
+
+def _line(command: str) -> str:
+    """A whole command line on one line, as typed (a syntax error is in what normalise drops)."""
+    return " ".join(command.split())
+
+
+def _rewritten(fail: list[str], ok: list[str]) -> bool:
+    """`ok` runs every part of a line the shell refused to parse (`a && b` in a shell without
+    `&&`, a quoting error): the way round is in the line's syntax, not in another command."""
+    return bool(fail) and {cl.canonical(p) for p in fail} <= {cl.canonical(p) for p in ok}
 
 
 def _same_program(segment: str, segs: list[str]) -> list[str]:
@@ -240,8 +253,15 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         for nxt in shell[i + 1: i + 1 + WINDOW]:
             parts = _same_program(named, cl.segments(nxt["command"])) if named else cl.normalise(nxt["command"])
-            if (ran(nxt) or quiet(nxt)) and _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))):
-                rec["worked"], rec["evidence"] = " && ".join(parts), (rec["evidence"] + [nxt["seq"]])[-10:]
+            syntax = not named and cl.shell_syntax(sig)  # the shell refused the line: its way round is it rewritten
+            fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax
+                     else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))))
+            if (ran(nxt) or quiet(nxt)) and fixed:
+                # the pair said is this failure and its way round (one shell error's gotcha
+                # meets many commands: the first one's line beside another's fix reads as a wrong fix)
+                rec["command"], rec["worked"] = ((_line(ev["command"]), _line(nxt["command"])) if syntax
+                                                 else (" && ".join(fail), " && ".join(parts)))
+                rec["evidence"] = (rec["evidence"] + [nxt["seq"]])[-10:]
                 rec["observed"] = ran(nxt)  # else it ran with no error shown, its status not recorded
                 break
             if failed(nxt) and _signature(nxt) == sig:
