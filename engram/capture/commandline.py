@@ -151,7 +151,24 @@ def normalise(command: str) -> list[str]:
     set in a part of its own (`$env:DOTNET_ENVIRONMENT="Development"; dotnet run`) goes before
     each later part as the `NAME=value` prefix a POSIX shell would write: what made the command
     work may be that variable (a secret-looking one is dropped, as a prefix is)."""
-    out, env = [], []
+    return [part for part, _ in normalise_in(command)]
+
+
+def moved_to(command: str) -> str:
+    """The folder the line's last `cd` moved to ("" when it has none)."""
+    folder = ""
+    for part in parts(command):
+        core = shellcmd.stripped(_words(part))
+        if core[:1] == ["cd"] and len(core) == 2:
+            folder = core[1].strip("'\"")
+    return folder
+
+
+def normalise_in(command: str) -> list[tuple[str, str]]:
+    """`normalise`'s parts, each with the folder the line moved to before it (`cd services/api &&
+    uv run pytest`: "services/api"; "" when it did not): in a repository of several packages a
+    command works in one folder only."""
+    out, env, folder = [], [], ""
     for part in parts(command):
         m = _SETS.match(part.strip())
         if m:
@@ -162,8 +179,10 @@ def normalise(command: str) -> list[str]:
             segs.pop()
         words = _words(" | ".join(segs))
         core = shellcmd.stripped(words)
-        if core and core[0] not in NOISE:
-            out.append(" ".join(env + words))
+        if core[:1] == ["cd"] and len(core) == 2:
+            folder = core[1].strip("'\"")
+        elif core and core[0] not in NOISE:
+            out.append((" ".join(env + words), folder))
     return out
 
 

@@ -301,7 +301,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     g = _Graph()
     g.knowledge(events, prior, known)
     files = _file_nodes(g, events, prior, goal)
-    root = next((str(e["cwd"]) for e in prior + events if e.get("type") == "session_start" and e.get("cwd")), "")
+    root = knowledge_nodes.project_root(prior + events)
     _tool_nodes(g, events, files, root)
     _decision_nodes(g, decs)
     _error_nodes(g, errs, files)

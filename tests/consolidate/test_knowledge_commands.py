@@ -250,3 +250,29 @@ def test_a_line_the_shell_could_not_parse_is_told_with_the_same_line_rewritten()
     # one gotcha for the shell's error, told with a failure and the rewrite of that same line
     assert (g["command"], g["worked"], g["times"]) == (
         "cd tools/Seed && dotnet ef database update", "cd tools/Seed/Seed ; dotnet ef database update", 2)
+
+
+def test_a_command_that_works_keeps_the_folder_the_line_moved_to():
+    root = "/home/u/shop"
+    events = [_shell(1, f"cd {root}/services/api && uv run pytest tests/ -v", type="test_run", recognized=True,
+                     passed=4, failed=0),
+              _shell(2, "cd services/web && npm run build", type="build"),
+              _shell(3, "cd ~/elsewhere && make lint")]
+    found = commands.project_commands(events, root)
+    assert {c: r["folder"] for c, r in found.items()} == {
+        "uv run pytest -v": "services/api", "npm run build": "services/web", "make lint": ""}
+
+
+def test_claude_codes_bash_keeps_its_folder_from_call_to_call():
+    events = [dict(_shell(1, "cd services/api"), tool="Bash"),
+              dict(_shell(2, "uv run pytest -q", type="test_run", recognized=True, passed=2, failed=0), tool="Bash")]
+    assert commands.project_commands(events, "/r")["uv run pytest -q"]["folder"] == "services/api"
+    other = [dict(e, tool="exec_command") for e in events]  # a fresh shell each call (Codex)
+    assert commands.project_commands(other, "/r")["uv run pytest -q"]["folder"] == ""
+
+
+def test_a_call_the_harness_cancelled_never_ran():
+    sibling = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+    events = [dict(_shell(1, "uv run mypy src/app.py", 1, sibling), ok=False, error=sibling),
+              dict(_shell(2, "uv run mypy src/app.py", 1, sibling), ok=False, error=sibling)]
+    assert commands.shell_events(events) == [] and commands.gotchas(events) == []

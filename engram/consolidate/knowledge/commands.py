@@ -23,6 +23,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Any
 
 from engram.capture import shellcmd, testparse
@@ -42,9 +44,22 @@ _RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git"
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
 
 
+# The harness's rules of play, not facts about the project (Claude Code's wording): a call it
+# refused or cancelled ("Sibling tool call errored": another call of the batch failed) never ran.
+_PLAY = re.compile(r"has not been read yet|Sibling tool call errored|doesn't want to proceed|tool use was rejected|"
+                   r"has been modified since|was interrupted|InputValidationError|exceeds maximum allowed tokens|"
+                   r"without reading it first", re.I)
+
+
+def harness_refused(ev: dict[str, Any]) -> bool:
+    """The harness refused or cancelled the call (see _PLAY): neither a success nor a failure."""
+    return ev.get("ok") is False and bool(_PLAY.search(str(ev.get("error") or ev.get("output") or "")[:2000]))
+
+
 def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every shell command of the events (reads and searches through the shell included)."""
-    return [e for e in events if isinstance(e.get("command"), str) and e.get("command")]
+    """Every shell command of the events (reads and searches through the shell included) that
+    the harness let run."""
+    return [e for e in events if isinstance(e.get("command"), str) and e.get("command") and not harness_refused(e)]
 
 
 def _output_failed(ev: dict[str, Any]) -> bool:
@@ -90,19 +105,37 @@ def code_failure(ev: dict[str, Any]) -> bool:
     return ev.get("type") != "test_run" and bool(testparse.parse(str(ev.get("output") or ""))["failed"])
 
 
-def project_commands(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """{canonical command: {"purpose", "runs", "last_seq", "last_ts", "example", "evidence"}}."""
+def within(folder: str, root: str) -> str:
+    """`folder` as a path inside the project at `root` ("" for the root itself, or for a
+    folder that is not inside it or not known: a home, a variable, a parent)."""
+    folder = posixpath.normpath(folder.replace("\\", "/")) if folder else ""
+    if root and (folder + "/").startswith(root.rstrip("/") + "/"):
+        folder = folder[len(root.rstrip("/")):].lstrip("/")
+    bad = folder.startswith(("/", "~", "$", "..", "-")) or folder in (".", "") or ":" in folder
+    return "" if bad else folder.removeprefix("./")
+
+
+def project_commands(events: list[dict[str, Any]], root: str = "") -> dict[str, dict[str, Any]]:
+    """{canonical command: {"purpose", "runs", "last_seq", "last_ts", "example", "folder", "evidence"}};
+    `folder`: where in the project at `root` it last ran, when the line moved there (`cd`) or,
+    in Claude Code, whose Bash tool keeps its folder from call to call, an earlier line did."""
     out: dict[str, dict[str, Any]] = {}
+    here = ""
     for ev in shell_events(events):
+        steps = [(part, posixpath.join(here, folder) if folder else here)
+                 for part, folder in cl.normalise_in(ev["command"])]
+        if ev.get("tool") == "Bash" and ran(ev) and cl.moved_to(ev["command"]):
+            here = posixpath.join(here, cl.moved_to(ev["command"]))
         if not ran(ev):
             continue
-        for part in cl.normalise(ev["command"]):
+        for part, folder in steps:
             what = cl.purpose(part)
             if not what or _NOT_A_RUN & set(part.split()):
                 continue
             canon = cl.canonical(part)
             rec = out.setdefault(canon, {"purpose": what, "runs": 0, "example": "", "evidence": []})
-            rec.update(runs=rec["runs"] + 1, last_seq=ev["seq"], last_ts=str(ev.get("ts") or "")[:10])
+            rec.update(runs=rec["runs"] + 1, last_seq=ev["seq"], last_ts=str(ev.get("ts") or "")[:10],
+                       folder=within(folder, root))
             rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
             if part != canon and len(part) <= 160:
                 rec["example"] = part

@@ -28,11 +28,14 @@ def _node(prefix: str, name: str, type: str, description: str, data: dict[str, A
             "evidence": evidence, **extra}
 
 
-def command_nodes(events: list[dict[str, Any]]) -> tuple[list[Proposal], list[dict[str, Any]]]:
-    working = commands.project_commands(events)
+def command_nodes(events: list[dict[str, Any]], root: str = "") -> tuple[list[Proposal], list[dict[str, Any]]]:
+    """Commands that work (with the folder they ran in, inside the project at `root`), commands
+    run with no status recorded, and the keys of the commands they replace."""
+    working = commands.project_commands(events, root)
     out = []
     for canon, rec in working.items():
-        desc = f"`{canon}` {PURPOSES[rec['purpose']]}; last worked {rec['last_ts']}."
+        where = f" (in `{rec['folder']}`)" if rec["folder"] else ""
+        desc = f"`{canon}` {PURPOSES[rec['purpose']]}{where}; last worked {rec['last_ts']}."
         if rec["example"]:
             desc += f" Narrower: `{rec['example']}`."
         out.append(_node("c", canon, "concept", desc, {"kind": "command", "key": "command:" + canon,
@@ -191,11 +194,16 @@ def instruction_nodes(events: list[dict[str, Any]], earlier: dict[str, str] | No
     return out
 
 
+def project_root(events: list[dict[str, Any]]) -> str:
+    """The folder the session started in (its SessionStart's cwd), "" when not seen."""
+    return next((str(e["cwd"]) for e in events if e.get("type") == "session_start" and e.get("cwd")), "")
+
+
 def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
               known: list[str] = ()) -> tuple[list[Proposal], list[dict[str, Any]]]:
     """(node proposals, retire entries) for a range of events, `prior` = the session before it,
     `known` = what the graph holds (consolidate/worker.known_nodes)."""
-    cmds, retire = command_nodes(events)
+    cmds, retire = command_nodes(events, project_root(prior + events))
     rules = instruction_nodes(events, _earlier(prior, known))
     todo, closed = unfinished_nodes(prior + events, {n["description"] for n in rules}
                                     | {i["text"] for i in user_words.instructions(prior)})

@@ -21,15 +21,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engram.consolidate.knowledge.commands import harness_refused
 from engram.text import clip_words
 
 WINDOW = 8
 MAX_GOTCHAS = 4
 _WRAPPER = re.compile(r"</?tool_use_error>")
-# The harness's rules of play, not facts about the project (Claude Code's wording).
-_PLAY = re.compile(r"has not been read yet|Sibling tool call errored|doesn't want to proceed|tool use was rejected|"
-                   r"has been modified since|was interrupted|InputValidationError|exceeds maximum allowed tokens|"
-                   r"without reading it first", re.I)
 # An error that names what to do instead, or a missing thing: worth knowing after one meeting.
 _NAMED = re.compile(r"did you mean|unknown (?:skill|tool|agent|command)|not installed|does not exist|no such file",
                     re.I)
@@ -62,7 +59,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     calls = [e for e in events if isinstance(e.get("tool"), str) and not isinstance(e.get("command"), str)]
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for i, ev in enumerate(calls):
-        if ev.get("ok") is not False or not ev.get("error") or _PLAY.search(str(ev["error"])):
+        if ev.get("ok") is not False or not ev.get("error") or harness_refused(ev):
             continue
         error, replaced = _error(ev)
         if not error:
