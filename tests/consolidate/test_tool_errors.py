@@ -77,3 +77,12 @@ def test_a_tool_failure_reaches_the_next_session_through_the_real_hooks(proj, mo
     assert consolidate(project, "s1", cfg(project)).status == "consolidated"
     start = context(send("SessionStart", proj, session="s2", source="startup"))
     assert "Read on `.golangci.yml` failed: File does not exist. Did you mean .golangci.yaml?" in start
+
+
+def test_a_file_not_found_that_the_session_then_wrote_was_yet_to_be_made():
+    missing = "<tool_use_error>File does not exist.</tool_use_error>"
+    events = [call(1, "Read", False, missing, path="config/units.yaml"),
+              {"type": "file_write", "seq": 2, "tool": "Write", "ok": True, "path": "src/app/config/units.yaml"}]
+    assert tool_errors.gotchas(events) == []
+    (g,) = tool_errors.gotchas(events[:1])  # not made later: the path was wrong, worth knowing
+    assert tool_errors.describe(g)[1] == "Read on `config/units.yaml` failed: File does not exist."

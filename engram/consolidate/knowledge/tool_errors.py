@@ -30,6 +30,7 @@ _WRAPPER = re.compile(r"</?tool_use_error>")
 # An error that names what to do instead, or a missing thing: worth knowing after one meeting.
 _NAMED = re.compile(r"did you mean|unknown (?:skill|tool|agent|command)|not installed|does not exist|no such file",
                     re.I)
+_ABSENT = re.compile(r"does not exist|no such file", re.I)
 _MISMATCH = re.compile(r"^(.*?not found in (?:the )?file)\.?\s*String:\s?", re.I | re.S)
 
 
@@ -76,14 +77,22 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if nxt is not None and _target(nxt) and _target(nxt) != rec["target"]:
             rec["worked"] = _target(nxt)
             rec["evidence"] = (rec["evidence"] + [nxt["seq"]])[-10:]
-    keep = [r for r in found.values() if r["times"] > 1 or _NAMED.search(r["error"])]
+    written = [str(e["path"]) for e in events if e.get("type") == "file_write" and e.get("path")]
+    keep = [r for r in found.values() if (r["times"] > 1 or _NAMED.search(r["error"]))
+            and not (not r["worked"] and _ABSENT.search(r["error"]) and _made_later(r["target"], written))]
     return sorted(keep, key=lambda r: -r["times"])[:MAX_GOTCHAS]
+
+
+def _made_later(target: str, written: list[str]) -> bool:
+    """The session wrote the file a call did not find: it was yet to be made, not a wrong path."""
+    t = target.replace("\\", "/")
+    return bool(t) and any(w == t or w.endswith("/" + t) or t.endswith("/" + w) for w in written)
 
 
 def describe(g: dict[str, Any]) -> tuple[str, str]:
     """(name, description) of a tool gotcha, in the words the harness used."""
     on = f" on `{g['target']}`" if g["target"] else ""
-    desc = f"{g['tool']}{on} failed: {g['error']}"
+    desc = f"{g['tool']}{on} failed: {g['error'].rstrip('.')}"
     if g["indent"]:
         desc += f" (the text to replace was indented with {g['indent']})"
     desc += f"; {g['tool']} of `{g['worked']}` worked next." if g["worked"] else (
