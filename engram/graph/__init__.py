@@ -17,12 +17,16 @@ def signature(path: str) -> list[int]:
 
     Any committed write (a consolidation) changes it; reading never does. Comparing
     it costs two stats, so an unchanged graph is detected without opening SQLite.
+    An empty WAL stamps as a missing one: the first reader of a checkpointed graph
+    creates it (and the last one to close deletes it), so its mtime says when someone
+    read, not what the graph holds. A write grows it, and a checkpoint that empties it
+    has written the main file first.
     """
     sig: list[int] = []
     for p in (path, path + "-wal"):
         try:
             st = os.stat(p)
-            sig += [st.st_size, st.st_mtime_ns]
         except OSError:
-            sig += [0, 0]
+            st = None
+        sig += [st.st_size, st.st_mtime_ns] if st is not None and st.st_size else [0, 0]
     return sig

@@ -13,8 +13,6 @@ non-negative IDF log(1 + (N - df + 0.5) / (df + 0.5)).
 
 from __future__ import annotations
 
-import math
-
 from engram.graph import fulltext, readonly
 from engram.retrieve.entry_points import split_ident, words_of
 from engram.text import STOPWORDS, stem
@@ -70,6 +68,8 @@ class BM25:
             self.len[did] = len(toks)
             for t in counts:
                 df[t] = df.get(t, 0) + 1
+        import math  # an extension module: ~0.5 ms a prompt's hook, which never builds this index, does not pay
+
         n = len(docs)
         self.avg = (sum(self.len.values()) / n) if n else 0.0
         self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}

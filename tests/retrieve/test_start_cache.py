@@ -196,6 +196,21 @@ def test_the_hook_serves_a_new_session_from_the_cache_without_the_ranking_module
     assert not mods & RANKING
 
 
+def test_a_graph_with_no_writer_open_is_served_from_the_cache(g, root):
+    """With every writer closed SQLite has deleted the WAL; the first reader creates it and the
+    last one deletes it again. That empty WAL is no change of the graph: the second session is
+    served what the first one stored."""
+    _old_graph(g)
+    g.close()
+    assert not os.path.exists(g.project.db_path + "-wal")
+    os.utime(g.project.db_path, ns=(10**9, 10**9))
+    out, mods, injected = _hook_start(g, root, "s2")
+    assert b"parser needs utf-8" in out and mods & RANKING
+    again, mods, injected_again = _hook_start(g, root, "s3")
+    assert again == out and injected_again == injected
+    assert not mods & RANKING
+
+
 def test_the_worker_warms_the_cache_for_the_next_session_of_the_last_sessions_harness(g, root):
     from testing.helpers import engram
 

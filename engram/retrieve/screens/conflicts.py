@@ -62,8 +62,10 @@ def _served(conn, ids: list[str]) -> tuple[dict[str, str], dict[str, dict]]:
 
 def serve_one(conn, items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
     """Ranked (node, activation) pairs with each decision that may be replaced served as the
-    newest decision that may replace it, once, at the better of their places."""
-    instead, shown = _served(conn, [n["id"] for n, _ in items])
+    newest decision that may replace it, once, at the better of their places. Only decisions
+    are looked up: a possible replacement links two decisions, and a prompt's candidates are
+    mostly files and findings, whose edges the lookup would read for nothing."""
+    instead, shown = _served(conn, [n["id"] for n, _ in items if n.get("type") == "decision"])
     if not shown:
         return items
     out: list[tuple[dict, float]] = []

@@ -19,7 +19,6 @@ faded, no evidence".
 from __future__ import annotations
 
 from engram.graph import items, readonly
-from engram.graph.items import evidence
 from engram.retrieve import tiers
 
 PIN_ACTIVATION = 1.0
@@ -48,7 +47,7 @@ def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool
         return pairs
     pins, faded = items.flagged(conn)
     state = items.states(conn, {n["id"] for n, _ in pairs})
-    reader = evidence.Reader(root, log=log) if root else None
+    reader = None
     keep = set(pins)
     out = []
     for i, (node, act) in enumerate(pairs):
@@ -56,7 +55,11 @@ def screen(conn, root: str | None, pairs: list[tuple[dict, float]], marked: bool
         if nid in faded and nid not in keep:
             continue
         needs = (state.get(nid) or {}).get("evidence", {}).get("needs")
-        if reader is not None and needs:
+        if root and needs:
+            if reader is None:  # the evidence module loads only for an item that has some to check
+                from engram.graph.items import evidence
+
+                reader = evidence.Reader(root, log=log)
             if nid not in keep and evidence.broken(needs, reader, tiers.data_of(node)):
                 continue
             node = _possibly_fixed(node, evidence.changed(needs, reader))
