@@ -349,7 +349,10 @@ deprecating retire retiring remove removing
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
                    "stack", "scheme", "pattern", "manager"))
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all"))
+# "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
+# concern, they do not name another one.
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all",
+                           "main", "primary"))
 
 
 def concern_words(words: list[str]) -> set[str]:
@@ -383,7 +386,20 @@ def concern_words(words: list[str]) -> set[str]:
             i += 1
     parts = [p for w in out for p in w.split("-")]
     stems = {stem(p) for p in parts if p not in STOPWORDS and p not in CONCERN_VERBS and p not in CONCERN_KINDS}
-    return {s for s in stems if s and s not in STOPWORDS}
+    return {s for s in stems if s and s not in STOPWORDS and s not in _kind_stems()}
+
+
+_KIND_STEMS: list[frozenset[str]] = []
+
+
+def _kind_stems() -> frozenset[str]:
+    """CONCERN_KINDS as stems: "dependency management" is "dependencies" as "package manager" is
+    "packages" (the stem of "management" is the stem of "manager")."""
+    if not _KIND_STEMS:
+        from engram.text import stem
+
+        _KIND_STEMS.append(frozenset(stem(w) for w in CONCERN_KINDS))
+    return _KIND_STEMS[0]
 
 
 # -- the kinds of thing a decision chooses --------------------------------------------------

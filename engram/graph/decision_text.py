@@ -236,8 +236,12 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
-# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm".
+# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm",
+# "Kibana for log search": what comes before "for" is chosen, known to the table or not.
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
+# A thing named after a preposition, whatever the verb before it: "Backend tests run under Jest
+# now", "The Java services build with Gradle", "Releases are cut by semantic-release".
+_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to)\s+" + _PHRASE + _END)
 _PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
 _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
 _VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
@@ -274,6 +278,18 @@ def _names_thing(phrase: str, original: str) -> bool:
         return True
     at = original.casefold().find(phrase)
     return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
+
+
+def _headword(phrase: str) -> bool:
+    """Whether the words before a headline's "for" can be a name chosen: a known tool, or up to
+    three words none of which is a verb or a function word ("Lodash", "Kibana", "trunk-based
+    development"; not "tests must pass", "we rely on Claude")."""
+    from engram.graph import aliases
+    from engram.text import STOPWORDS
+
+    words = phrase.split()
+    return _tool(phrase) or (0 < len(words) <= 3 and not any(
+        w in aliases.CONCERN_VERBS or w in STOPWORDS or w.endswith(("ing", "ed")) for w in words))
 
 
 def _tool(phrase: str) -> bool:
@@ -366,8 +382,12 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         found = [m]
     if not found and not modal and (m := _DOING.search(body)):
         found = [m]
-    if not found and not modal and (m := _HEADLINE.match(body) or _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
+    if not found and not modal and (m := _HEADLINE.match(body)) and _headword(_phrase(m.group(1))):
         found = [m]
+    if not found and not modal and (m := _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
+        found = [m]
+    if not found and not modal:
+        found = [m for m in _NAMED_AFTER.finditer(body) if _names_thing(_phrase(m.group(1)), original)][:1]
     choice = []
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
