@@ -510,14 +510,16 @@ def _region(word: str) -> bool:
             and parts[1].startswith(_DIRECTIONS))
 
 
-def name_kinds(name: str) -> set[str]:
-    """The kinds of exactly this name (its canonical form, or the names it is a part of)."""
+def name_kinds(name: str, parents: bool = True) -> set[str]:
+    """The kinds of exactly this name (its canonical form, and with `parents` the names it is a
+    part of: S3 is a cloud's, AWS's, besides object storage)."""
     names, members = table(), _kind_members()
     known = names.canonical(name)
-    return {k for c in ([known] + names.parents_of(name) if known else [key(name)]) for k in members.get(c, ())}
+    found = ([known] + (names.parents_of(name) if parents else [])) if known else [key(name)]
+    return {k for c in found for k in members.get(c, ())}
 
 
-def kinds(phrase: str) -> set[str]:
+def kinds(phrase: str, parents: bool = True) -> set[str]:
     """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
     "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
     first, and the names it is a part of."""
@@ -526,7 +528,7 @@ def kinds(phrase: str) -> set[str]:
     i = 0
     while i < len(words):
         for n in range(min(4, len(words) - i), 0, -1):
-            found = name_kinds(" ".join(words[i:i + n]))
+            found = name_kinds(" ".join(words[i:i + n]), parents)
             if found:
                 out.update(found)
                 i += n
@@ -536,9 +538,9 @@ def kinds(phrase: str) -> set[str]:
     return out
 
 
-def shared_kinds(a: list[str], b: list[str]) -> set[str]:
-    """The kinds both lists of choices have a member of."""
-    return {k for p in a for k in kinds(p)} & {k for p in b for k in kinds(p)}
+def shared_kinds(a: list[str], b: list[str], parents: bool = True) -> set[str]:
+    """The kinds both lists of choices have a member of (`parents`: name_kinds)."""
+    return {k for p in a for k in kinds(p, parents)} & {k for p in b for k in kinds(p, parents)}
 
 
 def kind_words(kinds_: set[str]) -> set[str]:

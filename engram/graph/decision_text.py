@@ -243,6 +243,8 @@ _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
 # now", "The Java services build with Gradle", "Releases are cut by semantic-release".
 _NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to)\s+" + _PHRASE + _END)
 _PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
+_PURPOSE_VERB = _Lazy(r"\b(?:use|uses|using|used)\s+\S+(?:\s+\S+){0,2}?\s+to\s+([a-z]+)\s+[a-z]")
+_PASSIVE = _Lazy(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:now\s+|being\s+|also\s+)?(" + _PARTICIPLE + r")\b")
 _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
 _VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
@@ -380,8 +382,9 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     if not found and not modal and (m := _COPULA.search(body)) and (
             m.group(0).startswith(("is", "are")) or _names_thing(_phrase(m.group(1)), original)):
         found = [m]
+    doing = False
     if not found and not modal and (m := _DOING.search(body)):
-        found = [m]
+        found, doing = [m], True
     if not found and not modal and (m := _HEADLINE.match(body)) and _headword(_phrase(m.group(1))):
         found = [m]
     if not found and not modal and (m := _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
@@ -407,7 +410,22 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped])
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
-            "subject": subject, "refers": not subject and bool(_POINTER.search(left))}
+            "subject": subject, "refers": not subject and bool(_POINTER.search(left)),
+            "verbs": subject & _verbs(body, doing)}
+
+
+def _verbs(clause: str, doing: bool) -> set[str]:
+    """The concern words of a clause that say how its choice does the job rather than which job:
+    a passive participle ("emails are *delivered* by SES"), a purpose's verb ("use Mailgun to
+    *send* email"), the verb an instruction opens with ("*store* feature flags in Unleash",
+    when the clause is read as one, `doing`). Two choices of one kind for "feature flags" are
+    alternatives whether the flags are stored or served there (supersession.concerns)."""
+    from engram.graph.aliases import concern_words
+
+    words = [m.group(1) for rx in (_PASSIVE, _PURPOSE_VERB) for m in rx.finditer(clause)]
+    if doing:
+        words.append(clause.split(" ", 1)[0])
+    return concern_words(words)
 
 
 def _clauses(text: str) -> list[str]:
@@ -440,6 +458,7 @@ def statement(text: str) -> dict[str, Any]:
     dropped: list[str] = []
     subject: set[str] | None = None
     refers = False
+    verbs: set[str] = set()
     also: list[list[list[str]]] = []
     for clause in _clauses(text):
         part = _read(clause, original)
@@ -447,7 +466,7 @@ def statement(text: str) -> dict[str, Any]:
         dropped += part["dropped"]
         if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]) or (
                 not subject and not choice and part["choice"]):  # "We're ditching Varnish; responses get cached in ..."
-            subject, refers = part["subject"], part["refers"]
+            subject, refers, verbs = part["subject"], part["refers"], part["verbs"]
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
@@ -457,4 +476,4 @@ def statement(text: str) -> dict[str, Any]:
     ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
     return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped,
-            "refers": refers, "also": also}
+            "refers": refers, "also": also, "verbs": sorted(verbs)}

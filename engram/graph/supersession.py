@@ -224,7 +224,7 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")
     kind = aliases.kind_words(alike)
-    co, cn = o - kind, n - kind
+    co, cn = _unverbed(old, new, o, n, kind)
     if not n and new.get("refers") and o:
         return co, cn, "wider"
     if co == cn:
@@ -232,6 +232,21 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if cn < co:
         return co, cn, "wider" if cn or n and n <= o else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
+
+
+def _unverbed(old: dict[str, Any], new: dict[str, Any], o: set[str], n: set[str], kind: set[str]
+              ) -> tuple[set[str], set[str]]:
+    """Two concerns without the words naming their choices' kind (`kind`) and, when they differ
+    with them, the words saying how each choice does the job (decision_text's `verbs`: "Store
+    feature flags in Unleash" / "Feature flags are served by Flagsmith" are both about
+    {feature, flag}): when the choices are of one kind by their own names (not only as two
+    products of one cloud: storing uploads in S3 and serving them from CloudFront are two
+    jobs) and a concern is left on both sides."""
+    co, cn = o - kind, n - kind
+    if co == cn or not aliases.shared_kinds(old["choice"], new["choice"], parents=False):
+        return co, cn
+    vo, vn = o - set(old.get("verbs") or ()), n - set(new.get("verbs") or ())
+    return (vo - kind, vn - kind) if vo and vn else (co, cn)
 
 
 def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
