@@ -329,19 +329,23 @@ def _reworded(clause: str, original: str) -> str:
     return clause
 
 
-def _named_version(choice: list[str], words: list[str], clause: str, left: list[str]) -> tuple[list[str], list[str]]:
+def _named_version(choice: list[str], words: list[str], clause: str, left: list[str], original: str
+                   ) -> tuple[list[str], list[str]]:
     """A bare version chosen for one named thing is that thing's version: ("python 3.12", no
     concern left) for "Upgrade Python to 3.12", "Bump Node to 22 across services" (the name
-    just before "to"), "Bump the API's Python to 3.12" (a dotted version, one name), "Move off
+    just before "to", known to the table or written as a name: "Upgrade Storybook to 8"), "Bump
+    the API's Python to 3.12" (a dotted version, one name), "Move off
     Java 8 to 11" (the name of what it leaves, `left`); "Redis's retry limit is now 5" is a value."""
     from engram.graph.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
     if len(bare) != 1:
         return choice, words
-    named = [w for w in words if _tool(w)]
-    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named)
-                            or re.search(rf"\b{re.escape(named[0])}\s+to\s+v?{re.escape(bare[0])}\b", clause)):
+    def before(w: str) -> bool:  # "<w> to <version>"
+        return bool(re.search(rf"\b{re.escape(w)}\s+to\s+v?{re.escape(bare[0])}\b", clause))
+
+    named = [w for w in words if _tool(w)] or [w for w in words if _names_thing(w, original) and before(w)]
+    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named) or before(named[0])):
         name, words = named[0], [w for w in words if w != named[0]]
     elif not named and (gone := [p.rsplit(" ", 1)[0] for p in left if " " in p and _tool(p)]):
         name = gone[0]
@@ -407,7 +411,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         spans.append(m.span(0))
     gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
     left = "".join(" " if i in gone else ch for i, ch in enumerate(clause))
-    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped])
+    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped], original)
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
             "subject": subject, "refers": not subject and bool(_POINTER.search(left)),
