@@ -172,3 +172,11 @@ def test_a_pronoun_that_could_point_at_several_retires_none(conn):
     assert (_status(conn, jobs), _status(conn, events)) == ("active", "active")
     reasons = [e["data"]["reason"] for e in store.edges_of(conn, new, types=("similar_to",))]
     assert len(reasons) == 2 and all(r.startswith(POSSIBLY) for r in reasons)
+
+
+def test_a_version_said_alone_is_a_decision_of_its_own_and_retires_the_older(conn):
+    """The offline embedder drops numbers, so "ruby 3.3" embedded as "Use Ruby 3.1." did and was
+    merged into it: the newer was never written, and the older stayed current."""
+    old = _decide(conn, "Use Ruby 3.1.")
+    new = _decide(conn, "ruby 3.3")
+    assert new != old and (_status(conn, old), _status(conn, new)) == ("superseded", "active")
