@@ -347,7 +347,7 @@ deprecating retire retiring remove removing
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
-                   "stack", "scheme", "pattern", "manager"))
+                   "stack", "scheme", "pattern", "manager", "provider", "vendor"))
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
 # "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
 # concern, they do not name another one.

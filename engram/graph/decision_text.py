@@ -171,7 +171,7 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 # ("S is X", "S is done with X", "S goes through X"), a change verb and its destination
 # ("move S to X", "upgrade S to X"), a doing verb and its tool ("hash S with X", "deploy S to X").
 
-_PHRASE = r"([\w.+#/@'<>-]+(?:\s+[\w.+#/@'<>-]+){0,5}?)"
+_PHRASE = r"([\w.+#/@'<>-]+(?:\s+(?:&\s+)?[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
         r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
@@ -196,7 +196,7 @@ _DROPPED = [
     _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be|should be)\s+(?:now\s+)?"
           r"(?:replaced|retired|deprecated|gone|removed|out|dead|dropped|deleted|decommissioned|sunset|"
           r"phased out|ripped out|scrapped|abandoned)\b"),
-    _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:replaces|replacing|supersedes)\s+" + _PHRASE + _END),
     _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
 ]
 _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped", "deleted",
@@ -259,8 +259,8 @@ _ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\
 
 
 def _words_of(text: str) -> list[str]:
-    return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'<>-]+", text.replace("'s ", " ").casefold())
-            if w.strip(".-'")]
+    return [w.removesuffix("'s").strip(".-'") for w in re.split(r"[^\w.+#/@'<>&-]+", text.replace("'s ", " ").casefold())
+            if w.removesuffix("'s").strip(".-'") and w != "&"]
 
 
 def _phrase(text: str) -> str:

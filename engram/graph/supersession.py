@@ -161,6 +161,22 @@ def _agree(a: str, b: str) -> bool:
     return ka == kb or wa <= wb or wb <= wa
 
 
+def _rules_out(ruled: str, choice: str, concern: set[str]) -> bool:
+    """Whether ruling `ruled` out rules out `choice`: it names the choice, or the thing the choice
+    states more precisely ("drop Redis" rules out "Redis Streams", "instead of Airbnb's" "the
+    Airbnb config"), the concern's own words aside ("replacing Accept-header versioning" rules
+    out "the Accept header"); a more precise one does not ("Python 2 is out" leaves "Use
+    Python")."""
+    if _key(ruled) == _key(choice):
+        return True
+    wr, wc = set(_key(ruled).replace("-", " ").split()), set(_key(choice).replace("-", " ").split())
+    from engram.text import stem
+
+    wr = {w for w in wr if stem(w) not in concern} or wr
+    wr, wc = (wr - aliases.CONCERN_KINDS or wr), (wc - aliases.CONCERN_KINDS or wc)
+    return wr <= wc
+
+
 def _stems(phrase: str) -> set[str]:
     """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
     in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
@@ -268,8 +284,9 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     choice is related.
     """
     o, n, scope = concerns(old, new)
-    ruled = [r for r in new["ruled_out"] for c in old["choice"] if _agree(r, c)]
-    gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _agree(r, c)]
+    said = set(old["subject"]) | set(new["subject"])
+    ruled = [r for r in new["ruled_out"] for c in old["choice"] if _rules_out(r, c, said)]
+    gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _rules_out(r, c, said)]
     other = any(_value(a) == _value(b) for a in old["choice"] for b in new["choice"]) and not any(
         _agree(a, b) for a in old["choice"] for b in new["choice"])
     version = _other_version(old["choice"], new["choice"])
