@@ -251,7 +251,10 @@ _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
-_LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
+# A label, not a concern: "ADR 12:", "Decision:", a commit's type ("chore:", "feat(api)!:"), a
+# Markdown heading ("## Decision").
+_LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>\d[\w-]*))?"
+               r"|(?:feat|fix|chore|refactor|perf|style|revert)(?:\([^)]*\))?!?)\s*:\s*)")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
@@ -383,8 +386,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     found: list["re.Match[str]"] = []
     for rx in ([_USE] if modal else _CHOICE):
         found += list(rx.finditer(body))
-    if not found and not modal and (m := _COPULA.search(body)) and (
-            m.group(0).startswith(("is", "are")) or _names_thing(_phrase(m.group(1)), original)):
+    if not found and not modal and (m := _COPULA.search(body)) and (_names_thing(_phrase(m.group(1)), original) or (
+            m.group(0).startswith(("is", "are")) and _headword(_phrase(m.group(1))))):
         found = [m]
     doing = False
     if not found and not modal and (m := _DOING.search(body)):
@@ -432,11 +435,28 @@ def _verbs(clause: str, doing: bool) -> set[str]:
     return concern_words(words)
 
 
+def _instruction(text: str) -> bool:
+    """Whether a text opens as an instruction does ("use X", "switch S to X", "rewrite it in X"),
+    not as a name or a value ("RabbitMQ", "90 days")."""
+    from engram.graph.aliases import CONCERN_VERBS
+
+    first = text.split(" ", 1)[0]
+    return bool(_OPENER.match(text)) or (first in CONCERN_VERBS and first not in _LINKING)
+
+
+_SCOPE = _Lazy(r"^(?:in|for|on|at|within|inside|outside|across|during|under)\s")
+_LINKING = frozenset(("is", "are", "was", "were", "be", "been", "has", "have", "had", "out", "more", "away", "back",
+                      "instead", "rather", "longer", "we", "we're", "i'd", "let's", "against", "behind", "onto",
+                      "across", "within", "towards", "forward", "anymore", "again"))
+
+
 def _clauses(text: str) -> list[str]:
     t = _ASIDES.sub(" ", " ".join(str(text).split()).casefold()).strip(" .!")
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
-        t = f"{m.group(1)} is {t[m.end():]}"
+        rest = t[m.end():]
+        # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
+        t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
     clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
@@ -463,14 +483,19 @@ def statement(text: str) -> dict[str, Any]:
     subject: set[str] | None = None
     refers = False
     verbs: set[str] = set()
+    main = ""
     also: list[list[list[str]]] = []
     for clause in _clauses(text):
         part = _read(clause, original)
         ruled += part["ruled"]
         dropped += part["dropped"]
         if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]) or (
-                not subject and not choice and part["choice"]):  # "We're ditching Varnish; responses get cached in ..."
-            subject, refers, verbs = part["subject"], part["refers"], part["verbs"]
+                not choice and part["choice"] and (not subject or not (ruled or dropped))):
+            # a main clause that chose nothing gives way to one that does: "We're ditching Varnish;
+            # responses get cached in ...", "Kafka is too heavy for us - use NATS for messaging";
+            # a scope said first stays its scope ("In tests only, use SQLite")
+            scope = subject if subject and _SCOPE.match(main) else set()
+            subject, refers, verbs, main = scope | part["subject"], part["refers"], part["verbs"], clause
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
