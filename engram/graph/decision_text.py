@@ -397,7 +397,8 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     if not found and not modal and (m := _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
         found = [m]
     if not found and not modal:
-        found = [m for m in _NAMED_AFTER.finditer(body) if _names_thing(_phrase(m.group(1)), original)][:1]
+        found = [m for m in _NAMED_AFTER.finditer(body)  # not a scope said first: "in CI only, ..."
+                 if m.start() and _names_thing(_phrase(m.group(1)), original)][:1]
     choice = []
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
