@@ -1,13 +1,15 @@
 """Precision and recall of supersession on the labelled cases, with the latest-wins baseline.
 
-    python bench/supersession_quality.py [--set r1|r2|r3] [--half dev|holdout|all] [--verbose]
+    python bench/supersession_quality.py [--set r1|r2|r3|r4] [--half dev|holdout|all] [--verbose]
 
 `--set r1` (the default) is tests/graph/data/supersession_cases.json (issue 14;
 docs/labelled-sets.md), `--set r2` tests/graph/data/supersession_cases_r2.json (issue 30:
 138 sequences written blind, by a helper who had not read the rule, in the categories
 replace / chain / different / refine), `--set r3` tests/graph/data/supersession_cases_r3.json
 (issue 30, second round: 159 sequences written blind by another helper who had read only
-the brief, same categories). All are sequences of
+the brief, same categories), `--set r4` tests/graph/data/supersession_cases_r4.json (issue 30,
+third round: 158 sequences written blind by a third helper from the brief alone, same
+categories). All are sequences of
 explicit decisions, each recorded through `consolidate.graph_apply` (the real
 consolidation transaction on a real SQLite file, offline embedder) as its own
 consolidation, the way `engram decide` or a stated decision reaches the graph. A case
@@ -36,7 +38,8 @@ sys.path.insert(0, str(REPO))
 
 CASES = REPO / "tests" / "graph" / "data" / "supersession_cases.json"
 SETS = {"r1": CASES, "r2": REPO / "tests" / "graph" / "data" / "supersession_cases_r2.json",
-        "r3": REPO / "tests" / "graph" / "data" / "supersession_cases_r3.json"}
+        "r3": REPO / "tests" / "graph" / "data" / "supersession_cases_r3.json",
+        "r4": REPO / "tests" / "graph" / "data" / "supersession_cases_r4.json"}
 
 
 def load_cases(half: str = "all", path: Path = CASES) -> list[dict]:

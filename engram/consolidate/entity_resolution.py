@@ -82,6 +82,16 @@ def ambiguous(similarity: float, bands: tuple[float, float]) -> bool:
     return bands[1] - AMBIGUOUS_MARGIN < similarity <= bands[0]
 
 
+def _numbers(name: str) -> list[str]:
+    """The numbers a name states, in order. Embedders drop them (the offline one does), so "Use Go
+    1.20" and "go 1.22", "Page size is 50" and "Page size is 100" embed alike; as statements
+    (decisions, findings: not ENTITY_TYPES) they are two, and merging the newer into the older
+    lost it: the newer never became a decision of its own, so it could replace nothing."""
+    import re
+
+    return re.findall(r"\d+(?:\.\d+)*", name)
+
+
 def _cos(a: list[float], b: list[float]) -> float:
     na = sum(x * x for x in a) ** 0.5
     nb = sum(x * x for x in b) ** 0.5
@@ -170,7 +180,8 @@ class Resolver:
         full, bare = self.embedder.embed([embeddings.node_text(name, description), name])
         ids = [nid for vec in (full, bare) for nid, _ in embeddings.knn(self.conn, vec, KNN_K)]
         nodes = [n for n in store.get_nodes(self.conn, ids).values()
-                 if n["type"] == type and n["id"] not in self._ruled_out]
+                 if n["type"] == type and n["id"] not in self._ruled_out
+                 and (type in ENTITY_TYPES or _numbers(n["name"]) == _numbers(name))]
         if not nodes:
             return Resolution("new")
         vectors = self.embedder.embed([n["name"] for n in nodes])

@@ -347,9 +347,12 @@ deprecating retire retiring remove removing
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
-                   "stack", "scheme", "pattern", "manager"))
+                   "stack", "scheme", "pattern", "manager", "provider", "vendor"))
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all"))
+# "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
+# concern, they do not name another one.
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all",
+                           "main", "primary"))
 
 
 def concern_words(words: list[str]) -> set[str]:
@@ -383,7 +386,20 @@ def concern_words(words: list[str]) -> set[str]:
             i += 1
     parts = [p for w in out for p in w.split("-")]
     stems = {stem(p) for p in parts if p not in STOPWORDS and p not in CONCERN_VERBS and p not in CONCERN_KINDS}
-    return {s for s in stems if s and s not in STOPWORDS}
+    return {s for s in stems if s and s not in STOPWORDS and s not in _kind_stems()}
+
+
+_KIND_STEMS: list[frozenset[str]] = []
+
+
+def _kind_stems() -> frozenset[str]:
+    """CONCERN_KINDS as stems: "dependency management" is "dependencies" as "package manager" is
+    "packages" (the stem of "management" is the stem of "manager")."""
+    if not _KIND_STEMS:
+        from engram.text import stem
+
+        _KIND_STEMS.append(frozenset(stem(w) for w in CONCERN_KINDS))
+    return _KIND_STEMS[0]
 
 
 # -- the kinds of thing a decision chooses --------------------------------------------------
@@ -494,14 +510,16 @@ def _region(word: str) -> bool:
             and parts[1].startswith(_DIRECTIONS))
 
 
-def name_kinds(name: str) -> set[str]:
-    """The kinds of exactly this name (its canonical form, or the names it is a part of)."""
+def name_kinds(name: str, parents: bool = True) -> set[str]:
+    """The kinds of exactly this name (its canonical form, and with `parents` the names it is a
+    part of: S3 is a cloud's, AWS's, besides object storage)."""
     names, members = table(), _kind_members()
     known = names.canonical(name)
-    return {k for c in ([known] + names.parents_of(name) if known else [key(name)]) for k in members.get(c, ())}
+    found = ([known] + (names.parents_of(name) if parents else [])) if known else [key(name)]
+    return {k for c in found for k in members.get(c, ())}
 
 
-def kinds(phrase: str) -> set[str]:
+def kinds(phrase: str, parents: bool = True) -> set[str]:
     """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
     "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
     first, and the names it is a part of."""
@@ -510,7 +528,7 @@ def kinds(phrase: str) -> set[str]:
     i = 0
     while i < len(words):
         for n in range(min(4, len(words) - i), 0, -1):
-            found = name_kinds(" ".join(words[i:i + n]))
+            found = name_kinds(" ".join(words[i:i + n]), parents)
             if found:
                 out.update(found)
                 i += n
@@ -520,9 +538,9 @@ def kinds(phrase: str) -> set[str]:
     return out
 
 
-def shared_kinds(a: list[str], b: list[str]) -> set[str]:
-    """The kinds both lists of choices have a member of."""
-    return {k for p in a for k in kinds(p)} & {k for p in b for k in kinds(p)}
+def shared_kinds(a: list[str], b: list[str], parents: bool = True) -> set[str]:
+    """The kinds both lists of choices have a member of (`parents`: name_kinds)."""
+    return {k for p in a for k in kinds(p, parents)} & {k for p in b for k in kinds(p, parents)}
 
 
 def kind_words(kinds_: set[str]) -> set[str]:

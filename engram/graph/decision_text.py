@@ -171,7 +171,7 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 # ("S is X", "S is done with X", "S goes through X"), a change verb and its destination
 # ("move S to X", "upgrade S to X"), a doing verb and its tool ("hash S with X", "deploy S to X").
 
-_PHRASE = r"([\w.+#/@'<>-]+(?:\s+[\w.+#/@'<>-]+){0,5}?)"
+_PHRASE = r"([\w.+#/@'<>-]+(?:\s+(?:&\s+)?[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
         r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
@@ -196,7 +196,7 @@ _DROPPED = [
     _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be|should be)\s+(?:now\s+)?"
           r"(?:replaced|retired|deprecated|gone|removed|out|dead|dropped|deleted|decommissioned|sunset|"
           r"phased out|ripped out|scrapped|abandoned)\b"),
-    _Lazy(r"\b(?:replaces|supersedes)\s+" + _PHRASE + _END),
+    _Lazy(r"\b(?:replaces|replacing|supersedes)\s+" + _PHRASE + _END),
     _Lazy(r"^no\s+" + _PHRASE + r"\s*$"),  # "No merge commits."
 ]
 _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead", "dropped", "deleted",
@@ -236,16 +236,25 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
-# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm".
+# A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm",
+# "Kibana for log search": what comes before "for" is chosen, known to the table or not.
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
+# A thing named after a preposition, whatever the verb before it: "Backend tests run under Jest
+# now", "The Java services build with Gradle", "Releases are cut by semantic-release".
+_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to)\s+" + _PHRASE + _END)
 _PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
+_PURPOSE_VERB = _Lazy(r"\b(?:use|uses|using|used)\s+\S+(?:\s+\S+){0,2}?\s+to\s+([a-z]+)\s+[a-z]")
+_PASSIVE = _Lazy(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:now\s+|being\s+|also\s+)?(" + _PARTICIPLE + r")\b")
 _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chosen
 _VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
               r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
-_LABEL = _Lazy(r"^(?:(?>[\w-]*\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>[\w-]*\d[\w-]*))?\s*:\s*")
+# A label, not a concern: "ADR 12:", "Decision:", a commit's type ("chore:", "feat(api)!:"), a
+# Markdown heading ("## Decision").
+_LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|adr|rfc|decision|update|note)(?:\s+(?>\d[\w-]*))?"
+               r"|(?:feat|fix|chore|refactor|perf|style|revert)(?:\([^)]*\))?!?)\s*:\s*)")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
@@ -253,8 +262,8 @@ _ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\
 
 
 def _words_of(text: str) -> list[str]:
-    return [w.strip(".-'") for w in re.split(r"[^\w.+#/@'<>-]+", text.replace("'s ", " ").casefold())
-            if w.strip(".-'")]
+    return [w.removesuffix("'s").strip(".-'") for w in re.split(r"[^\w.+#/@'<>&-]+", text.replace("'s ", " ").casefold())
+            if w.removesuffix("'s").strip(".-'") and w != "&"]
 
 
 def _phrase(text: str) -> str:
@@ -274,6 +283,18 @@ def _names_thing(phrase: str, original: str) -> bool:
         return True
     at = original.casefold().find(phrase)
     return at > 0 and any(ch.isupper() for ch in original[at:at + len(phrase)])
+
+
+def _headword(phrase: str) -> bool:
+    """Whether the words before a headline's "for" can be a name chosen: a known tool, or up to
+    three words none of which is a verb or a function word ("Lodash", "Kibana", "trunk-based
+    development"; not "tests must pass", "we rely on Claude")."""
+    from engram.graph import aliases
+    from engram.text import STOPWORDS
+
+    words = phrase.split()
+    return _tool(phrase) or (0 < len(words) <= 3 and not any(
+        w in aliases.CONCERN_VERBS or w in STOPWORDS or w.endswith(("ing", "ed")) for w in words))
 
 
 def _tool(phrase: str) -> bool:
@@ -311,19 +332,23 @@ def _reworded(clause: str, original: str) -> str:
     return clause
 
 
-def _named_version(choice: list[str], words: list[str], clause: str, left: list[str]) -> tuple[list[str], list[str]]:
+def _named_version(choice: list[str], words: list[str], clause: str, left: list[str], original: str
+                   ) -> tuple[list[str], list[str]]:
     """A bare version chosen for one named thing is that thing's version: ("python 3.12", no
     concern left) for "Upgrade Python to 3.12", "Bump Node to 22 across services" (the name
-    just before "to"), "Bump the API's Python to 3.12" (a dotted version, one name), "Move off
+    just before "to", known to the table or written as a name: "Upgrade Storybook to 8"), "Bump
+    the API's Python to 3.12" (a dotted version, one name), "Move off
     Java 8 to 11" (the name of what it leaves, `left`); "Redis's retry limit is now 5" is a value."""
     from engram.graph.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
     if len(bare) != 1:
         return choice, words
-    named = [w for w in words if _tool(w)]
-    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named)
-                            or re.search(rf"\b{re.escape(named[0])}\s+to\s+v?{re.escape(bare[0])}\b", clause)):
+    def before(w: str) -> bool:  # "<w> to <version>"
+        return bool(re.search(rf"\b{re.escape(w)}\s+to\s+v?{re.escape(bare[0])}\b", clause))
+
+    named = [w for w in words if _tool(w)] or [w for w in words if _names_thing(w, original) and before(w)]
+    if len(named) == 1 and ("." in bare[0] or concern_words(words) == concern_words(named) or before(named[0])):
         name, words = named[0], [w for w in words if w != named[0]]
     elif not named and (gone := [p.rsplit(" ", 1)[0] for p in left if " " in p and _tool(p)]):
         name = gone[0]
@@ -361,13 +386,19 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     found: list["re.Match[str]"] = []
     for rx in ([_USE] if modal else _CHOICE):
         found += list(rx.finditer(body))
-    if not found and not modal and (m := _COPULA.search(body)) and (
-            m.group(0).startswith(("is", "are")) or _names_thing(_phrase(m.group(1)), original)):
+    if not found and not modal and (m := _COPULA.search(body)) and (_names_thing(_phrase(m.group(1)), original) or (
+            m.group(0).startswith(("is", "are")) and _headword(_phrase(m.group(1))))):
         found = [m]
+    doing = False
     if not found and not modal and (m := _DOING.search(body)):
+        found, doing = [m], True
+    if not found and not modal and (m := _HEADLINE.match(body)) and _headword(_phrase(m.group(1))):
         found = [m]
-    if not found and not modal and (m := _HEADLINE.match(body) or _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
+    if not found and not modal and (m := _VERSIONED.match(body) or _BARE.match(body)) and _tool(_phrase(m.group(1))):
         found = [m]
+    if not found and not modal:
+        found = [m for m in _NAMED_AFTER.finditer(body)  # not a scope said first: "in CI only, ..."
+                 if m.start() and _names_thing(_phrase(m.group(1)), original)][:1]
     choice = []
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
@@ -384,17 +415,49 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         spans.append(m.span(0))
     gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
     left = "".join(" " if i in gone else ch for i, ch in enumerate(clause))
-    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped])
+    choice, words = _named_version(choice, _words_of(left), clause, [_phrase(p) for p in ruled + moved + dropped], original)
     subject = concern_words(words)
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
-            "subject": subject, "refers": not subject and bool(_POINTER.search(left))}
+            "subject": subject, "refers": not subject and bool(_POINTER.search(left)),
+            "verbs": subject & _verbs(body, doing)}
+
+
+def _verbs(clause: str, doing: bool) -> set[str]:
+    """The concern words of a clause that say how its choice does the job rather than which job:
+    a passive participle ("emails are *delivered* by SES"), a purpose's verb ("use Mailgun to
+    *send* email"), the verb an instruction opens with ("*store* feature flags in Unleash",
+    when the clause is read as one, `doing`). Two choices of one kind for "feature flags" are
+    alternatives whether the flags are stored or served there (supersession.concerns)."""
+    from engram.graph.aliases import concern_words
+
+    words = [m.group(1) for rx in (_PASSIVE, _PURPOSE_VERB) for m in rx.finditer(clause)]
+    if doing:
+        words.append(clause.split(" ", 1)[0])
+    return concern_words(words)
+
+
+def _instruction(text: str) -> bool:
+    """Whether a text opens as an instruction does ("use X", "switch S to X", "rewrite it in X"),
+    not as a name or a value ("RabbitMQ", "90 days")."""
+    from engram.graph.aliases import CONCERN_VERBS
+
+    first = text.split(" ", 1)[0]
+    return bool(_OPENER.match(text)) or (first in CONCERN_VERBS and first not in _LINKING)
+
+
+_SCOPE = _Lazy(r"^(?:in|for|on|at|within|inside|outside|across|during|under)\s")
+_LINKING = frozenset(("is", "are", "was", "were", "be", "been", "has", "have", "had", "out", "more", "away", "back",
+                      "instead", "rather", "longer", "we", "we're", "i'd", "let's", "against", "behind", "onto",
+                      "across", "within", "towards", "forward", "anymore", "again"))
 
 
 def _clauses(text: str) -> list[str]:
     t = _ASIDES.sub(" ", " ".join(str(text).split()).casefold()).strip(" .!")
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
-        t = f"{m.group(1)} is {t[m.end():]}"
+        rest = t[m.end():]
+        # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
+        t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
     clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
@@ -420,14 +483,20 @@ def statement(text: str) -> dict[str, Any]:
     dropped: list[str] = []
     subject: set[str] | None = None
     refers = False
+    verbs: set[str] = set()
+    main = ""
     also: list[list[list[str]]] = []
     for clause in _clauses(text):
         part = _read(clause, original)
         ruled += part["ruled"]
         dropped += part["dropped"]
         if subject is None and (part["subject"] or part["choice"] or part["ruled"] or part["dropped"]) or (
-                not subject and not choice and part["choice"]):  # "We're ditching Varnish; responses get cached in ..."
-            subject, refers = part["subject"], part["refers"]
+                not choice and part["choice"] and (not subject or not (ruled or dropped))):
+            # a main clause that chose nothing gives way to one that does: "We're ditching Varnish;
+            # responses get cached in ...", "Kafka is too heavy for us - use NATS for messaging";
+            # a scope said first stays its scope ("In tests only, use SQLite")
+            scope = subject if subject and _SCOPE.match(main) else set()
+            subject, refers, verbs, main = scope | part["subject"], part["refers"], part["verbs"], clause
             choice += part["choice"]
         elif subject is not None and part["subject"] <= subject:
             choice += part["choice"]
@@ -437,4 +506,4 @@ def statement(text: str) -> dict[str, Any]:
     ruled = list(dict.fromkeys([p for p in map(_phrase, ruled) if p] + dropped))
     choice = list(dict.fromkeys(p for p in map(_phrase, choice) if p and p not in ruled))
     return {"subject": sorted(subject or ()), "choice": choice, "ruled_out": ruled, "dropped": dropped,
-            "refers": refers, "also": also}
+            "refers": refers, "also": also, "verbs": sorted(verbs)}

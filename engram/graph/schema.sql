@@ -370,3 +370,9 @@ END;
 -- ...", "off X", a headline "X for Y", a bare version of a named thing) and the one stemmer
 -- takes "-er", "-ion" and "-ence" off ("linter" / "lint"), so a stored subject would no
 -- longer meet a new one. No schema change.
+
+-- @migration m014_decision_statements_r4
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
+-- third round reads a headline's name and a name after a preposition as chosen whether the
+-- table knows it or not, keeps the verbs that say how a choice does its job (`verbs`), and
+-- counts "main" / "primary" and "management" as no concern of their own. No schema change.

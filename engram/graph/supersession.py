@@ -161,6 +161,22 @@ def _agree(a: str, b: str) -> bool:
     return ka == kb or wa <= wb or wb <= wa
 
 
+def _rules_out(ruled: str, choice: str, concern: set[str]) -> bool:
+    """Whether ruling `ruled` out rules out `choice`: it names the choice, or the thing the choice
+    states more precisely ("drop Redis" rules out "Redis Streams", "instead of Airbnb's" "the
+    Airbnb config"), the concern's own words aside ("replacing Accept-header versioning" rules
+    out "the Accept header"); a more precise one does not ("Python 2 is out" leaves "Use
+    Python")."""
+    if _key(ruled) == _key(choice):
+        return True
+    wr, wc = set(_key(ruled).replace("-", " ").split()), set(_key(choice).replace("-", " ").split())
+    from engram.text import stem
+
+    wr = {w for w in wr if stem(w) not in concern} or wr
+    wr, wc = (wr - aliases.CONCERN_KINDS or wr), (wc - aliases.CONCERN_KINDS or wc)
+    return wr <= wc
+
+
 def _stems(phrase: str) -> set[str]:
     """A choice's words read as a concern's are (aliases.concern_words), to find a choice named
     in a subject ("Run the main Postgres database on RDS" is about PostgreSQL)."""
@@ -224,7 +240,7 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")
     kind = aliases.kind_words(alike)
-    co, cn = o - kind, n - kind
+    co, cn = _unverbed(old, new, o, n, kind)
     if not n and new.get("refers") and o:
         return co, cn, "wider"
     if co == cn:
@@ -232,6 +248,21 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if cn < co:
         return co, cn, "wider" if cn or n and n <= o else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
+
+
+def _unverbed(old: dict[str, Any], new: dict[str, Any], o: set[str], n: set[str], kind: set[str]
+              ) -> tuple[set[str], set[str]]:
+    """Two concerns without the words naming their choices' kind (`kind`) and, when they differ
+    with them, the words saying how each choice does the job (decision_text's `verbs`: "Store
+    feature flags in Unleash" / "Feature flags are served by Flagsmith" are both about
+    {feature, flag}): when the choices are of one kind by their own names (not only as two
+    products of one cloud: storing uploads in S3 and serving them from CloudFront are two
+    jobs) and a concern is left on both sides."""
+    co, cn = o - kind, n - kind
+    if co == cn or not aliases.shared_kinds(old["choice"], new["choice"], parents=False):
+        return co, cn
+    vo, vn = o - set(old.get("verbs") or ()), n - set(new.get("verbs") or ())
+    return (vo - kind, vn - kind) if vo and vn else (co, cn)
 
 
 def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
@@ -253,8 +284,9 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
     choice is related.
     """
     o, n, scope = concerns(old, new)
-    ruled = [r for r in new["ruled_out"] for c in old["choice"] if _agree(r, c)]
-    gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _agree(r, c)]
+    said = set(old["subject"]) | set(new["subject"])
+    ruled = [r for r in new["ruled_out"] for c in old["choice"] if _rules_out(r, c, said)]
+    gone = [r for r in new.get("dropped") or [] for c in old["choice"] if _rules_out(r, c, said)]
     other = any(_value(a) == _value(b) for a in old["choice"] for b in new["choice"]) and not any(
         _agree(a, b) for a in old["choice"] for b in new["choice"])
     version = _other_version(old["choice"], new["choice"])

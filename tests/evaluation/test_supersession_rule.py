@@ -72,10 +72,10 @@ def test_an_implicit_decision_replaces_nothing(conn):
 
 def test_statement_reads_subject_choice_and_what_is_ruled_out():
     assert statement("Redis's retry limit is now 5") == {"subject": ["limit", "redis", "retry"], "choice": ["5"],
-                                                         "ruled_out": [], "dropped": [], "refers": False, "also": []}
+                                                         "ruled_out": [], "dropped": [], "refers": False, "also": [], "verbs": []}
     assert statement("The job queue now uses Redis")["subject"] == ["job", "queu"]  # text.stem: "queue", "queues"
     assert statement("Switch the job queue to SQS") == {"subject": ["job", "queu"], "choice": ["sqs"], "ruled_out": [],
-                                                        "dropped": [], "refers": False, "also": []}
+                                                        "dropped": [], "refers": False, "also": [], "verbs": []}
     assert statement("Use SQLite instead of Redis for the job queue")["ruled_out"] == ["redis"]
     assert statement("We now use pnpm")["subject"] == []
 

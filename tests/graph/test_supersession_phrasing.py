@@ -62,6 +62,25 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use unittest.", "pytest from now on."),
     ("ok so we're using heroku for hosting the api", "nah lets put the api on fly instead"),
     ("Let Dependabot open dependency update PRs.", "Renovate handles dependency updates from now on."),
+    # a name chosen in a headline or after a preposition, known to the table or not
+    ("Grafonnet for dashboard definitions.", "Dashboard definitions are written with Jsonnet-lib now."),
+    ("Integration tests run under Mocha.", "Integration tests run under Jest now."),
+    # how a choice does the job is no concern of its own when both choices are of one kind
+    ("Store build caches in Redis.", "Build caches are served by Memcached now."),
+    ("Use Postmark to deliver password-reset emails.", "Password-reset emails are sent with Mailgun."),
+    ("Use pdm to install dependencies.", "Dependencies are resolved with uv."),
+    # a version of a name the table knows without a kind
+    ("Use Storybook 7.", "Upgrade Storybook to 8."),
+    # a topic before an instruction, a commit's type, a Markdown heading
+    ("Message broker: RabbitMQ.", "messaging: switch to NATS"),
+    ("Format Go code with gofmt.", "refactor: replace gofmt with gofumpt"),
+    ("Use JSON for the event payloads.", "## Decision\nEvent payloads are encoded with Protobuf, replacing JSON."),
+    # a clause that chose nothing gives way to the one that chooses
+    ("Use Celery for background tasks.", "Celery is too heavy for us - use Dramatiq for background tasks."),
+    # a possessive and "&" in a name; one concern word said two ways
+    ("Use Prettier with the Google config.", "Use the default Prettier config instead of Google's."),
+    ("Track experiments in Neptune.", "Experiment tracking moves to Weights & Biases."),
+    ("The max upload size is 10 MB.", "Upload size limit: 25 MB."),
 ])
 def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     assert _relation(old, new)[0] == "replaces", (statement(old), statement(new))
@@ -85,6 +104,11 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     ("We use Sentry for frontend error tracking.", "Use TypeScript for the frontend."),
     ("Use i18next for translations.", "Translators work in Crowdin."),
     ("Scan uploads with ClamAV.", "Store uploads in S3."),
+    # two jobs done to one thing by products of one cloud are two concerns
+    ("Store uploads in S3.", "Uploads are served from CloudFront."),
+    # ruling out a more precise name leaves the choice; a scope said first stays
+    ("Use Ruby for the scripts.", "Ruby 2 is out - every script must run on Ruby 3.3."),
+    ("Use MySQL for the main database.", "In CI only, use an in-memory SQLite database."),
 ])
 def test_choices_of_one_kind_for_different_concerns_are_not_replacements(old, new):
     assert _relation(old, new)[0] != "replaces", (statement(old), statement(new))
@@ -172,3 +196,11 @@ def test_a_pronoun_that_could_point_at_several_retires_none(conn):
     assert (_status(conn, jobs), _status(conn, events)) == ("active", "active")
     reasons = [e["data"]["reason"] for e in store.edges_of(conn, new, types=("similar_to",))]
     assert len(reasons) == 2 and all(r.startswith(POSSIBLY) for r in reasons)
+
+
+def test_a_version_said_alone_is_a_decision_of_its_own_and_retires_the_older(conn):
+    """The offline embedder drops numbers, so "ruby 3.3" embedded as "Use Ruby 3.1." did and was
+    merged into it: the newer was never written, and the older stayed current."""
+    old = _decide(conn, "Use Ruby 3.1.")
+    new = _decide(conn, "ruby 3.3")
+    assert new != old and (_status(conn, old), _status(conn, new)) == ("superseded", "active")
