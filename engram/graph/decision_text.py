@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class _Lazy:
-    """A pattern compiled on its first use, once. Compiling this module's 26 at import cost
+    """A pattern compiled on its first use, once. Compiling all of this module's patterns at import cost
     every importer ~10 ms, `engram query` among them (through retrieve/pending.py), which
     needs one only when a recent prompt or decision event is read."""
 
