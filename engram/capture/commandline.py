@@ -154,14 +154,15 @@ def normalise(command: str) -> list[str]:
     return [part for part, _ in normalise_in(command)]
 
 
+def _cd(core: list[str]) -> str:
+    """The folder a part's words move to when they are `cd <folder>`, else ""."""
+    return core[1].strip("'\"") if core[:1] == ["cd"] and len(core) == 2 else ""
+
+
 def moved_to(command: str) -> str:
     """The folder the line's last `cd` moved to ("" when it has none)."""
-    folder = ""
-    for part in parts(command):
-        core = shellcmd.stripped(_words(part))
-        if core[:1] == ["cd"] and len(core) == 2:
-            folder = core[1].strip("'\"")
-    return folder
+    moves = [_cd(shellcmd.stripped(_words(part))) for part in parts(command)]
+    return next((m for m in reversed(moves) if m), "")
 
 
 def normalise_in(command: str) -> list[tuple[str, str]]:
@@ -179,8 +180,8 @@ def normalise_in(command: str) -> list[tuple[str, str]]:
             segs.pop()
         words = _words(" | ".join(segs))
         core = shellcmd.stripped(words)
-        if core[:1] == ["cd"] and len(core) == 2:
-            folder = core[1].strip("'\"")
+        if _cd(core):
+            folder = _cd(core)
         elif core and core[0] not in NOISE:
             out.append((" ".join(env + words), folder))
     return out
