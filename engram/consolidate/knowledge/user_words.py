@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.text import clip_words, strip_injected
 
 _LINK = re.compile(r"https?://(?:www\.)?github\.com/[^\s/]+/[^\s/]+/(issues|pull)/(\d+)\S*|https?://([^\s/]+)\S*")
