@@ -225,10 +225,11 @@ def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: 
     return ranked[:MAX_READ_FILES]
 
 
-def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str], root: str) -> None:
+def _tool_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, Any]], files: dict[str, str],
+                root: str) -> None:
     for name, rec in oe.tools(events).items():
         g.node("t", name, "concept", rec["description"], evidence=rec["evidence"][:10], data={"kind": "tool"})
-    for lib, paths in oe.libraries(events, root).items():
+    for lib, paths in oe.libraries(events, root, prior).items():
         key = g.node("l", lib, "concept", f"Third-party library {lib}, imported in {', '.join(paths[:5])}.",
                      files=paths[:5], data={"kind": "library"})
         for p in paths:
@@ -302,7 +303,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     g.knowledge(events, prior, known)
     files = _file_nodes(g, events, prior, goal)
     root = knowledge_nodes.project_root(prior + events)
-    _tool_nodes(g, events, files, root)
+    _tool_nodes(g, events, prior, files, root)
     _decision_nodes(g, decs)
     _error_nodes(g, errs, files)
     _finding_nodes(g, finds, events)
