@@ -91,7 +91,7 @@ def files_of(case: dict) -> list[tuple[str, str]]:
 
 def decision_nodes(case: dict) -> list[dict]:
     """The decision nodes the graph would hold: text as name, consolidation's parsed data."""
-    from engram.graph import decision_text
+    from engram.language import decision_text
 
     return [{"id": f"{case['id']}#{i}", "name": text, "description": text, "strength": 0.8,
              "data": {"explicit": True, **decision_text.parse(text)}} for i, text in enumerate(case["decisions"])]

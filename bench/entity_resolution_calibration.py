@@ -9,7 +9,7 @@ Labelled sets (same / child / different), each split by entity family before any
 * round 1, tests/consolidate/data/entity_pairs.tsv: halves `dev` and `holdout`;
 * round 2, tests/consolidate/data/entity_pairs_r2.tsv: halves `dev2` and `holdout2`, written
   after the audit by a method independent of the alias table; each pair records whether
-  both names were in graph/aliases.txt when it was written, and the figures are also given
+  both names were in language/aliases.txt when it was written, and the figures are also given
   for the pairs that were and the pairs that were not. `holdout2` was read after its run
   (round 2's headline), so it is development material now;
 * round 3, tests/consolidate/data/entity_pairs_r3.tsv: `holdout3`, held out whole, written
@@ -24,7 +24,7 @@ Labelled sets (same / child / different), each split by entity family before any
 * the older in-sample tests/consolidate/data/concept_pairs.tsv, reported for comparison.
 
 Each pair goes through the real `Resolver` on a real SQLite file holding only the existing
-name: the name rules of engram/consolidate/names.py first, then the embeddings' cosine
+name: the name rules of engram/language/names.py first, then the embeddings' cosine
 similarity under the bands. Precision and recall of each outcome (merge <-> same, child <->
 child, new <-> different) are printed for the configured bands (engram/consolidate/
 entity_resolution.py), for the spec's 0.95 / 0.80, and for the best bands a grid search finds
@@ -51,7 +51,8 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engram.consolidate import entity_resolution as er  # noqa: E402
-from engram.graph import aliases, store  # noqa: E402
+from engram.graph import store  # noqa: E402
+from engram.language import aliases
 from engram.graph.connect import connect  # noqa: E402
 from engram.providers.base import env_api_key  # noqa: E402
 from engram.providers.offline import LocalEmbedder  # noqa: E402

@@ -53,7 +53,7 @@ DEFAULTS: dict = {
     "maxConcurrentWorkers": 2,
     "logMaxBytes": 1_000_000,
     # {"Canonical": ["alias", ...]}: this project's names for things, added to the curated
-    # table of engram/graph/aliases.txt (entity resolution merges them; retrieval seeds them)
+    # table of engram/language/aliases.txt (entity resolution merges them; retrieval seeds them)
     "aliases": {},
 }
 

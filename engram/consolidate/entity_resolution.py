@@ -2,7 +2,7 @@
 
 Runs between Pass 2 and the graph write, for every proposed node except the episode:
 
-1. names first (`engram.consolidate.names`): the existing nodes of the same type whose
+1. names first (`engram.language.names`): the existing nodes of the same type whose
    names could be related to the proposal (same first letters as any of its words, or as
    any name the curated alias table gives its canonical or the canonicals it is a part
    of, or a word of it anywhere in their name: "AWS Secrets Manager" for "Secrets
@@ -37,8 +37,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from engram.consolidate import names
-from engram.graph import aliases, embeddings, fulltext, store
+from engram.language import names
+from engram.graph import embeddings, fulltext, store
+from engram.language import aliases
 
 SPEC_BANDS = (0.95, 0.80)
 # (merge above, child above), per embedding model; see the module docstring.
@@ -66,7 +67,7 @@ def bands_for(model: str) -> tuple[float, float]:
 
 
 def name_relation(a: str, b: str, table: aliases.Table | None = None) -> str | None:
-    """merge / child / new when the names alone decide, else None (see engram.consolidate.names)."""
+    """merge / child / new when the names alone decide, else None (see engram.language.names)."""
     return names.relate(a, b, table or aliases.table())[0]
 
 

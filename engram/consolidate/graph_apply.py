@@ -24,7 +24,8 @@ from engram.clock import utc_iso
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolution, Resolver
 from engram.consolidate.schema import EPISODE_KEY, NAME_MAX
-from engram.graph import decay, decision_text, strength, supersession
+from engram.graph import decay, strength, supersession
+from engram.language import decision_text
 from engram.graph import store
 from engram.text import clip, clip_words
 

@@ -23,7 +23,7 @@ from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.knowledge import shell_files
 from engram.consolidate.schema import NAME_MAX
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.text import clip_tail, clip_words
 
 MAX_NODES = 40
@@ -242,7 +242,7 @@ def _named_thing(term: str) -> bool:
     """A choice that names a thing: a name the alias table knows, or one written as a name
     (a capital, a digit, a dot or slash: "Redis", "Python 3.12", "org/repo"), not a phrase of
     plain words ("all we have": "Let's keep all we have as an admin dashboard")."""
-    from engram.graph import aliases
+    from engram.language import aliases
 
     return bool(_NAMED.search(term)) or aliases.table().canonical(term) is not None
 

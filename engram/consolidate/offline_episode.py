@@ -29,7 +29,7 @@ from typing import Any
 from engram.capture import commandline
 from engram.consolidate.knowledge import user_words
 from engram.consolidate.knowledge.commands import code_failure
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.text import clip_words
 
 MAX_FILES = 15

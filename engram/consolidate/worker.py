@@ -416,7 +416,7 @@ def _resolver(conn: Any, project: Any, cfg: dict[str, Any], models: Models, offl
     """Entity resolution with the project's alias table, the cached embedder and the adjudicator
     (none for a session consolidated offline: it went offline because the model is unusable
     or today's budget has no room for it), each adjudication written to the project log."""
-    from engram.graph import aliases
+    from engram.language import aliases
     from engram.graph.vectors import cached
 
     return Resolver(conn, cached(models.embedder, conn), table=aliases.for_config(cfg),

@@ -30,7 +30,7 @@ def _backfill_name_key(conn: Any) -> None:
 def _backfill_statements(conn: Any) -> None:
     """data.statement of every decision (what supersession and retrieval read its subject from)."""
     from engram import jsonio
-    from engram.graph.decision_text import statement
+    from engram.language.decision_text import statement
 
     rows = conn.execute("SELECT id, name, data FROM nodes WHERE type = 'decision'").fetchall()
     for nid, name, raw in rows:

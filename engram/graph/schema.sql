@@ -192,7 +192,7 @@ CREATE INDEX IF NOT EXISTS model_calls_provider_at ON model_calls(provider, at);
 -- observed it again (an explicit decision 0.85, an implicit one 0.35, else 0), the floor
 -- of its frequency term; `decay_rate` is the rate of its recency term (the spec's 0.1, 0.05
 -- for an explicit decision). Decisions also get `data.statement` (their subject, choice
--- and what they rule out: graph/decision_text.py), in the Python step of migrations.py.
+-- and what they rule out: language/decision_text.py), in the Python step of migrations.py.
 ALTER TABLE nodes ADD COLUMN asserted REAL NOT NULL DEFAULT 0 CHECK (asserted >= 0 AND asserted <= 1);
 ALTER TABLE nodes ADD COLUMN decay_rate REAL NOT NULL DEFAULT 0.1 CHECK (decay_rate >= 0);
 UPDATE nodes SET asserted = CASE WHEN json_extract(data, '$.explicit') THEN 0.85 ELSE 0.35 END,

@@ -18,7 +18,7 @@ the HTTP cache"), and links the ones it is only related to.
 
 from __future__ import annotations
 
-from engram.graph import aliases, decision_text
+from engram.language import aliases, decision_text
 from engram.graph.store import Node, NotFound, edges_of, find_by_name, get_node, get_nodes, now, transaction, update_node, upsert_edge
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms of import (engram query, the hooks); annotations only

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor.decision_rules import PROHIBITIVE
 from engram.monitor.scope import Scope, scope_of
 

@@ -1,6 +1,6 @@
 """What a decision forbids, requires and limits, in a form a diff can be checked against.
 
-`engram.graph.decision_text.parse` (consolidation's parser) gives each decision node
+`engram.language.decision_text.parse` (consolidation's parser) gives each decision node
 `data.requires` / `data.forbids` as phrases. The contradiction checker needs more, so
 this module builds on it rather than replacing it:
 
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor import practices, tech_terms
 from engram.monitor import scope as scope_lib
 from engram.text import singular

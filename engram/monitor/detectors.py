@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor.code_lines import Line, enclosing_def
 from engram.monitor.rules import Hit, Rule, on_lines
 from engram.text import singular

@@ -1,7 +1,7 @@
 """What the offline contradiction checker knows about technologies: names and roles.
 
 ALIASES maps a canonical name to the spellings code uses for it (package, import,
-module, image names), read from the one curated table of names (engram/graph/aliases.py). ROLES groups canonicals that do the same job: a decision that
+module, image names), read from the one curated table of names (engram/language/aliases.py). ROLES groups canonicals that do the same job: a decision that
 requires SQLite or forbids Redis for a queue is undermined by a diff that brings in
 RabbitMQ, even though it never names either (an *indirect* contradiction).
 
@@ -14,11 +14,11 @@ word like `print` or `requests` must match a whole identifier.
 
 from __future__ import annotations
 
-from engram.graph import aliases
+from engram.language import aliases
 from engram.monitor.readings import tool_families
 
 # The canonicals the checker reasons about; their spellings come from the one curated
-# table (engram/graph/aliases.txt): aliases, plus parts such as drivers and client libraries.
+# table (engram/language/aliases.txt): aliases, plus parts such as drivers and client libraries.
 CANONICALS = (
     "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "dynamodb",
     "redis", "valkey", "memcached", "rabbitmq", "kafka", "celery", "sqs", "nats", "zeromq",

@@ -7,7 +7,7 @@ natural-language parsing and no `re` (7 ms of import on the hook's hot path):
   "retry.ts", "retry.ts:42");
 * module names: dotted identifiers ("engram.retrieve.activation" -> "engram/retrieve/activation");
 * names: the words and 2-3 word phrases of the text, casefolded, plus the canonical name
-  the curated alias table gives a word ("postgres" -> "postgresql", engram/graph/aliases.py),
+  the curated alias table gives a word ("postgres" -> "postgresql", engram/language/aliases.py),
   matched against node names.
 
 `Terms` keeps them apart because they are matched differently (see `engram.retrieve.seeds`).
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from engram.graph import aliases
+from engram.language import aliases
 from engram.text import STOPWORDS
 
 SOURCE_EXTS = frozenset((

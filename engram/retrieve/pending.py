@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 
 from engram import jsonio
-from engram.graph import decision_text, readonly, store, supersession
+from engram.graph import readonly, store, supersession
+from engram.language import decision_text
 from engram.retrieve import tiers
 from engram.text import clip, strip_injected
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from engram.graph import fulltext, readonly
 from engram.retrieve import keyword as bm25
 from engram.retrieve.entry_points import Terms, split_ident
-from engram.graph.aliases import concern_words
+from engram.language.aliases import concern_words
 
 MAX_SEEDS = 60
 LOOSE_JOINERS = (" ", "-", "_", ".", "")

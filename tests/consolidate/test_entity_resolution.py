@@ -12,7 +12,8 @@ from engram.consolidate import entity_resolution as er
 from engram.consolidate import graph_apply
 from engram.graph import supersession
 from engram.errors import ConfigError
-from engram.graph import aliases, store
+from engram.graph import store
+from engram.language import aliases
 from engram.providers.offline import LocalEmbedder
 
 REPO = Path(__file__).resolve().parents[2]

@@ -108,6 +108,8 @@ def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
     ("The modal should close when clicking outside.", False),  # a task's spec
     ("It should not crash when I click save.", False),
     ("We need to add a button to the form.", False),
+    ("So from now on every time I commit the tool will link our chat to the commit?", False),  # a question
+    ("Why on earth did you reformat every file?", True),  # a reproach is a rule
 ])
 def test_a_requirement_of_the_work_is_an_instruction_and_a_tasks_spec_is_not(sentence, rule):
     found = [i["name"] for i in user_words.instructions([_prompt(1, f"I looked at it. {sentence}")])]

@@ -13,7 +13,7 @@ from testing.helpers import TRANSCRIPTS, needs_shared
 from engram import cli
 from engram.consolidate import offline_episode as oe
 from engram.consolidate import worker, schema, offline, trigger
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.graph import store
 from engram.graph.connect import connect
 

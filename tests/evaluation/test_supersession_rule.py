@@ -6,7 +6,7 @@ import pytest
 
 from engram.consolidate import graph_apply
 from engram.consolidate.entity_resolution import Resolver
-from engram.graph.decision_text import statement
+from engram.language.decision_text import statement
 from engram.graph.supersession import supersede_replaced
 from engram.graph import store
 from engram.graph.connect import connect

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph import aliases, store
+from engram.graph import store
+from engram.language import aliases
 from engram.graph.connect import connect
-from engram.graph.decision_text import statement
+from engram.language.decision_text import statement
 from engram.graph.supersession import POSSIBLY, relation
 from engram.text import stem
 

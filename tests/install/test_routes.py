@@ -68,7 +68,7 @@ def _user_env(tmp_path) -> dict:
 
 def test_the_wheel_carries_every_data_file_and_its_dependencies(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for data in ("engram/graph/schema.sql", "engram/graph/aliases.txt", "engram/evaluation/knowledge_labels.json",
+    for data in ("engram/graph/schema.sql", "engram/language/aliases.txt", "engram/evaluation/knowledge_labels.json",
                  "engram/consolidate/prompts/pass1.txt", "engram/monitor/prompts/contradiction.txt"):
         assert data in names, data
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
@@ -82,7 +82,7 @@ def test_the_wheel_carries_every_data_file_and_its_dependencies(wheel):
 def test_wheel_install_then_engram_install_gives_working_hooks(venv, tmp_path):
     env = _user_env(tmp_path)
     home = env["HOME"]
-    where = _run([f"{venv}/python", "-c", "import engram, engram.graph.aliases as a; a.table(); print(engram.__file__)"],
+    where = _run([f"{venv}/python", "-c", "import engram, engram.language.aliases as a; a.table(); print(engram.__file__)"],
                  env=env, cwd=home, check=True).stdout.strip()
     assert where.startswith(os.path.dirname(venv)), where  # the wheel's copy, not the checkout
     res = _run([f"{venv}/engram", "install"], env=env, cwd=home)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engram.monitor import code_lines, decision_rules
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor.contradiction import DIRECT, INDIRECT, NO
 from engram.monitor.offline_checker import check, is_test_path
 from engram.monitor.rules.registry import cued

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor.contradiction import NO
 from engram.monitor.offline_checker import check
 from engram.monitor.clauses import clauses_of, holding

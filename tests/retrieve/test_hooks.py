@@ -94,6 +94,15 @@ def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
     assert "Timeout in fetch" in third and "retry client" not in third
 
 
+def test_a_background_tasks_notification_is_no_prompt_and_asks_nothing(g, root):
+    g.node("retry client", strength=0.9, files=["src/net/retry.ts"], description="Backoff retries.")
+    note = ("<task-notification>\n<task-id>b02940e</task-id>\n<status>completed</status>\n<summary>Background "
+            "command \"npm test -- src/net/retry.ts\" completed (exit code 0)</summary>\n</task-notification>")
+    # Claude Code fires UserPromptSubmit for it: the user typed nothing
+    assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, note))) is None
+    assert "retry client" in _context(run_hook("UserPromptSubmit", _prompt("s1", root, "why does retry.ts fail?")))
+
+
 def test_prompt_naming_a_topic_brings_up_the_decision_about_it(g, root):
     """Decisions are named by their sentence; a prompt names only the topic."""
     g.node("Use Redis for the job queue", type="decision", strength=0.85,

@@ -184,7 +184,7 @@ def _hook_start(g, root, session, *args):
 
 
 RANKING = {"engram.retrieve.activation", "engram.retrieve.sections", "engram.retrieve.tiers", "engram.retrieve.seeds",
-           "engram.graph.aliases", "engram.graph.readonly", "_sqlite3"}
+           "engram.language.aliases", "engram.graph.readonly", "_sqlite3"}
 
 
 def test_the_hook_serves_a_new_session_from_the_cache_without_the_ranking_modules(g, root):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engram.graph import decision_text
+from engram.language import decision_text
 
 
 def node(text: str) -> dict:

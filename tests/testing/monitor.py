@@ -57,7 +57,7 @@ class Project:
         self.p = P.from_cwd(str(root)).ensure()
 
     def decision(self, text: str, files: list[str], strength: float = 0.8) -> str:
-        from engram.graph import decision_text
+        from engram.language import decision_text
         from engram.graph import connect, store
 
         conn = connect.connect(self.p.db_path, vectors=False)

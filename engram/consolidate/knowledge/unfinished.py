@@ -23,7 +23,7 @@ from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
 from engram.consolidate.knowledge.commands import failed as failed_run
 from engram.consolidate.knowledge.user_words import clean_prompt, substantive
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.text import clip_words
 
 MAX_TODOS = 8

@@ -14,7 +14,7 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
-from engram.graph import decision_text
+from engram.language import decision_text
 from engram.monitor.rules import Rule
 
 _NEG = r"(?:never|do not|don'?t|must not|mustn'?t|should not|shouldn'?t|may not|cannot|can'?t|not allowed to|avoid)"

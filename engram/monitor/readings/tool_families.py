@@ -4,7 +4,7 @@ family (a second state manager, logger, migration tool, test runner, package man
 the choice without naming it.
 
 Each family is a fact: its members are canonical names of the one alias table
-(engram/graph/aliases.txt), whose spellings the checker looks for. `LANGS` binds a member to the
+(engram/language/aliases.txt), whose spellings the checker looks for. `LANGS` binds a member to the
 languages where the name means the tool; `AMBIGUOUS` lists members that are also everyday words
 (`click`, `echo`, `chi`, `mock`), which count only in a library-shaped use (an import, `click.`).
 engram.monitor.tech_terms merges these into its ROLES, LANGS and AMBIGUOUS tables.

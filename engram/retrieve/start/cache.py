@@ -104,7 +104,7 @@ def _code_files() -> list[str]:
     """engram's modules loaded in this process, and the alias table's text."""
     files = sorted({m.__file__ for name, m in list(sys.modules.items())
                     if (name == "engram" or name.startswith("engram.")) and getattr(m, "__file__", None)})
-    aliases = sys.modules.get("engram.graph.aliases")
+    aliases = sys.modules.get("engram.language.aliases")
     return files + ([aliases.TABLE_PATH] if aliases is not None else [])
 
 

@@ -7,7 +7,7 @@ to embeddings only when the names alone settle nothing. The rules, in order:
    scope's "@", singular words, "testing" as "test", the letters-and-digits form: "Node.js" /
    "NodeJS", never between a file and a name: ".editorconfig" is EditorConfig's file; a
    ".js" / ".ts" suffix: "NextAuth" / "NextAuth.js"); the same once every run of words the
-   curated table (engram/graph/aliases.txt, extended per project) knows is written as its
+   curated table (engram/language/aliases.txt, extended per project) knows is written as its
    canonical ("Mongo Atlas" / "MongoDB Atlas", "GH Actions" / "GitHub Actions"); aliases of
    one canonical ("k8s" / "Kubernetes"); an initialism of the other name ("SAST" / "Static
    Application Security Testing", "PVC" / "PersistentVolumeClaim"); the same without an
@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engram.graph.aliases import Table, key, squashed
+from engram.language.aliases import Table, key, squashed
 from engram.text import singular
 
 # Words that say what kind of thing a name is without changing which thing it is.

@@ -273,7 +273,7 @@ def _phrase(text: str) -> str:
 def _names_thing(phrase: str, original: str) -> bool:
     """Whether a complement names a thing or a value (a number, a known name, a capitalised
     word in the original), not a quality ("idempotent", "protected")."""
-    from engram.graph import aliases
+    from engram.language import aliases
 
     if any(ch.isdigit() for ch in phrase):
         return True
@@ -289,7 +289,7 @@ def _headword(phrase: str) -> bool:
     """Whether the words before a headline's "for" can be a name chosen: a known tool, or up to
     three words none of which is a verb or a function word ("Lodash", "Kibana", "trunk-based
     development"; not "tests must pass", "we rely on Claude")."""
-    from engram.graph import aliases
+    from engram.language import aliases
     from engram.text import STOPWORDS
 
     words = phrase.split()
@@ -300,7 +300,7 @@ def _headword(phrase: str) -> bool:
 def _tool(phrase: str) -> bool:
     """Whether a phrase is one name of a thing a decision chooses, at a version or not ("pnpm",
     "Node 20"): a name the table knows, of a kind (aliases.kinds), not a practice ("linting")."""
-    from engram.graph import aliases
+    from engram.language import aliases
 
     words = phrase.split()
     if words and _VERSION.fullmatch(words[-1]) and len(words) > 1:
@@ -339,7 +339,7 @@ def _named_version(choice: list[str], words: list[str], clause: str, left: list[
     just before "to", known to the table or written as a name: "Upgrade Storybook to 8"), "Bump
     the API's Python to 3.12" (a dotted version, one name), "Move off
     Java 8 to 11" (the name of what it leaves, `left`); "Redis's retry limit is now 5" is a value."""
-    from engram.graph.aliases import concern_words
+    from engram.language.aliases import concern_words
 
     bare = [c for c in choice if _VERSION.fullmatch(c)]
     if len(bare) != 1:
@@ -359,7 +359,7 @@ def _named_version(choice: list[str], words: list[str], clause: str, left: list[
 
 def _read(clause: str, original: str) -> dict[str, Any]:
     """One clause's choice, ruled-out and dropped phrases (with their spans) and leftover words."""
-    from engram.graph.aliases import concern_words
+    from engram.language.aliases import concern_words
 
     spans: list[tuple[int, int]] = []
     ruled: list[str] = []
@@ -428,7 +428,7 @@ def _verbs(clause: str, doing: bool) -> set[str]:
     *send* email"), the verb an instruction opens with ("*store* feature flags in Unleash",
     when the clause is read as one, `doing`). Two choices of one kind for "feature flags" are
     alternatives whether the flags are stored or served there (supersession.concerns)."""
-    from engram.graph.aliases import concern_words
+    from engram.language.aliases import concern_words
 
     words = [m.group(1) for rx in (_PASSIVE, _PURPOSE_VERB) for m in rx.finditer(clause)]
     if doing:
@@ -439,7 +439,7 @@ def _verbs(clause: str, doing: bool) -> set[str]:
 def _instruction(text: str) -> bool:
     """Whether a text opens as an instruction does ("use X", "switch S to X", "rewrite it in X"),
     not as a name or a value ("RabbitMQ", "90 days")."""
-    from engram.graph.aliases import CONCERN_VERBS
+    from engram.language.aliases import CONCERN_VERBS
 
     first = text.split(" ", 1)[0]
     return bool(_OPENER.match(text)) or (first in CONCERN_VERBS and first not in _LINKING)

@@ -1,4 +1,4 @@
-"""The curated alias table (engram/graph/aliases.txt) holds no fact twice and none that contradicts
+"""The curated alias table (engram/language/aliases.txt) holds no fact twice and none that contradicts
 another (issue 26): the parser keeps the first entry of a name silently, so a second, different one is
 a fact nobody reads, and a cycle of parts makes "a part of" mean nothing. Each check is run on a small
 table that breaks it, then on the real one."""
@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from engram.graph import aliases
+from engram.language import aliases
 
 
 def _facts(text: str) -> list[tuple[int, str, str, list[str]]]:

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from engram.graph import aliases
+from engram.language import aliases
 
 TEXT = ("PostgreSQL = postgres, pg\nTypeScript = ts\ntsconfig.json < TypeScript\nAWS ^ amazon, aws\n"
         "@sdk-language TypeScript, Go\n")

@@ -1,4 +1,4 @@
-"""graph/decision_text.py compiles its patterns on first use, once (issue 15: compiling all 26
+"""language/decision_text.py compiles its patterns on first use, once (issue 15: compiling all 26
 at import cost every `engram query` ~10 ms)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 PROBE = r"""
-from engram.graph import decision_text as dt
+from engram.language import decision_text as dt
 
 def patterns():
     for value in vars(dt).values():
