@@ -152,7 +152,7 @@ def stem(word: str) -> str:
     "orchestration" / "orchestrator" -> "orchestr", "indent" / "indentation" -> "indent",
     "deploy" / "deployment" -> "deploy", "sent" -> "send", "lint" / "linter" / "linters" ->
     "lint", "persist" / "persistence" -> "persist", "encrypt" / "encryption" -> "encrypt". The
-    one stemmer of BM25's words, of a decision's subject (graph/decision_text.statement) and of
+    one stemmer of BM25's words, of a decision's subject (language/decision_text.statement) and of
     the words a prompt is matched against it with (retrieve/seeds.py)."""
     w = _IRREGULAR.get(word, word)
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("s", "")):
