@@ -177,3 +177,11 @@ def test_the_last_reply_is_the_last_that_says_something():
               {"type": "turn_complete", "seq": 4, "agent_summary": "```"}]
     assert last_session(events)["ended"] == "The admin links now use the /admin prefix."
     assert last_session(events[:1] + [dict(events[1], agent_summary="Done.")])["ended"] == "Done."
+
+
+def test_a_plan_handed_over_gives_no_rules():
+    plan = ("Implement the following plan:\n\n# Plan: Move the completion prompt\n\n## Keep shared helpers in place\n"
+            "Keep `promptShellCompletion` where it is. Make sure to call it from the new command only.")
+    assert user_words.instructions([_prompt(1, plan)]) == []
+    rule = "Make sure to run the tests before you say a change is done."
+    assert [i["name"] for i in user_words.instructions([_prompt(2, rule)])] == [rule]

@@ -166,8 +166,8 @@ def instructions(events: list[dict[str, Any]], earlier: set[str] = frozenset()) 
     `earlier`: the subagent names (casefolded) earlier sessions recorded."""
     out: dict[str, dict[str, Any]] = {}
     for ev in events:
-        if ev.get("type") != "user_prompt":
-            continue
+        if ev.get("type") != "user_prompt" or headline(ev.get("prompt")):
+            continue  # a document handed over ("Implement the following plan:"): its steps are a task, not rules
         text = clean_prompt(ev.get("prompt"))
         taken = {d["text"] for d in decision_text.decision_sentences(str(ev.get("prompt") or ""))}
         said = [x.strip() for x in decision_text.sentences(text)]
