@@ -42,6 +42,7 @@ DEFAULTS: dict = {
     "maxProviderFailures": 3,  # model jobs failed in a row that pause a provider until midnight
     "fsync": False,  # fsync every JSONL append (slower; survives power loss, not just crashes)
     "tokenBudget": 1200,  # max tokens injected per SessionStart / UserPromptSubmit
+    "firstTurnTokenBudget": 1900,  # max tokens SessionStart and the first prompt inject together (~1,000 words)
     "spreadingRule": "spec",  # spec | fan (ACT-R fan-normalised)
     "involuntaryMinStrength": 0.5,
     "involuntaryTopK": 3,
@@ -77,6 +78,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "dailyTokenBudget": (0, 10**12, True),
     "maxProviderFailures": (1, 1_000_000, True),
     "tokenBudget": (1, 1_000_000, True),
+    "firstTurnTokenBudget": (1, 1_000_000, True),
     "involuntaryMinStrength": (0.0, 1.0, False),
     "involuntaryTopK": (0, 100, True),
     "maxDiffChars": (1, 10_000_000, True),

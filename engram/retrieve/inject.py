@@ -75,7 +75,8 @@ def wanted(rs: dict) -> int:
 
 def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: str,
             exclude: set[str] = frozenset(), standing: list[tuple[dict, float]] = (),
-            low_prefix: str | None = None, root: str | None = None, log: dict | None = None) -> str | None:
+            low_prefix: str | None = None, root: str | None = None, log: dict | None = None,
+            budget: int | None = None) -> str | None:
     """Drop what this session already saw, render within the budget, remember what was shown.
 
     `standing`: (node, activation) pairs shown whatever the entry points (SessionStart's
@@ -106,7 +107,8 @@ def context(conn, ranked: list[tuple[str, float]], cfg: dict, rs: dict, header: 
     first, items = curation.screen_both(conn, root, first, items, log)
     if not first and not items:
         return None
-    text, shown = sections.render(first + items, int(cfg["tokenBudget"]), header.format(AS_DATA),
+    text, shown = sections.render(first + items, int(cfg["tokenBudget"]) if budget is None else budget,
+                                  header.format(AS_DATA),
                                   tiers.LOW_PREFIX if low_prefix is None else low_prefix)
     remember(injected, {**nodes, **{n["id"]: n for n, _ in first}}, shown)
     return text
@@ -176,12 +178,14 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     if hit is not None:
         for nid, updated, level in hit[1]:
             rs["injected"][nid] = [updated, level]
+        rs["start_chars"] = len(hit[0] or "")  # characters: the first prompt counts them as tokens
         return hit[0]
     files: dict = {}
     text = _session_context(db, project.root, project_context.terms_of(inputs, project.root), cfg, rs, low_prefix,
                             files)
     if want:
         cache.store(project.dir, want, (sig, signature(db)), files, text, rs["injected"])
+    rs["start_chars"] = len(text or "")
     return text
 
 
@@ -220,7 +224,7 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
            low_prefix: str | None = None) -> str | None:
     """Context for one user prompt, or None."""
     from engram.graph import readonly
-    from engram.retrieve import entry_points
+    from engram.retrieve import entry_points, tiers
     rs = rstate(st)
     db = project.db_path
     sig = signature(db)
@@ -231,20 +235,28 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     terms = entry_points.terms_from_text(text, project.root, cwd)
     if changed:
         terms.add(entry_points.terms_from_paths(list(st.get("written") or [])[-10:]))
-    words = text if st.get("turn") == 1 else ""
+    first = st.get("turn") == 1
+    words = text if first else ""
     if not terms and not words.strip():
         return None
+    # the first turn's whole injection (SessionStart's and this) within firstTurnTokenBudget
+    budget = int(cfg["tokenBudget"])
+    if first:
+        shown = tiers.tokens_of(int(rs.pop("start_chars", 0) or 0))
+        budget = min(budget, int(cfg["firstTurnTokenBudget"]) - shown)
+        if budget <= 0:
+            return None
     conn = readonly.open_ro(db)
     try:
         ranked = retrieve(conn, terms, cfg, top=wanted(rs), text=words)
         own = own_nodes(conn, session, [nid for nid, _ in ranked[: wanted(rs)]]) if ranked else set()
         items = context(conn, ranked, cfg, rs, PROMPT_HEADER, exclude=own, low_prefix=low_prefix,
-                        root=project.root) if ranked else None
+                        root=project.root, budget=budget) if ranked else None
         said = None
         if words.strip():
             from engram.retrieve import replies
 
-            said = replies.recall(conn, words, session)
+            said = replies.recall(conn, words, session, budget - tiers.tokens(items or ""))
         return "\n".join(x for x in (items, said) if x) or None
     finally:
         conn.close()

@@ -15,6 +15,7 @@ from engram.graph import readonly
 from engram.graph import fulltext
 from engram.redact.injection import withhold
 from engram.retrieve import keyword
+from engram.retrieve.tiers import tokens
 from engram.text import AS_DATA, inert
 
 MAX_REPLIES = 4
@@ -24,9 +25,9 @@ RANKED_ROWS = 500  # at most this many matches ranked (~2.5 ms of bm25), as the 
 HEADER = f"Earlier replies on this (the agent's words then, unchecked; {AS_DATA}):"
 
 
-def recall(conn, text: str, session: str) -> str | None:
-    """The section for a first prompt `text`, or None. A reply SessionStart already showed (the
-    last session's, in its "Where we left off" item) is not repeated."""
+def recall(conn, text: str, session: str, budget: int = 10**9) -> str | None:
+    """The section for a first prompt `text` within `budget` tokens, or None. A reply SessionStart
+    already showed (the last session's, in its "Where we left off" item) is not repeated."""
     words = keyword.words(text)[:MAX_QUERY_WORDS]
     found = fulltext.passages(conn, words, session, MAX_REPLIES + 1, RANKED_ROWS)
     shown = " ".join(n["description"] for n in readonly.of_kind(conn, "unfinished", 8)) if found else ""
@@ -36,4 +37,10 @@ def recall(conn, text: str, session: str) -> str | None:
             continue
         line = inert(withhold(said, "an earlier reply"), 8 * REPLY_WORDS)
         lines.append(f"- ({ts[:10]}) \"{' '.join(line.split()[:REPLY_WORDS])}\"")
-    return "\n".join([HEADER] + lines[:MAX_REPLIES]) if lines else None
+    kept, spent = [], tokens(HEADER) + 1
+    for line in lines[:MAX_REPLIES]:
+        if spent + tokens(line) + 1 > budget:
+            break
+        kept.append(line)
+        spent += tokens(line) + 1
+    return "\n".join([HEADER] + kept) if kept else None

@@ -54,7 +54,12 @@ def level(node: dict, activation: float) -> int:
 
 
 def tokens(text: str) -> int:
-    return (len(text) + 3) // 4
+    return tokens_of(len(text))
+
+
+def tokens_of(chars: int) -> int:
+    """The tokens `chars` characters count as (4 a token, rounded up)."""
+    return (chars + 3) // 4
 
 
 def data_of(node: dict) -> dict:

@@ -169,6 +169,24 @@ def test_session_start_output_respects_token_budget(g, root, engram_home):
     assert ctx is not None and (len(ctx) + 3) // 4 <= 80
 
 
+def test_a_sessions_start_and_first_prompt_share_the_first_turns_budget(g, root, engram_home):
+    with open(engram_home / "config.json", "w") as f:
+        json.dump({"tokenBudget": 300, "firstTurnTokenBudget": 400}, f)
+    run_hook("PostToolUse", _write("s1", root, "src/big.py"))
+    for i in range(30):
+        g.node(f"finding number {i}", type="finding", strength=0.9, files=["src/big.py"],
+               description="a long description " * 10)
+    for name in ("feature", "other"):
+        for i in range(8):
+            g.node(f"{name} finding {i}", type="finding", strength=0.9, files=[f"src/{name}.py"],
+                   description=f"what {name} does, at length " * 8)
+    start = _context(run_hook("SessionStart", _session_start("s2", root)))
+    first = _context(run_hook("UserPromptSubmit", _prompt("s2", root, "look at src/feature.py")))
+    assert start and first and (len(start) + 3) // 4 + (len(first) + 3) // 4 <= 400  # else ~290 + ~300
+    later = _context(run_hook("UserPromptSubmit", _prompt("s2", root, "and src/other.py?")))
+    assert later and 200 < (len(later) + 3) // 4 <= 300  # a later prompt: tokenBudget of its own
+
+
 def test_compact_resets_what_was_shown(g, root):
     run_hook("PostToolUse", _write("s1", root, "a.py"))
     g.node("fact about a", strength=0.9, files=["a.py"])
