@@ -376,3 +376,10 @@ END;
 -- third round reads a headline's name and a name after a preposition as chosen whether the
 -- table knows it or not, keeps the verbs that say how a choice does its job (`verbs`), and
 -- counts "main" / "primary" and "management" as no concern of their own. No schema change.
+
+-- @migration m015_decision_statements_r5
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
+-- fourth round reads a count in words as a value ("two weeks"), a value only up to its unit
+-- ("1 week long"), "pin" as choosing, a version said after its thing ("Pin Postgres at version
+-- 16"), "we're on X", "we've", a trailing "now." and "between" as the end of a choice, and
+-- counts "need", "require", "talk", "pin" as linking verbs. No schema change.

@@ -191,6 +191,28 @@ def _value(choice: str) -> bool:
     return choice[:1].isdigit()
 
 
+# What a value measures, by its unit: the words that name that measure or say "at most" are
+# not the concern it is set for ("Log retention: 90 days" and "Keep application logs for 30
+# days" are about the logs, "Uploads are capped at 50 MB" and "the max upload size is 10 MB"
+# about uploads). Read as a subject's words are (aliases.concern_words).
+_MEASURES = (
+    ("second seconds sec secs s ms minute minutes min mins hour hours hr hrs h day days week weeks month months "
+     "quarter quarters year years", "retention retain retained duration length long period lifetime age window "
+     "expiry expire expires interval limit cap capped"),
+    ("b kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes",
+     "size limit cap capped big large"),
+)
+
+
+def _measure_words(old: list[str], new: list[str]) -> set[str]:
+    """The words naming the measure two values share by their units (_MEASURES), else none."""
+    units = [{c.split()[-1] for c in choices if _value(c) and len(c.split()) > 1} for choices in (old, new)]
+    for unit_words, words in _MEASURES:
+        if all(us & set(unit_words.split()) for us in units):
+            return aliases.concern_words(words.split())
+    return set()
+
+
 def _version(choice: str) -> tuple[str, str] | None:
     """("python", "3.11") for "python 3.11": a named thing and the version chosen of it."""
     words = _key(choice).split()
@@ -201,13 +223,25 @@ def _version(choice: str) -> tuple[str, str] | None:
 
 def _other_version(old: list[str], new: list[str]) -> str:
     """A choice of `new` naming another version of a thing `old` chose ("Move to Python 3.11"
-    after "Upgrade to Python 3.9"): a choice of that version, whatever the subject."""
-    for a in old:
+    after "Upgrade to Python 3.9"): a choice of that version, whatever the subject. A bare
+    version continues the one thing `old` chose a version of when it is written the same way
+    ("move to 3.12" after "Pin Python 3.11": Python 3.12; not "3" after "Node 18.2")."""
+    versioned = [v for a in old if (v := _version(a))]
+    for va in versioned:
         for b in new:
-            va, vb = _version(a), _version(b)
-            if va and vb and _agree(va[0], vb[0]) and va[1] != vb[1]:
-                return b
+            vb = _version(b) or _continued(b, va, len(versioned))
+            if vb and _agree(va[0], vb[0]) and va[1] != vb[1]:
+                return f"{vb[0]} {vb[1]}"
     return ""
+
+
+def _continued(choice: str, version: tuple[str, str], count: int) -> tuple[str, str] | None:
+    """(thing, choice) when `choice` is a bare version shaped as `version` is (as many dotted
+    parts) and that is the only versioned thing chosen (`count`), else None."""
+    bare = choice.removeprefix("v")
+    if count != 1 or not bare.replace(".", "").isdigit() or bare.count(".") != version[1].count("."):
+        return None
+    return version[0], bare
 
 
 def _scope(old: set[str], new: set[str]) -> str:
@@ -236,6 +270,9 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     o, n = set(old["subject"]), set(new["subject"])
     if not n and o and _other_version(old["choice"], new["choice"]):
         return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
+    measure = _measure_words(old["choice"], new["choice"])
+    if measure and o - measure == n - measure and o - measure:
+        return o - measure, n - measure, "same"  # "log retention: 90 days" after "keep logs for 30 days"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")
@@ -379,6 +416,19 @@ def superseded_at(node: Node) -> str:
     return next((ms(h.get("at") or "") for h in reversed(data.get("history") or []) if h.get("event") == "superseded"), "")
 
 
+def _pointed_at(old: dict[str, Any], new: dict[str, Any], scope: str) -> tuple[str, ...] | None:
+    """What a newer decision that names less than an older one retires it by: the older's concern
+    when the newer's is wider ("the database", "switch it to SQS"), the older's choices when
+    neither names a concern and the newer chooses only a value or a bare version ("bump to 20");
+    None when the newer names what it replaces. Two such decisions pointed at by one newer are
+    two guesses at what it replaces (supersede_replaced)."""
+    if scope == "wider":
+        return ("concern", *old["subject"])
+    if scope == "unscoped" and new["choice"] and all(_value(c) for c in new["choice"]):
+        return ("choice", *old["choice"])
+    return None
+
+
 def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None,
                        later: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Supersede the active decisions that this decision replaces (explicit decisions only),
@@ -388,9 +438,11 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
     decisions known to be stated after this one, the rest of a consolidation's range): a
     decision stated after this one is never retired by it, and retires it when it replaces
     it. A decision whose concern is wider than those of several older ones with different
-    concerns ("the database" after "the analytics database" and "the prototype's database")
-    retires none of them: which one it replaces is unsure, so each gets a "possibly
-    replaces" link. Every other active decision it is related to gets one `similar_to` edge
+    concerns ("the database" after "the analytics database" and "the prototype's database"),
+    or that names no concern and only a value or a bare version that several unscoped older
+    ones could take ("bump to 20" after "Use Node 18." and "Use Postgres 15."), retires none
+    of them (_pointed_at): which one it replaces is unsure, so each gets a "possibly replaces"
+    link. Every other active decision it is related to gets one `similar_to` edge
     (its reason "related decision: ..." or "possibly replaces: ..."; both stay active),
     whichever of the two was written first: a link does not depend on the order sessions are
     consolidated in.
@@ -410,11 +462,12 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
         if kind == "replaces" and not (younger["data"] or {}).get("explicit"):
             kind = "related"
         judged.append((older, younger, kind, why, concerns(old_s, young_s)[2]))
-    wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged
-             if k == "replaces" and y is new and sc == "wider"}
+    pointed = {_pointed_at(_statement(o), _statement(new), sc) for o, y, k, _, sc in judged if k == "replaces" and y is new}
+    pointed.discard(None)
     out: list[str] = []
     for older, younger, kind, why, scope in judged:
-        if kind == "replaces" and younger is new and scope == "wider" and len(wider) > 1:
+        unsure = len(pointed) > 1 and _pointed_at(_statement(older), _statement(new), scope) is not None
+        if kind == "replaces" and younger is new and unsure:
             kind, why = "related", f"{POSSIBLY}: {why}"
         if kind == "replaces" and older["id"] not in out and not (younger is new and node_id in out):
             supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)

@@ -343,7 +343,8 @@ managing can could shall forward supersede supersedes run runs ran running point
 we're i'd let's away more back against behind onto across within towards
 rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
 rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
-deprecating retire retiring remove removing
+deprecating retire retiring remove removing pin pins pinned pinning need needs require requires talk talks
+sit sits come comes flow flows
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",

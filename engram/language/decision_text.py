@@ -173,7 +173,7 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 
 _PHRASE = r"([\w.+#/@'<>-]+(?:\s+(?:&\s+)?[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
-        r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
+        r"but|so|via|through|using|against|anymore|again|going|across|everywhere|between|among|per|at)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
 # Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
 _RULED_HERE = [
@@ -211,7 +211,8 @@ _CHOICE = [
     _USE,
     _Lazy(r"\b(?:in favou?r of|replac(?:e|es|ed|ing)\s+.+?\s+with|swap(?:s|ped|ping)?\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
           r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
-          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to)\s+" + _PHRASE + _END),
+          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to|pin(?:s|ned|ning)?)\s+"
+          + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
     _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
@@ -226,7 +227,8 @@ _CHOICE = [
 # "S is X", "S should be X": a choice; after "should be" / "will be" only when X names a
 # thing or a value (_names_thing): "Background jobs should be idempotent" is a rule about
 # them, not a choice for them.
-_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+)?" + _PHRASE
+_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+|[a-z]+ed\s+(?:at|to)\s+(?=\d))?"
+                + _PHRASE
                 + r"(?=\s+(?:now|instead|rather|over)\b|\s*$)")
 # A sentence that opens with another verb says how something is done: "Hash passwords with
 # bcrypt", "Deploy the frontend to Vercel": the phrase after the instrument's or the
@@ -236,6 +238,9 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+# A version said after the thing chosen: "Pin Postgres at major version 16", "pin Python to 3.12".
+_AT_VERSION = _Lazy(r"\s+(?:at|to)\s+(?:(?:major|minor)\s+)?(?:version\s+)?(v?\d+(?:\.\d+)*)"
+                    r"(?=\s*$|\s*[,;]|\s+(?:for|in|on|across|everywhere)\b)")
 # A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm",
 # "Kibana for log search": what comes before "for" is chosen, known to the table or not.
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
@@ -249,7 +254,7 @@ _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chos
 _VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
-              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
+              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are|'ve| have)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 # A label, not a concern: "ADR 12:", "Decision:", a commit's type ("chore:", "feat(api)!:"), a
 # Markdown heading ("## Decision").
@@ -322,11 +327,18 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
               r"ships|publishes|generates|provisions|orchestrates|takes care of|covers|drives|backs)\s)")
 
 
+# "We're on Python 3.12 now" once its lead is read: being on a named thing is using it.
+_ON = _Lazy(r"^(?:now\s+|all\s+)?(?:on|onto)\s+(.+)$")
+
+
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
-    tool that is let do something used for it."""
+    tool that is let do something used for it, a clause that is only "on <a named thing>"
+    using it."""
     if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _tool(m.group(2)):
         return f"{m.group(2)} is {m.group(1)}"
+    if (m := _ON.match(clause)) and _tool(m.group(1)):
+        return f"use {m.group(1)}"
     if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)} to {clause[m.end():]}"
     return clause
@@ -403,8 +415,11 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
             continue
-        (dropped if negated else choice).append(m.group(1))
-        spans.append((m.start(1) + off, m.end(1) + off))
+        said, end = _measured(m)
+        if not said[:1].isdigit() and (v := _AT_VERSION.match(body, end)):
+            said, end = f"{said} {v.group(1)}", v.end()
+        (dropped if negated else choice).append(said)
+        spans.append((m.start(1) + off, end + off))
         if _PURPOSE.match(body, m.end(1)) and concern_words(_words_of(body[:m.start(1)])):
             spans.append((m.end(1) + off, len(clause)))  # "S is done with X to shrink payloads": a reason
         if (w := _WITH.match(body, m.end(1))) and not negated:
@@ -420,6 +435,15 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
             "subject": subject, "refers": not subject and bool(_POINTER.search(left)),
             "verbs": subject & _verbs(body, doing)}
+
+
+def _measured(m: "re.Match[str]") -> tuple[str, int]:
+    """A chosen phrase and where it ends: a value only up to its unit ("1 week" of "1 week long"),
+    the words after it left to the concern."""
+    v = _VALUE.match(m.group(1)) if m.group(1)[:1].isdigit() else None
+    if v is None or not m.group(1)[v.end():].startswith(" "):  # "3.11.4" is one version
+        return m.group(1), m.end(1)
+    return v.group(0).strip(), m.start(1) + len(v.group(0).rstrip())
 
 
 def _verbs(clause: str, doing: bool) -> set[str]:
@@ -451,14 +475,39 @@ _LINKING = frozenset(("is", "are", "was", "were", "be", "been", "has", "have", "
                       "across", "within", "towards", "forward", "anymore", "again"))
 
 
+_NUMBERS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90",
+    "hundred": "100", "a": "1", "an": "1"}
+_TIME_UNIT = r"(?:second|minute|hour|day|week|month|quarter|year)s?\b"
+# A count in words is the value in digits ("keep logs for two weeks", "sprints are one week long",
+# "reviews need one approval"): "one" and "a" only before a unit of time or after a word asking
+# for a number, where they cannot be a pronoun or an article ("the one we evaluated", "a cache").
+_NUMBER_WORD = _Lazy(
+    r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"ninety|hundred)(?=\s+(?!of\b|more\b|or\b|and\b)[a-z])"
+    r"|(?:one|a|an)(?=\s+" + _TIME_UNIT + r")"
+    r"|(?:need|needs|require|requires|least|most|exactly|only|just)\s+one(?=\s+[a-z]))\b")
+
+
+def _numerals(text: str) -> str:
+    """A text with its counts in words written in digits (_NUMBER_WORD), so that a value said either
+    way is read as one (_VALUE) and compared as one (supersession._value)."""
+    def digits(m: "re.Match[str]") -> str:
+        head, _, word = m.group(0).rpartition(" ")
+        return f"{head} {_NUMBERS[word]}" if head else _NUMBERS[word]
+
+    return _NUMBER_WORD.sub(digits, text)
+
+
 def _clauses(text: str) -> list[str]:
-    t = _ASIDES.sub(" ", " ".join(str(text).split()).casefold()).strip(" .!")
+    t = _ASIDES.sub(" ", _numerals(" ".join(str(text).split()).casefold().rstrip(" .!"))).strip(" .!")
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
         rest = t[m.end():]
         # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
         t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
-    clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
+    clauses = (_LEAD.sub("", _ASIDES.sub(" ", c).strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
 

@@ -82,6 +82,21 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Prettier with the Google config.", "Use the default Prettier config instead of Google's."),
     ("Track experiments in Neptune.", "Experiment tracking moves to Weights & Biases."),
     ("The max upload size is 10 MB.", "Upload size limit: 25 MB."),
+    # a count in words is a value
+    ("Staging gets three replicas.", "Staging gets 5 replicas."),
+    ("Deploys need one approval.", "Deploys now require two approvals."),
+    ("Keep backups for a week.", "Backups are kept for a month now."),
+    # the words naming what a value measures are not its concern
+    ("Keep audit events for 90 days.", "Audit event retention is one year."),
+    ("Attachments are capped at 20 MB.", "The max attachment size is 100 MB."),
+    ("Standups are 15 minutes long.", "Standup length: 30 minutes."),
+    # being on a version, having moved, pinning, a version said after its thing or alone
+    ("Use Ruby 3.1 for the monolith.", "We're on Ruby 3.3 now."),
+    ("Our docs are built with Sphinx.", "We've moved the docs to MkDocs."),
+    ("Pin Terraform 1.5 for the infra repo.", "move to 1.7"),
+    ("Use Redis 6 for the cache.", "Pin Redis at version 7."),
+    # a scope after "between" is the concern; "talk over" links it to its choice
+    ("Use JSON between the services.", "Services talk over Protobuf."),
 ])
 def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     assert _relation(old, new)[0] == "replaces", (statement(old), statement(new))
@@ -110,6 +125,11 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     # ruling out a more precise name leaves the choice; a scope said first stays
     ("Use Ruby for the scripts.", "Ruby 2 is out - every script must run on Ruby 3.3."),
     ("Use MySQL for the main database.", "In CI only, use an in-memory SQLite database."),
+    # two values of one measure for different concerns; a version of another shape
+    ("Keep build logs for 30 days.", "The build time limit is 10 minutes."),
+    ("Use Python 3.11 for the backend.", "move to 4"),
+    # a version said after its thing only adds detail to the thing
+    ("Use Postgres for the main database.", "Pin Postgres at major version 16."),
 ])
 def test_choices_of_one_kind_for_different_concerns_are_not_replacements(old, new):
     assert _relation(old, new)[0] != "replaces", (statement(old), statement(new))
@@ -205,3 +225,32 @@ def test_a_version_said_alone_is_a_decision_of_its_own_and_retires_the_older(con
     old = _decide(conn, "Use Ruby 3.1.")
     new = _decide(conn, "ruby 3.3")
     assert new != old and (_status(conn, old), _status(conn, new)) == ("superseded", "active")
+
+
+def test_a_bare_version_several_older_decisions_could_take_retires_none(conn):
+    """Neither the newer nor the older decisions name a concern: "bump to 20" could continue
+    Node 18 or Postgres 15, so both stay current, each linked as possibly replaced."""
+    node = _decide(conn, "Use Node 18.")
+    pg = _decide(conn, "Use Postgres 15.")
+    new = _decide(conn, "bump to 20")
+    assert (_status(conn, node), _status(conn, pg)) == ("active", "active")
+    reasons = [e["data"]["reason"] for e in store.edges_of(conn, new, types=("similar_to",))]
+    assert len(reasons) == 2 and all(r.startswith(POSSIBLY) for r in reasons)
+
+
+def test_a_bare_version_the_one_older_decision_takes_retires_it(conn):
+    old = _decide(conn, "Use Node 18.")
+    _decide(conn, "Use Kafka for the audit events.")
+    _decide(conn, "bump to 20")
+    assert _status(conn, old) == "superseded"
+
+
+@pytest.mark.parametrize("text, choice", [("Sprints are two weeks long.", ["2 weeks"]), ("Keep logs for a year.", ["1 year"])])
+def test_a_count_in_words_is_a_value(text, choice):
+    assert statement(text)["choice"] == choice
+
+
+@pytest.mark.parametrize("text", ["Use the one queue for both services.", "Use one of the managed brokers.",
+                                  "Add a cache in front of the API."])
+def test_one_and_a_that_count_nothing_stay_words(text):
+    assert not any(c[:1].isdigit() for c in statement(text)["choice"]), statement(text)
