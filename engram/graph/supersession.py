@@ -349,12 +349,13 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
 
 def _head_kinds(choice: str) -> set[str]:
     """The kinds of the name a choice ends with, its version aside ("Postgres full-text search":
-    a search engine; "a YAML config file": none, a file is no kind)."""
+    a search engine; "a YAML config file": none, a file is no kind), not of the names it is a
+    part of (Create React App, a part of React, is no UI framework)."""
     words = choice.split()
     if len(words) > 1 and words[-1][:1].isdigit():
         words = words[:-1]
     for n in (3, 2, 1):
-        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]))):
+        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]), parents=False)):
             return found
     return set()
 

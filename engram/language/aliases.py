@@ -344,7 +344,8 @@ we're i'd let's away more back against behind onto across within towards
 rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
 rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
 deprecating retire retiring remove removing pin pins pinned pinning need needs require requires talk talks
-sit sits come comes flow flows
+sit sits come comes flow flows decide decided deciding decision mind standardize standardized standardise
+standardised standardizing standardising settle settled make makes
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
@@ -352,7 +353,7 @@ CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", 
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
 # "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
 # concern, they do not name another one.
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all",
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all", "every",
                            "main", "primary"))
 
 

@@ -179,6 +179,7 @@ _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind
 _RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
     _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
+    _Lazy(r"\b(?:prefer(?:s|red)?|cho(?:ose|se|sen)|pick(?:s|ed)?)\s+.+?\s+over\s+" + _PHRASE + _END),
 ]
 # ... or moved away from: for this concern, or, when the clause names none, everywhere ("We're
 # switching from Docker to Podman", "moving off Heroku"): then the earlier choice is gone.
@@ -262,8 +263,9 @@ _LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|
                r"|(?:feat|fix|chore|refactor|perf|style|revert)(?:\([^)]*\))?!?)\s*:\s*)")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
+                 r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run)\s)|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
-_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\b|\s+now\s*$")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts|after all)\b|\s+now\s*$")
 
 
 def _words_of(text: str) -> list[str]:
@@ -317,8 +319,8 @@ def _tool(phrase: str) -> bool:
 _VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
 _POINTER = _Lazy(r"\b(?:it|them|this|that)\b")  # "switch it to SQS": the concern is the one just discussed
 # "Vitest is our test runner now": a known name before the copula and the concern after it,
-# said the other way round ("our test runner is Vitest").
-_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(.+?)(?:\s+now)?$")
+# said the other way round ("our test runner is Vitest"); any name before "our new ...".
+_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(new\s+)?(.+?)(?:\s+now)?$")
 # "Let Dependabot open the update PRs": a tool let do a job is chosen for it ("use Dependabot to ...");
 # so is one said to do it ("Renovate handles dependency updates", "Vite builds the frontend").
 _LET = _Lazy(r"^let\s+(\S+(?:\s+\S+){0,2}?)\s+(?=[a-z])")
@@ -329,16 +331,29 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
 
 # "We're on Python 3.12 now" once its lead is read: being on a named thing is using it.
 _ON = _Lazy(r"^(?:now\s+|all\s+)?(?:on|onto)\s+(.+)$")
+# "Make Playwright the default for browser tests": a name made the default is chosen.
+_MADE = _Lazy(r"^make\s+(\S+(?:\s+\S+){0,2}?)\s+(?:the|our)\s+(?:new\s+)?(?:default|standard|go-to)\b\s*(?:for\s+)?(.*)$")
+# "Production runs Postgres 16", "Run Postgres 14 in production": running a named thing is using it.
+_RUNS = _Lazy(r"^(?:(.+?)\s+(?:now\s+)?runs|run)\s+(\S+(?:\s+\S+){0,2}?)(?:\s+(?:in|on|for)\s+(.+))?$")
+# "CI → GitHub Actions": an arrow is a move.
+_ARROW = _Lazy(r"^(.+?)\s*(?:\u2192|->|=>)\s*(.+)$")
 
 
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
-    tool that is let do something used for it, a clause that is only "on <a named thing>"
-    using it."""
-    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _tool(m.group(2)):
-        return f"{m.group(2)} is {m.group(1)}"
+    tool that is let do something, made the default, run or been on used for it, an arrow
+    a move."""
+    if (m := _INVERTED.match(clause)) and (_tool(m.group(1)) or m.group(2) and _headword(m.group(1))) and not _tool(m.group(3)):
+        return f"{m.group(3)} is {m.group(1)}"  # "our *new* issue tracker": a name, known or not
     if (m := _ON.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)}"
+    if (m := _MADE.match(clause)) and _headword(m.group(1)):
+        return f"use {m.group(1)} for {m.group(2)}" if m.group(2) else f"use {m.group(1)}"
+    if (m := _RUNS.match(clause)) and _tool(m.group(2)) and not (m.group(1) and m.group(3)):
+        scope = m.group(1) or m.group(3)
+        return f"use {m.group(2)} for {scope}" if scope else f"use {m.group(2)}"
+    if m := _ARROW.match(clause):
+        return f"switch from {m.group(1)} to {m.group(2)}" if _tool(m.group(1)) else f"move {m.group(1)} to {m.group(2)}"
     if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)} to {clause[m.end():]}"
     return clause
@@ -422,7 +437,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         spans.append((m.start(1) + off, end + off))
         if _PURPOSE.match(body, m.end(1)) and concern_words(_words_of(body[:m.start(1)])):
             spans.append((m.end(1) + off, len(clause)))  # "S is done with X to shrink payloads": a reason
-        if (w := _WITH.match(body, m.end(1))) and not negated:
+        if (w := _WITH.match(body, m.end(1))) and not negated and not any(a <= w.start(1) + off < b for a, b in spans):
             choice.append(w.group(1))
             spans.append((w.start(1) + off, w.end(1) + off))
     if not choice and not negated and not modal and (m := _VALUE.search(clause)):
@@ -490,6 +505,13 @@ _NUMBER_WORD = _Lazy(
     r"|(?:need|needs|require|requires|least|most|exactly|only|just)\s+one(?=\s+[a-z]))\b")
 
 
+# A frequency said as an adverb ending its clause is a value: "we release weekly" is "every 1 week"
+# ("weekly releases", "nightly builds" name things and stay).
+_EVERY = {"hourly": "1 hour", "daily": "1 day", "nightly": "1 day", "weekly": "1 week", "monthly": "1 month",
+          "quarterly": "1 quarter", "yearly": "1 year", "annually": "1 year"}
+_FREQUENCY = _Lazy(r"\b(?:" + "|".join(_EVERY) + r")$")
+
+
 def _numerals(text: str) -> str:
     """A text with its counts in words written in digits (_NUMBER_WORD), so that a value said either
     way is read as one (_VALUE) and compared as one (supersession._value)."""
@@ -507,7 +529,8 @@ def _clauses(text: str) -> list[str]:
         rest = t[m.end():]
         # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
         t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
-    clauses = (_LEAD.sub("", _ASIDES.sub(" ", c).strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
+    clauses = (_LEAD.sub("", _FREQUENCY.sub(lambda m: f"every {_EVERY[m.group(0)]}", _ASIDES.sub(" ", c).strip(" .!:")))
+               for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
 

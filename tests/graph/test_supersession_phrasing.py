@@ -97,6 +97,22 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Redis 6 for the cache.", "Pin Redis at version 7."),
     # a scope after "between" is the concern; "talk over" links it to its choice
     ("Use JSON between the services.", "Services talk over Protobuf."),
+    # words about deciding are no concern: "changed my mind on", "decided to", "standardize on"
+    ("Search is handled by Algolia.", "Changed my mind on search: Meilisearch."),
+    ("Use Chakra for the UI components.", "Decided to go with MUI for the UI components after all."),
+    ("Use StatsD for metrics.", "We standardise on OpenTelemetry for metrics."),
+    # a name made the default, "our new", run, an arrow, a second clause joined by "and"
+    ("Use Puppeteer for screenshots.", "Make Playwright the default for screenshots."),
+    ("Our wiki is Confluence.", "Outline is our new wiki."),
+    ("Run MySQL 5.7 in staging.", "Staging runs MySQL 8.0."),
+    ("Use Bamboo for CI.", "CI \u2192 Buildkite"),
+    ("Use Drone.", "We'll retire Drone and use Woodpecker for CI."),
+    # what is preferred over a name rules it out
+    ("Use Chai for assertions.", "Prefer Node's assert over Chai for assertions."),
+    # a choice that is part of a product is not of the product's kind
+    ("Use Create React App for the dashboard.", "The dashboard is built with Vite now."),
+    # a frequency said as an adverb is a value
+    ("Deploy to production every two days.", "We deploy to production daily now."),
 ])
 def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     assert _relation(old, new)[0] == "replaces", (statement(old), statement(new))
