@@ -170,9 +170,9 @@ def _rules_out(ruled: str, choice: str, concern: set[str]) -> bool:
     if _key(ruled) == _key(choice):
         return True
     wr, wc = set(_key(ruled).replace("-", " ").split()), set(_key(choice).replace("-", " ").split())
-    from engram.text import stem
+    from engram.text import STOPWORDS, stem
 
-    wr = {w for w in wr if stem(w) not in concern} or wr
+    wr = {w for w in wr if stem(w) not in concern and w not in STOPWORDS} or wr
     wr, wc = (wr - aliases.CONCERN_KINDS or wr), (wc - aliases.CONCERN_KINDS or wc)
     return wr <= wc
 
@@ -201,6 +201,7 @@ _MEASURES = (
      "expiry expire expires interval limit cap capped"),
     ("b kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes",
      "size limit cap capped big large"),
+    ("percent", "threshold bar target rate ratio share level limit minimum floor"),
 )
 
 
@@ -271,8 +272,8 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if not n and o and _other_version(old["choice"], new["choice"]):
         return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
     measure = _measure_words(old["choice"], new["choice"])
-    if measure and o - measure == n - measure and o - measure:
-        return o - measure, n - measure, "same"  # "log retention: 90 days" after "keep logs for 30 days"
+    if measure and o - measure and n - measure and (scope := _scope(o - measure, n - measure)):
+        return o - measure, n - measure, scope  # "log retention: 90 days" after "keep app logs for 30 days"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
     if not alike:
         return o, n, (_scope(o, n) if o or n else "unscoped")

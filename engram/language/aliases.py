@@ -353,7 +353,7 @@ CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", 
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
 # "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
 # concern, they do not name another one.
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all", "every",
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all", "every", "least",
                            "main", "primary"))
 
 

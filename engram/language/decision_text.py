@@ -205,7 +205,7 @@ _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead",
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
-_PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
+_PARTICIPLE = r"(?:\w+ed|\w+en|\w+own|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
 # "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
 _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|using|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
@@ -220,6 +220,8 @@ _CHOICE = [
           r"upgrad|downgrad)(?:e|es|ed|ing)|set(?:s|ting)?|go(?:es|ing)?|went)\b(?:.*?\s)?to\s+" + _PHRASE + _END),
     # a linking verb's complement: "S is done with X", "S goes through X", "S runs on X"
     _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?" + _PARTICIPLE + r"\s+" + _TO + r"\s+" + _PHRASE + _END),
+    # "dates are shown as ISO 8601" (not "Redis is used as the cache": the name before it is chosen)
+    _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?(?!used\b)" + _PARTICIPLE + r"\s+as\s+" + _PHRASE + _END),
     _Lazy(r"\b(?:goes|go|moves?|runs?|lives?|happens?|sits?|comes?|points?|flows?|talks?|relies|rely|depends?)"
           r"\s+(?:now\s+)?" + _TO + r"\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:replaces|supersedes)\b"),  # "Renovate replaces Dependabot"
@@ -331,6 +333,8 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
 
 # "We're on Python 3.12 now" once its lead is read: being on a named thing is using it.
 _ON = _Lazy(r"^(?:now\s+|all\s+)?(?:on|onto)\s+(.+)$")
+# "Redis is used as the cache": the name used is chosen for what it is used as.
+_USED_AS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:is|are)\s+(?:now\s+)?used\s+(?:as|for)\s+(.+)$")
 # "Make Playwright the default for browser tests": a name made the default is chosen.
 _MADE = _Lazy(r"^make\s+(\S+(?:\s+\S+){0,2}?)\s+(?:the|our)\s+(?:new\s+)?(?:default|standard|go-to)\b\s*(?:for\s+)?(.*)$")
 # "Production runs Postgres 16", "Run Postgres 14 in production": running a named thing is using it.
@@ -341,12 +345,14 @@ _ARROW = _Lazy(r"^(.+?)\s*(?:\u2192|->|=>)\s*(.+)$")
 
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
-    tool that is let do something, made the default, run or been on used for it, an arrow
-    a move."""
+    tool that is let do something, made the default, run, used as something or been on used
+    for it, an arrow a move."""
     if (m := _INVERTED.match(clause)) and (_tool(m.group(1)) or m.group(2) and _headword(m.group(1))) and not _tool(m.group(3)):
         return f"{m.group(3)} is {m.group(1)}"  # "our *new* issue tracker": a name, known or not
     if (m := _ON.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)}"
+    if (m := _USED_AS.match(clause)) and _tool(m.group(1)):
+        return f"use {m.group(1)} for {m.group(2)}"
     if (m := _MADE.match(clause)) and _headword(m.group(1)):
         return f"use {m.group(1)} for {m.group(2)}" if m.group(2) else f"use {m.group(1)}"
     if (m := _RUNS.match(clause)) and _tool(m.group(2)) and not (m.group(1) and m.group(3)):
@@ -440,7 +446,7 @@ def _read(clause: str, original: str) -> dict[str, Any]:
         if (w := _WITH.match(body, m.end(1))) and not negated and not any(a <= w.start(1) + off < b for a, b in spans):
             choice.append(w.group(1))
             spans.append((w.start(1) + off, w.end(1) + off))
-    if not choice and not negated and not modal and (m := _VALUE.search(clause)):
+    if not choice and not negated and (m := _VALUE.search(clause)):  # "coverage must be at least 70 percent"
         choice.append(m.group(0))
         spans.append(m.span(0))
     gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
@@ -453,12 +459,15 @@ def _read(clause: str, original: str) -> dict[str, Any]:
 
 
 def _measured(m: "re.Match[str]") -> tuple[str, int]:
-    """A chosen phrase and where it ends: a value only up to its unit ("1 week" of "1 week long"),
-    the words after it left to the concern."""
-    v = _VALUE.match(m.group(1)) if m.group(1)[:1].isdigit() else None
-    if v is None or not m.group(1)[v.end():].startswith(" "):  # "3.11.4" is one version
-        return m.group(1), m.end(1)
-    return v.group(0).strip(), m.start(1) + len(v.group(0).rstrip())
+    """A chosen phrase and where it ends: a value only up to its unit ("1 week" of "1 week long",
+    of "every 1 week"), the words after it left to the concern."""
+    said, start = m.group(1), m.start(1)
+    if said.startswith("every ") and said[6:7].isdigit():  # "every 2 weeks" is "2 weeks"
+        said, start = said[6:], start + 6
+    v = _VALUE.match(said) if said[:1].isdigit() else None
+    if v is None or not (said[v.end():].startswith(" ") or start > m.start(1)):  # "3.11.4" is one version
+        return said, m.end(1)
+    return v.group(0).strip(), start + len(v.group(0).rstrip())
 
 
 def _verbs(clause: str, doing: bool) -> set[str]:
@@ -513,13 +522,13 @@ _FREQUENCY = _Lazy(r"\b(?:" + "|".join(_EVERY) + r")$")
 
 
 def _numerals(text: str) -> str:
-    """A text with its counts in words written in digits (_NUMBER_WORD), so that a value said either
-    way is read as one (_VALUE) and compared as one (supersession._value)."""
+    """A text with its counts in words written in digits (_NUMBER_WORD) and "%" as "percent", so
+    that a value said either way is read as one (_VALUE) and compared as one (supersession._value)."""
     def digits(m: "re.Match[str]") -> str:
         head, _, word = m.group(0).rpartition(" ")
         return f"{head} {_NUMBERS[word]}" if head else _NUMBERS[word]
 
-    return _NUMBER_WORD.sub(digits, text)
+    return _NUMBER_WORD.sub(digits, text).replace("%", " percent")
 
 
 def _clauses(text: str) -> list[str]:

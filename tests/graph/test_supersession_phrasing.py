@@ -113,6 +113,14 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Create React App for the dashboard.", "The dashboard is built with Vite now."),
     # a frequency said as an adverb is a value
     ("Deploy to production every two days.", "We deploy to production daily now."),
+    ("The on-call shift rotates monthly.", "On-call shifts rotate every two weeks."),
+    # a threshold under a modal is a value; its measure's words are no concern
+    ("Branch coverage must be at least 60%.", "Raise the branch coverage target to 75%."),
+    # what something is shown, stored or written as; a name used as something
+    ("Durations are written as seconds.", "Write durations in ISO 8601 notation."),
+    ("Memcached is used as the session store.", "Keep sessions in Redis."),
+    # "no <practice> on <day>" rules out what the older chose for that practice
+    ("Releases go out on Mondays.", "No releases on Mondays."),
 ])
 def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     assert _relation(old, new)[0] == "replaces", (statement(old), statement(new))
