@@ -179,6 +179,13 @@ def test_kinds_are_found_under_any_alias_and_in_a_longer_phrase():
     assert {"databas", "storag", "persist"} <= aliases.kind_words({"database"})
 
 
+def test_a_known_longer_name_does_not_take_the_kinds_of_a_word_inside_it():
+    """"Workspace" alone is Bazel's WORKSPACE file (a build tool's part); "Google Workspace" is a
+    name of its own, so a choice of it is no build tool."""
+    assert not {"jvm-build", "monorepo-tool"} & aliases.kinds("google workspace sso")
+    assert "js-package-manager" in aliases.kinds("pnpm workspaces")
+
+
 @pytest.mark.parametrize("family", [
     "lint linting linter linters", "format formatting formatter", "schedule scheduling scheduler",
     "orchestrate orchestration orchestrator", "persist persistence", "encrypt encryption encrypted",
