@@ -265,13 +265,16 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     database" / "Orders are stored in Postgres now" are both about {order}), and a concern
     said only by such words counts as named ("Use pnpm as the package manager" is wider than
     "Use Yarn as the package manager in the web repo"). A newer one that names its concern
-    only by a pronoun ("Actually, switch it to SQS") is wider than any older one of its kind
-    that names one: which it points at is sure only when it is the one
-    (supersede_replaced)."""
+    only by a pronoun ("Actually, switch it to SQS", "make it 30 days") is wider than any older
+    one of its kind, or with a value of its measure, that names one: which it points at is sure
+    only when it is the one (supersede_replaced). Two values of one measure (_MEASURES) are
+    compared without the words naming it."""
     o, n = set(old["subject"]), set(new["subject"])
     if not n and o and _other_version(old["choice"], new["choice"]):
         return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
     measure = _measure_words(old["choice"], new["choice"])
+    if measure and not n and new.get("refers") and o:
+        return o, n, "wider"  # "make it 30 days" after "keep logs for 7 days"
     if measure and o - measure and n - measure and (scope := _scope(o - measure, n - measure)):
         return o - measure, n - measure, scope  # "log retention: 90 days" after "keep app logs for 30 days"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
@@ -418,6 +421,22 @@ def superseded_at(node: Node) -> str:
     return next((ms(h.get("at") or "") for h in reversed(data.get("history") or []) if h.get("event") == "superseded"), "")
 
 
+def _inherit(conn: Any, younger: Node, older: Node) -> None:
+    """Store what a decision that named neither its concern nor its thing has replaced as its own:
+    a bare version is that thing's ("Upgrade to 3.11" after "Use Python 3.9" chooses Python 3.11),
+    and one that points back ("bump it to 18", "switch it to SQS") is about the older's concern,
+    so that the next decision about either ("Bump Python to 3.12", "The API runs on Node 20")
+    finds what it replaces in turn."""
+    young, old = _statement(younger), _statement(older)
+    named = _other_version(old["choice"], young["choice"])
+    bare = [c for c in young["choice"] if c.removeprefix("v").replace(".", "").isdigit()]
+    choice = [named if bare and c == bare[0] else c for c in young["choice"]] if named else young["choice"]
+    pointed = not young["subject"] and (bare or young.get("refers"))
+    if choice != young["choice"] or pointed and old["subject"]:
+        subject = old["subject"] if pointed else young["subject"]
+        update_node(conn, younger["id"], data={"statement": {**young, "choice": choice, "subject": subject}})
+
+
 def _pointed_at(old: dict[str, Any], new: dict[str, Any], scope: str) -> tuple[str, ...] | None:
     """What a newer decision that names less than an older one retires it by: the older's concern
     when the newer's is wider ("the database", "switch it to SQS"), the older's choices when
@@ -473,6 +492,7 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
             kind, why = "related", f"{POSSIBLY}: {why}"
         if kind == "replaces" and older["id"] not in out and not (younger is new and node_id in out):
             supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)
+            _inherit(conn, younger, older)
             out.append(older["id"])
         elif kind and (older if younger is new else younger)["id"] not in linked:
             upsert_edge(conn, younger["id"], older["id"], "similar_to", strength=RELATED_STRENGTH,

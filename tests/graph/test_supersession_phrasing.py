@@ -285,3 +285,22 @@ def test_a_count_in_words_is_a_value(text, choice):
                                   "Add a cache in front of the API."])
 def test_one_and_a_that_count_nothing_stay_words(text):
     assert not any(c[:1].isdigit() for c in statement(text)["choice"]), statement(text)
+
+
+@pytest.mark.parametrize("chain", [
+    ("Use Ruby 2.7.", "Upgrade to 3.1.", "Bump Ruby to 3.3."),
+    ("Run Elasticsearch 7 for the search cluster.", "bump it to 8", "The search cluster runs Elasticsearch 9 now."),
+    ("Keep traces for 3 days.", "Make it 14 days.", "Trace retention is 30 days."),
+])
+def test_a_decision_that_named_neither_concern_nor_thing_is_found_by_the_next(conn, chain):
+    """A bare version or a pronoun that replaced a decision is stored as about what it replaced,
+    so the third decision, which names the thing or the concern, replaces it in turn."""
+    ids = [_decide(conn, t) for t in chain]
+    assert [_status(conn, i) for i in ids] == ["superseded", "superseded", "active"]
+
+
+def test_a_value_for_it_several_older_values_could_take_retires_none(conn):
+    logs = _decide(conn, "Keep logs for 7 days.")
+    backups = _decide(conn, "Keep backups for 14 days.")
+    _decide(conn, "Make it 30 days.")
+    assert (_status(conn, logs), _status(conn, backups)) == ("active", "active")
