@@ -524,7 +524,8 @@ def name_kinds(name: str, parents: bool = True) -> set[str]:
 def kinds(phrase: str, parents: bool = True) -> set[str]:
     """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
     "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
-    first (a known name's words are not read again alone), and the names it is a part of."""
+    first (the words of a known name that is a part of nothing are not read again alone), and
+    the names it is a part of."""
     words = phrase.split()
     out: set[str] = {"cloud-region"} if any(_region(w) for w in words) else set()
     i = 0
@@ -532,9 +533,9 @@ def kinds(phrase: str, parents: bool = True) -> set[str]:
         for n in range(min(4, len(words) - i), 0, -1):
             span = " ".join(words[i:i + n])
             found = name_kinds(span, parents)
-            # a longer name the table knows is read whole, kinds or none: "Google Workspace" is
-            # not Bazel's WORKSPACE file
-            if found or (n > 1 and table().canonical(span)):
+            # a longer name of its own (the table knows it, as a part of nothing) is read whole,
+            # kinds or none: "Google Workspace" is not Bazel's WORKSPACE file
+            if found or (n > 1 and table().canonical(span) and not table().parents_of(span)):
                 out.update(found)
                 i += n
                 break
