@@ -421,20 +421,20 @@ def superseded_at(node: Node) -> str:
     return next((ms(h.get("at") or "") for h in reversed(data.get("history") or []) if h.get("event") == "superseded"), "")
 
 
-def _inherit(conn: Any, younger: Node, older: Node) -> None:
+def _inherit(conn: Any, younger_id: str, older: Node) -> None:
     """Store what a decision that named neither its concern nor its thing has replaced as its own:
     a bare version is that thing's ("Upgrade to 3.11" after "Use Python 3.9" chooses Python 3.11),
-    and one that points back ("bump it to 18", "switch it to SQS") is about the older's concern,
-    so that the next decision about either ("Bump Python to 3.12", "The API runs on Node 20")
+    and one without a concern ("bump it to 18", "Move off Java 8 to 11") is about the older's,
+    so that the next decision about either ("Bump Python to 3.12", "Java 17 for all services")
     finds what it replaces in turn."""
+    younger = get_node(conn, younger_id)
     young, old = _statement(younger), _statement(older)
     named = _other_version(old["choice"], young["choice"])
     bare = [c for c in young["choice"] if c.removeprefix("v").replace(".", "").isdigit()]
     choice = [named if bare and c == bare[0] else c for c in young["choice"]] if named else young["choice"]
-    pointed = not young["subject"] and (bare or young.get("refers"))
-    if choice != young["choice"] or pointed and old["subject"]:
-        subject = old["subject"] if pointed else young["subject"]
-        update_node(conn, younger["id"], data={"statement": {**young, "choice": choice, "subject": subject}})
+    subject = young["subject"] or old["subject"]
+    if choice != young["choice"] or subject != young["subject"]:
+        update_node(conn, younger_id, data={"statement": {**young, "choice": choice, "subject": subject}})
 
 
 def _pointed_at(old: dict[str, Any], new: dict[str, Any], scope: str) -> tuple[str, ...] | None:
@@ -492,7 +492,7 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
             kind, why = "related", f"{POSSIBLY}: {why}"
         if kind == "replaces" and older["id"] not in out and not (younger is new and node_id in out):
             supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)
-            _inherit(conn, younger, older)
+            _inherit(conn, younger["id"], older)
             out.append(older["id"])
         elif kind and (older if younger is new else younger)["id"] not in linked:
             upsert_edge(conn, younger["id"], older["id"], "similar_to", strength=RELATED_STRENGTH,

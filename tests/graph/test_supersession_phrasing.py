@@ -291,12 +291,14 @@ def test_one_and_a_that_count_nothing_stay_words(text):
     ("Use Ruby 2.7.", "Upgrade to 3.1.", "Bump Ruby to 3.3."),
     ("Run Elasticsearch 7 for the search cluster.", "bump it to 8", "The search cluster runs Elasticsearch 9 now."),
     ("Keep traces for 3 days.", "Make it 14 days.", "Trace retention is 30 days."),
+    ("All workers run on Go 1.19.", "Move off Go 1.19 to 1.21.", "Go 1.22 for all workers.", "upgrade to 1.23"),
+    ("Use Bower for the web assets.", "Replace Bower with Yarn.", "Web assets are managed with pnpm now."),
 ])
 def test_a_decision_that_named_neither_concern_nor_thing_is_found_by_the_next(conn, chain):
     """A bare version or a pronoun that replaced a decision is stored as about what it replaced,
     so the third decision, which names the thing or the concern, replaces it in turn."""
     ids = [_decide(conn, t) for t in chain]
-    assert [_status(conn, i) for i in ids] == ["superseded", "superseded", "active"]
+    assert [_status(conn, i) for i in ids] == ["superseded"] * (len(chain) - 1) + ["active"]
 
 
 def test_a_value_for_it_several_older_values_could_take_retires_none(conn):
