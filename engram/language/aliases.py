@@ -345,7 +345,7 @@ rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimpl
 rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
 deprecating retire retiring remove removing pin pins pinned pinning need needs require requires talk talks
 sit sits come comes flow flows decide decided deciding decision mind standardize standardized standardise
-standardised standardizing standardising settle settled make makes
+standardised standardizing standardising settle settled make makes agree agreed
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",

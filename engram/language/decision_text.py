@@ -211,7 +211,7 @@ _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|
 _CHOICE = [
     _USE,
     _Lazy(r"\b(?:in favou?r of|replac(?:e|es|ed|ing)\s+.+?\s+with|swap(?:s|ped|ping)?\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
-          r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
+          r"stick(?:ing)? with|stuck with|adopt(?:s|ed|ing)?|prefer(?:s|red)?|cho(?:ose|se|sen)|pick(?:s|ed)?|agreed? on|"
           r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to|pin(?:s|ned|ning)?)\s+"
           + _PHRASE + _END),
     _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
@@ -249,7 +249,7 @@ _AT_VERSION = _Lazy(r"\s+(?:at|to)\s+(?:(?:major|minor)\s+)?(?:version\s+)?(v?\d
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
 # A thing named after a preposition, whatever the verb before it: "Backend tests run under Jest
 # now", "The Java services build with Gradle", "Releases are cut by semantic-release".
-_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to)\s+" + _PHRASE + _END)
+_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to|at)\s+" + _PHRASE + _END)
 _PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
 _PURPOSE_VERB = _Lazy(r"\b(?:use|uses|using|used)\s+\S+(?:\s+\S+){0,2}?\s+to\s+([a-z]+)\s+[a-z]")
 _PASSIVE = _Lazy(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:now\s+|being\s+|also\s+)?(" + _PARTICIPLE + r")\b")

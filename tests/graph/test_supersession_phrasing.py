@@ -111,6 +111,9 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Chai for assertions.", "Prefer Node's assert over Chai for assertions."),
     # a choice that is part of a product is not of the product's kind
     ("Use Create React App for the dashboard.", "The dashboard is built with Vite now."),
+    # "prefers", "agreed on"; a place named after "at"
+    ("The backend prefers Gin for routing.", "We agreed on Echo for routing."),
+    ("Use HAProxy for TLS termination.", "TLS terminates at Envoy now."),
     # a frequency said as an adverb is a value
     ("Deploy to production every two days.", "We deploy to production daily now."),
     ("The on-call shift rotates monthly.", "On-call shifts rotate every two weeks."),
