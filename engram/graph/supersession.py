@@ -264,7 +264,9 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     words naming that kind or its job are left out of both ("Use MySQL for the orders
     database" / "Orders are stored in Postgres now" are both about {order}), and a concern
     said only by such words counts as named ("Use pnpm as the package manager" is wider than
-    "Use Yarn as the package manager in the web repo"). A newer one that names its concern
+    "Use Yarn as the package manager in the web repo"). Two that name no concern at all are
+    alternatives only when their choices are of the same kinds ("Use Postgres." and "Use
+    Redis.", a cache and a broker too, are not sure to be). A newer one that names its concern
     only by a pronoun ("Actually, switch it to SQS", "make it 30 days") is wider than any older
     one of its kind, or with a value of its measure, that names one: which it points at is sure
     only when it is the one (supersede_replaced). Two values of one measure (_MEASURES) are
@@ -278,8 +280,8 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if measure and o - measure and n - measure and (scope := _scope(o - measure, n - measure)):
         return o - measure, n - measure, scope  # "log retention: 90 days" after "keep app logs for 30 days"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
-    if not alike:
-        return o, n, (_scope(o, n) if o or n else "unscoped")
+    if not alike or not o and not n and _kinds(old["choice"]) != _kinds(new["choice"]):
+        return o, n, (_scope(o, n) if o or n else "unscoped")  # "Use Postgres." / "Use Redis." (a cache too)
     kind = aliases.kind_words(alike)
     co, cn = _unverbed(old, new, o, n, kind)
     if not n and new.get("refers") and o:
@@ -289,6 +291,10 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if cn < co:
         return co, cn, "wider" if cn or n and n <= o else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
+
+
+def _kinds(choices: list[str]) -> set[str]:
+    return set().union(*(aliases.kinds(c) for c in choices))
 
 
 def _unverbed(old: dict[str, Any], new: dict[str, Any], o: set[str], n: set[str], kind: set[str]

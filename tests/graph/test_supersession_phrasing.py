@@ -155,6 +155,9 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     # two values of one measure for different concerns; a version of another shape
     ("Keep build logs for 30 days.", "The build time limit is 10 minutes."),
     ("Use Python 3.11 for the backend.", "move to 4"),
+    # two choices that name no concern, one of kinds the other is not (Redis: a cache, a broker)
+    ("We're on Postgres 15.", "We're on Redis 7."),
+    ("Use MongoDB.", "Use Redis."),
     # a version said after its thing only adds detail to the thing
     ("Use Postgres for the main database.", "Pin Postgres at major version 16."),
 ])
