@@ -214,7 +214,7 @@ _CHOICE = [
           r"stick(?:ing)? with|stuck with|adopt(?:s|ed|ing)?|prefer(?:s|red)?|cho(?:ose|se|sen)|pick(?:s|ed)?|agreed? on|"
           r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to|pin(?:s|ned|ning)?)\s+"
           + _PHRASE + _END),
-    _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
+    _Lazy(r"(?:^target|\btargets)\s+" + _PHRASE + _END),  # "Target Python 3.13", "the app targets iOS 16" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
     _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
           r"upgrad|downgrad)(?:e|es|ed|ing)|set(?:s|ting)?|go(?:es|ing)?|went)\b(?:.*?\s)?to\s+" + _PHRASE + _END),
@@ -267,7 +267,8 @@ _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." i
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
                  r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run)\s)|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
-_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts|after all)\b|\s+now\s*$")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts|after all)\b|\s+now\s*$"
+                r"|(?<=\d)\s+(?:and up|or later|or newer|or above|or higher)\b")  # "iOS 15 and up" is iOS 15
 
 
 def _words_of(text: str) -> list[str]:

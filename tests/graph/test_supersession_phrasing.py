@@ -111,6 +111,9 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Chai for assertions.", "Prefer Node's assert over Chai for assertions."),
     # a choice that is part of a product is not of the product's kind
     ("Use Create React App for the dashboard.", "The dashboard is built with Vite now."),
+    # a plural of a noun in -ing; "targets", a version "and up"
+    ("Use FullStory for session recording.", "Session recordings come from PostHog."),
+    ("The desktop app targets macOS 12 and up.", "The desktop app targets macOS 14 or later."),
     # "prefers", "agreed on"; a place named after "at"
     ("The backend prefers Gin for routing.", "We agreed on Echo for routing."),
     ("Use HAProxy for TLS termination.", "TLS terminates at Envoy now."),
@@ -196,6 +199,7 @@ def test_a_known_longer_name_does_not_take_the_kinds_of_a_word_inside_it():
     "lint linting linter linters", "format formatting formatter", "schedule scheduling scheduler",
     "orchestrate orchestration orchestrator", "persist persistence", "encrypt encryption encrypted",
     "deploy deployment deployed", "document documentation documents", "bundle bundler bundling",
+    "record recording recordings", "set setting settings",
 ])
 def test_one_word_family_has_one_stem(family):
     assert len({stem(w) for w in family.split()}) == 1
