@@ -149,7 +149,9 @@ def prompt(ctx: Ctx, text: str) -> str | None:
         ctx.append(st, [ev])
         pending = _monitor(ctx, monitoring.before_prompt, st) + _pop_pending(st)
         view = shown.snapshot(st)
-    recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd, _low_prefix(ctx))
+    # a prompt with no word of the user's (a background task's notification) asks nothing
+    recalled = _recall(ctx, inject.prompt, ctx.project, ctx.session, ctx.cfg, view, text, ctx.cwd,
+                       _low_prefix(ctx)) if isinstance(text, str) and text.strip() else None
     with ctx.locked() as st:
         shown.merge(st, view)
         _injected(ctx, st, view, "prompt", recalled)

@@ -27,19 +27,22 @@ sure okay ok yes hi hello thanks thank pls now still also again via per etc
 # Blocks a harness puts around hooks' context when it feeds it back inside the next prompt
 # (Gemini CLI 0.61.0 prepends SessionStart's as <hook_context>...</hook_context>).
 _CONTEXT_TAGS = ("hook_context", "system-reminder", "session_context")
-# Blocks an IDE extension adds to the user's message (Claude Code in VS Code: "<ide_opened_file>The
-# user opened the file ... in the IDE.</ide_opened_file>", docs/harnesses.md): never the user's words.
-_IDE_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics")
+# Blocks a harness or its IDE extension puts in the user's place (Claude Code in VS Code:
+# "<ide_opened_file>The user opened the file ... in the IDE.</ide_opened_file>"; Claude Code's
+# "<task-notification>" when a background task ends, for which UserPromptSubmit fires too;
+# docs/harnesses.md): never the user's words.
+_HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification")
 
 
 def strip_injected(prompt: str) -> str:
     """The user's own words of a prompt: without hooks' context blocks fed back into it
     (every `<hook_context>` block, and any other context block holding engram's AS_DATA
-    marker, and every IDE block). Engram's memory stored as the user's goal would come back as
-    a goal; the file an IDE had open, stored as one, reads as a task the user set."""
+    marker, and every block a harness puts in the user's place: an IDE's, a background task's
+    notification). Engram's memory stored as the user's goal would come back as a goal; the
+    file an IDE had open, or a task's notification, stored as one reads as a task the user set."""
     out, rest = [], prompt
     while True:
-        starts = [(rest.find(f"<{tag}>"), tag) for tag in _CONTEXT_TAGS + _IDE_TAGS]
+        starts = [(rest.find(f"<{tag}>"), tag) for tag in _CONTEXT_TAGS + _HARNESS_TAGS]
         at, tag = min(((i, t) for i, t in starts if i >= 0), default=(-1, ""))
         close = rest.find(f"</{tag}>", at) if at >= 0 else -1
         if at < 0 or close < 0:
@@ -149,7 +152,7 @@ def stem(word: str) -> str:
     "orchestration" / "orchestrator" -> "orchestr", "indent" / "indentation" -> "indent",
     "deploy" / "deployment" -> "deploy", "sent" -> "send", "lint" / "linter" / "linters" ->
     "lint", "persist" / "persistence" -> "persist", "encrypt" / "encryption" -> "encrypt". The
-    one stemmer of BM25's words, of a decision's subject (graph/decision_text.statement) and of
+    one stemmer of BM25's words, of a decision's subject (language/decision_text.statement) and of
     the words a prompt is matched against it with (retrieve/seeds.py)."""
     w = _IRREGULAR.get(word, word)
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ings", ""), ("ing", ""), ("ed", ""), ("s", "")):

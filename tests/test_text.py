@@ -26,3 +26,9 @@ def test_engrams_memory_fed_back_is_dropped():
 
 def test_an_unclosed_block_is_left_as_typed():
     assert strip_injected("<ide_opened_file>half a block") == "<ide_opened_file>half a block"
+
+
+def test_a_background_tasks_notification_is_not_the_users_words():
+    note = "<task-notification>\n<task-id>ba85bee</task-id>\n<status>completed</status>\n</task-notification>"
+    assert strip_injected(note) == ""
+    assert strip_injected(note + "\nnow deploy it") == "now deploy it"

@@ -334,6 +334,33 @@ _REFUSED = re.compile(r"not a valid statement separator|ParserError|illegal opti
                       r"^[^\S\n]*(?:fatal|error): ", re.I | re.M)
 
 
+# What a shell prints when a program is not there: bash / sh / zsh, PowerShell, cmd.exe.
+_NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
+                        r"^\S*sh: \d+: ([\w.+-]+): not found|The term '([\w.+-]+)' is not recognized|"
+                        r"^'([\w.+-]+)' is not recognized as an internal or external command", re.M)
+
+
+def programs(command: str) -> set[str]:
+    """The programs a command line runs: each pipeline segment's first word, and the program a
+    wrapper there starts (`timeout 5 make` runs both)."""
+    out = set()
+    for seg in segments(command):
+        words = split_words(seg)
+        out |= {w[0] for w in (words, shellcmd.stripped(words)) if w}
+    return out
+
+
+def missing_program(command: str, output: str) -> str:
+    """The program `command` ran that its shell said is not there (`output`), or "": one that a
+    script the line started looked for is not the line's."""
+    runs = programs(command)
+    for m in _NOT_FOUND.finditer(str(output or "")[:4000]):
+        name = next(g for g in m.groups() if g)
+        if name in runs:
+            return name
+    return ""
+
+
 # What a shell prints when it could not parse the line (PowerShell 5 has no `&&`; bash, zsh and
 # sh quoting errors): the way round is the same line written otherwise.
 _SYNTAX = re.compile(r"not a valid statement separator|ParserError|syntax error near unexpected token|"

@@ -22,6 +22,7 @@ from engram.consolidate import offline_episode as oe
 from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.knowledge import shell_files
+from engram.consolidate.knowledge.rules_files import rules_file, said_made, tool_file
 from engram.consolidate.schema import NAME_MAX
 from engram.language import decision_text
 from engram.text import clip_tail, clip_words
@@ -179,6 +180,11 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
                            evidence=[next(e["seq"] for e in events if e.get("path") == path)],
                            data={"kind": "file", **({"role": roles[path]} if roles.get(path) else {}),
                                  **({"rules": True} if rules_file(path) else {})})
+    for path, (seq, sentence) in said_made(events).items():  # an export that names no file written
+        if path not in out and path not in deleted:
+            said = f'the agent said: "{sentence}"'
+            out[path] = g.node("f", _path_name(path), "concept", f"{path}: {said}", files=[path], evidence=[seq],
+                               data={"kind": "file", "role": said, "rules": True})
     for path, moved in deleted.items():
         while moved in deleted:  # a -> b -> c: a ends at c
             moved = deleted[moved]
@@ -191,24 +197,6 @@ def _file_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, A
 
 
 MAX_READ_FILES = 8
-# Where agents and users keep a project's standing rules for the agent: such a file written or
-# read again holds instructions a next session must follow.
-RULE_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md")
-RULE_DIRS = (".cursor/rules/", ".claude/rules/", ".windsurf/rules/", ".github/instructions/")
-
-
-# Files of the tools around the agent (transcript exports, checkpoints, dependencies): no part
-# of the project a next session needs to know.
-TOOL_DIRS = (".specstory/", ".entire/", "node_modules/", ".git/", ".venv/", "__pycache__/")
-
-
-def tool_file(path: str) -> bool:
-    return any(d in "/" + path.replace("\\", "/") for d in ("/" + x for x in TOOL_DIRS))
-
-
-def rules_file(path: str) -> bool:
-    p = path.replace("\\", "/")
-    return p.rsplit("/", 1)[-1] in RULE_FILES or any(d in "/" + p for d in ("/" + x for x in RULE_DIRS))
 
 
 def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: set[str]) -> list[str]:
@@ -225,10 +213,11 @@ def _read_files(events: list[dict[str, Any]], deleted: dict[str, str], written: 
     return ranked[:MAX_READ_FILES]
 
 
-def _tool_nodes(g: _Graph, events: list[dict[str, Any]], files: dict[str, str], root: str) -> None:
+def _tool_nodes(g: _Graph, events: list[dict[str, Any]], prior: list[dict[str, Any]], files: dict[str, str],
+                root: str) -> None:
     for name, rec in oe.tools(events).items():
         g.node("t", name, "concept", rec["description"], evidence=rec["evidence"][:10], data={"kind": "tool"})
-    for lib, paths in oe.libraries(events, root).items():
+    for lib, paths in oe.libraries(events, root, prior).items():
         key = g.node("l", lib, "concept", f"Third-party library {lib}, imported in {', '.join(paths[:5])}.",
                      files=paths[:5], data={"kind": "library"})
         for p in paths:
@@ -302,7 +291,7 @@ def consolidate(events: list[dict[str, Any]], prior: list[dict[str, Any]] | None
     g.knowledge(events, prior, known)
     files = _file_nodes(g, events, prior, goal)
     root = knowledge_nodes.project_root(prior + events)
-    _tool_nodes(g, events, files, root)
+    _tool_nodes(g, events, prior, files, root)
     _decision_nodes(g, decs)
     _error_nodes(g, errs, files)
     _finding_nodes(g, finds, events)

@@ -28,7 +28,7 @@ from typing import Any
 
 from engram.capture import commandline
 from engram.consolidate.knowledge import user_words
-from engram.consolidate.knowledge.commands import code_failure
+from engram.consolidate.knowledge.commands import code_failure, harness_refused
 from engram.language import decision_text
 from engram.text import clip_words
 
@@ -172,7 +172,7 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 err["writes"].append((ev["seq"], ev["path"]))
             continue
         key = _verdict_key(ev)
-        if key is None or not _known(ev):
+        if key is None or not _known(ev) or harness_refused(ev):
             continue  # a run whose exit status nobody reported is neither a failure nor a pass
         if not _passed(ev):
             if commandline.cannot_run(ev.get("error_summary") or ev.get("output")) and not ev.get("failed"):
@@ -310,18 +310,25 @@ def _local_modules(events: list[dict[str, Any]]) -> set[str]:
 
 
 def _in_project(root: str, name: str) -> bool:
-    """A module or package of that name sits in the project (`calc.py`, `calc/`, `src/calc`)."""
+    """A module or package of that name sits in the project (`calc.py`, `calc/`, `src/calc`), or
+    in one of its packages two levels down (`libs/shared/src/shared`, `services/api/api`)."""
     if not root or not name.isidentifier():
         return False
-    return any(os.path.exists(os.path.join(root, *base, name + ext))
-               for base in ((), ("src",)) for ext in ("", ".py", ".js", ".ts"))
+    if any(os.path.exists(os.path.join(root, *base, name + ext))
+           for base in ((), ("src",)) for ext in ("", ".py", ".js", ".ts")):
+        return True
+    import glob
+
+    below = (("*",), ("*", "*"), ("*", "*", "src"))
+    return any(glob.glob(os.path.join(glob.escape(root), *pattern, name)) for pattern in below)
 
 
-def libraries(events: list[dict[str, Any]], root: str = "") -> dict[str, list[str]]:
+def libraries(events: list[dict[str, Any]], root: str = "", prior: list[dict[str, Any]] = ()) -> dict[str, list[str]]:
     """{third-party library: files whose diff added an import of it}; `root`, the project
-    directory, tells a local module imported from a file written in another session."""
+    directory, and `prior`, the session before the range, tell a local module imported from a
+    file written elsewhere."""
     out: dict[str, list[str]] = {}
-    local = _local_modules(events)
+    local = _local_modules([*prior, *events])
     for ev in _ok_writes(events):
         for m in _IMPORT.finditer(str(ev.get("diff") or "")):
             name = next(g for g in m.groups() if g)

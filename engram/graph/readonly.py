@@ -317,6 +317,17 @@ def of_kind(conn, kind: str, limit: int, order: str = "strength") -> list[dict]:
     return [dict(zip(cols, row)) for row in cur]
 
 
+def rules_files(conn, limit: int) -> list[dict]:
+    """Live file nodes of the project's rules for the agent (data.rules; index nodes_kind),
+    strongest, then newest, first."""
+    cur = conn.execute(
+        f"SELECT {NODE_COLS} FROM nodes n WHERE json_extract(n.data, '$.kind') = 'file' AND n.status = 'active' "
+        f"AND +n.strength > 0 AND json_extract(n.data, '$.rules') ORDER BY {_KIND_ORDER['strength']}, n.name, n.id "
+        f"LIMIT ?", (int(limit),))
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur]
+
+
 def latest_episodes(conn, limit: int) -> list[dict]:
     """The newest live episode nodes (the partial index nodes_live_episodes, in its order)."""
     cur = conn.execute(f"SELECT {NODE_COLS} FROM nodes n WHERE n.type = 'episode' AND n.status = 'active' "

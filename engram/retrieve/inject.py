@@ -40,6 +40,7 @@ RESET_SOURCES = ("clear", "compact")  # the agent's context was wiped or summari
 # The knowledge a session starts with whatever it names (consolidate/knowledge), per kind.
 STANDING = (("unfinished", 8), ("command", 8), ("command_run", 6), ("gotcha", 8), ("instruction", 8))
 RECENT_FILES, STRONG_FILES = 20, 10  # the files the latest sessions worked on, and the most worked on
+RULES_FILES = 6  # the project's rules files for the agent, whatever their age
 STANDING_EPISODES = 2
 # A session's first prompt says what it is about in words that often name no path or
 # identifier: its few best full-text matches seed the spread too (ranking at most
@@ -118,6 +119,7 @@ def standing(conn) -> list[tuple[dict, float]]:
     out: list[tuple[dict, float]] = []
     for kind, n in STANDING:
         out += [(node, 1.0) for node in readonly.of_kind(conn, kind, n)]
+    out += [(node, 1.0) for node in readonly.rules_files(conn, RULES_FILES)]  # instructions, wherever they live
     out += [(node, 0.9) for node in readonly.of_kind(conn, "file", RECENT_FILES, "recent")]
     out += [(node, 0.8) for node in readonly.of_kind(conn, "file", STRONG_FILES)]  # render shows each once
     return out + [(node, 0.5) for node in distinct_episodes(readonly.latest_episodes(conn, 4 * STANDING_EPISODES))]

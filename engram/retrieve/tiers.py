@@ -27,6 +27,9 @@ LOW_PREFIX = "Also in memory (details via the query_knowledge tool): "
 # Knowledge kinds whose description is written to be shown whole (consolidate/knowledge).
 STANDING_KINDS = ("unfinished", "command", "command_run", "gotcha", "instruction")
 SELF_CONTAINED = ("unfinished", "command", "command_run", "gotcha")  # their description says all the name does
+# Kinds whose name is what a session needs: a library's description only lists the files importing
+# it ("Third-party library pytest, imported in …"), 30 words where its name says it.
+NAMED_ONLY = ("library",)
 LABELS = {"decision": "Decision", "error": "Past error", "finding": "Finding", "concept": "Concept",
           "episode": "Earlier session", "pattern": "Recurring pattern"}  # fmt: skip
 
@@ -42,7 +45,10 @@ def tier(activation: float) -> int:
 def level(node: dict, activation: float) -> int:
     """The tier a node is shown at: an episode or a self-contained kind reads the same at
     the full and the summary tier, so it never counts as new when activation rises."""
-    if node.get("type") == "episode" or data_of(node).get("kind") in SELF_CONTAINED:
+    kind = data_of(node).get("kind")
+    if kind in NAMED_ONLY:
+        return min(tier(activation), LOW)
+    if node.get("type") == "episode" or kind in SELF_CONTAINED:
         return min(tier(activation), SUMMARY)
     return tier(activation)
 

@@ -276,3 +276,10 @@ def test_a_call_the_harness_cancelled_never_ran():
     events = [dict(_shell(1, "uv run mypy src/app.py", 1, sibling), ok=False, error=sibling),
               dict(_shell(2, "uv run mypy src/app.py", 1, sibling), ok=False, error=sibling)]
     assert commands.shell_events(events) == [] and commands.gotchas(events) == []
+
+
+def test_a_missing_filter_is_told_with_the_whole_line():
+    events = [_shell(1, "go run claude_web.go 2>&1 | head -20", 127, "/bin/bash: line 1: head: command not found"),
+              _shell(2, "go run claude_web.go &", 0, "listening on :8080")]
+    (g,) = commands.gotchas(events)
+    assert (g["command"], g["worked"]) == ("go run claude_web.go 2>&1 | head -20", "go run claude_web.go &")

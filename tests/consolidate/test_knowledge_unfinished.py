@@ -26,6 +26,15 @@ def test_a_check_failing_at_the_end_is_open_one_passing_closes_its_key():
     assert passing == ["check:npm run build"]  # `npm test` did not run: a gotcha, not an open check
 
 
+def test_a_type_check_run_as_a_plain_command_is_a_check_too():
+    out = 'src/app/router.py:23: error: Library stubs not installed for "yaml"  [import-untyped]\nFound 1 error'
+    events = [_shell(1, "uv run mypy src/app/router.py 2>&1", 1, out), _shell(2, "git status", 0, "clean")]
+    failing, passing = unfinished.checks(events)
+    assert [(f["command"], f["what"]) for f in failing] == [
+        ("uv run mypy", 'src/app/router.py:23: error: Library stubs not installed for "yaml" [import-untyped]')]
+    assert unfinished.checks(events + [_shell(3, "uv run mypy src/", 0, "Success")])[1] == ["check:uv run mypy"]
+
+
 def test_a_failed_chain_says_nothing_about_which_part_failed():
     events = [_shell(1, "npm run lint && npm run build", 1, "error", type="build")]
     assert unfinished.checks(events) == ([], [])
@@ -108,6 +117,8 @@ def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
     ("The modal should close when clicking outside.", False),  # a task's spec
     ("It should not crash when I click save.", False),
     ("We need to add a button to the form.", False),
+    ("So from now on every time I commit the tool will link our chat to the commit?", False),  # a question
+    ("Why on earth did you reformat every file?", True),  # a reproach is a rule
 ])
 def test_a_requirement_of_the_work_is_an_instruction_and_a_tasks_spec_is_not(sentence, rule):
     found = [i["name"] for i in user_words.instructions([_prompt(1, f"I looked at it. {sentence}")])]

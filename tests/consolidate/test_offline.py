@@ -355,3 +355,20 @@ def test_a_file_edited_shows_the_signatures_the_session_wrote(root):
     _offline(s)
     (desc,) = rows(s.project, "SELECT description FROM nodes WHERE name = 'src/setup.go'")[0]
     assert desc.endswith("; changed: `func target() (shell, rc string, err error)`.")
+
+
+def test_a_package_of_the_monorepo_is_not_a_third_party_library(tmp_path):
+    (tmp_path / "libs" / "shared" / "src" / "shared").mkdir(parents=True)
+    diff = "+from shared.models import Criterion\n+import sqlalchemy\n+from api_service.db import engine\n"
+    events = [{"type": "file_write", "seq": 2, "ok": True, "path": "services/api/tests/test_a.py", "diff": diff}]
+    prior = [{"type": "file_read", "seq": 1, "path": "services/api-service/src/api_service/db.py"}]
+    assert oe.libraries(events, str(tmp_path), prior) == {"sqlalchemy": ["services/api/tests/test_a.py"]}
+    assert set(oe.libraries(events)) == {"shared", "sqlalchemy", "api_service"}  # nothing tells otherwise
+
+
+def test_a_run_the_harness_cancelled_is_no_error():
+    sibling = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+    ev = {"type": "test_run", "seq": 1, "command": "uv run pytest tests/ -x", "ok": False, "exit_code": 1,
+          "error": sibling, "output": sibling, "recognized": False}
+    assert oe.errors([ev]) == []
+    assert len(oe.errors([dict(ev, error="", output="1 failed", failed=1, recognized=True)])) == 1

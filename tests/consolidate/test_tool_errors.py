@@ -86,3 +86,13 @@ def test_a_file_not_found_that_the_session_then_wrote_was_yet_to_be_made():
     assert tool_errors.gotchas(events) == []
     (g,) = tool_errors.gotchas(events[:1])  # not made later: the path was wrong, worth knowing
     assert tool_errors.describe(g)[1] == "Read on `config/units.yaml` failed: File does not exist."
+
+
+def test_a_read_of_another_file_after_a_missing_one_is_the_next_step_not_a_way_round():
+    missing = "<tool_use_error>File does not exist.</tool_use_error>"
+    (g,) = tool_errors.gotchas([call(1, "Read", False, missing, path="tools/integrity.py"),
+                                call(2, "Read", True, path="src/state.py")])
+    assert g["worked"] == ""
+    (g,) = tool_errors.gotchas([call(1, "Read", False, missing, path="tools/integrity.py"),
+                                call(2, "Read", True, path="src/tools/integrity.py")])  # the same name elsewhere
+    assert g["worked"] == "src/tools/integrity.py"

@@ -23,7 +23,7 @@ def _names(conn, kind):
 def test_fresh_database_has_every_table_index_and_meta(conn):
     assert {"nodes", "edges", "episodes", "node_files", "consolidations", "meta", "tombstones",
             "embedding_cache", "node_vectors", "embedded", "decay_sessions"} <= _names(conn, "table")
-    assert {"edges_from_node", "edges_to_node", "nodes_type", "nodes_strength",
+    assert {"edges_from_node", "edges_from_cover", "edges_to_cover", "nodes_type", "nodes_strength",
             "nodes_affected_files", "nodes_name_key", "nodes_superseded", "nodes_kind",
             "nodes_data_key", "nodes_live_decisions"} <= _names(conn, "index")
     assert migrations.applied(conn) == ALL
@@ -49,6 +49,29 @@ def test_migrate_is_idempotent(conn):
     assert migrations.migrate(conn) == []
     assert migrations.migrate(conn) == []
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(ALL)
+
+
+def test_edges_covering_indexes_serve_the_neighbour_lookups(db_path):
+    """m015: a graph from before it keeps its edges, loses `edges_to_node`, and spreading
+    activation's neighbour query reads both directions from the covering indexes alone."""
+    old = connect(db_path, migrate=False)
+    migrations.migrate(old, upto="m014_decision_statements_r4")
+    a = store.create_node(old, name="a", type="concept", strength=0.8)
+    b = store.create_node(old, name="b", type="concept", strength=0.8)
+    store.upsert_edge(old, a, b, "requires", strength=0.4)
+    old.close()
+    conn = connect(db_path)
+    assert "edges_to_node" not in _names(conn, "index")
+    from engram.graph import readonly
+
+    assert sorted(readonly.neighbours(conn, [a, b])) == sorted([(a, b, 0.4), (b, a, 0.4)])
+    sql = ("SELECT e.from_node, e.to_node, e.strength FROM edges e JOIN nodes n ON n.id = e.to_node "
+           f"WHERE e.from_node IN (?) AND e.strength > 0 AND {readonly.LIVE} UNION ALL "
+           "SELECT e.to_node, e.from_node, e.strength FROM edges e JOIN nodes n ON n.id = e.from_node "
+           f"WHERE e.to_node IN (?) AND e.strength > 0 AND {readonly.LIVE}")
+    plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, (a, a))]
+    assert "SEARCH e USING COVERING INDEX edges_from_cover (from_node=?)" in plan
+    assert "SEARCH e USING COVERING INDEX edges_to_cover (to_node=?)" in plan
 
 
 def test_v1_database_upgrades_with_its_data(db_path):

@@ -87,8 +87,8 @@ def test_find_by_file_filters_by_strength_and_status_strongest_first(conn):
      ["SEARCH f USING PRIMARY KEY (path=?)", "SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"]),
     ("SELECT * FROM nodes WHERE name_key = ? AND +status = 'active'",
      ["SEARCH nodes USING INDEX nodes_name_key (name_key=?)"]),
-    ("SELECT * FROM edges WHERE from_node = ?", ["SEARCH edges USING INDEX edges_from_node (from_node=?)"]),
-    ("SELECT * FROM edges WHERE to_node = ?", ["SEARCH edges USING INDEX edges_to_node (to_node=?)"]),
+    ("SELECT * FROM edges WHERE from_node = ?", ["SEARCH edges USING INDEX edges_from_cover (from_node=?)"]),
+    ("SELECT * FROM edges WHERE to_node = ?", ["SEARCH edges USING INDEX edges_to_cover (to_node=?)"]),
 ])
 def test_lookups_use_their_index(conn, sql, plan):
     for i in range(50):

@@ -34,6 +34,13 @@ def fresh() -> aliases.Table:
     return aliases.table()
 
 
+def read_canon() -> dict[str, str]:
+    """What `canon()` answers for every name the table knows (and None for one it does not)."""
+    known = aliases.canon()
+    assert known.get("no such tool") is None
+    return {k: known.get(k) for k in aliases.parse(TEXT).canon}
+
+
 def same(a: aliases.Table, b: aliases.Table) -> bool:
     return (a.canon, a.display, a.parents, a.owners, a.classes, a.aliases) == (
         b.canon, b.display, b.parents, b.owners, b.classes, b.aliases)
@@ -51,7 +58,7 @@ def test_the_table_is_parsed_once_then_read_from_its_cache(table_file):
     assert same(again, aliases.parse(TEXT)) and again.canonical("pg") == "postgresql"
     assert again.aliases["postgresql"] == ["postgresql", "postgres", "pg"]  # canonical first, table order
     aliases._TABLE.clear()
-    assert aliases.canon() == aliases.parse(TEXT).canon  # the prompt's part alone
+    assert read_canon() == aliases.parse(TEXT).canon  # the prompt's part alone
 
 
 def test_a_changed_table_is_parsed_again(table_file):
@@ -84,7 +91,23 @@ def test_a_corrupt_cache_costs_only_the_parse(table_file, junk):
     assert same(fresh(), aliases.parse(TEXT))
     aliases._TABLE.clear()
     aliases._CANON.clear()
-    assert aliases.canon() == aliases.parse(TEXT).canon
+    assert read_canon() == aliases.parse(TEXT).canon
+
+
+def test_the_prompts_canon_is_read_by_bucket_and_a_corrupt_bucket_reads_the_table(table_file):
+    fresh()
+    aliases._TABLE.clear()
+    aliases._CANON.clear()
+    known = aliases.canon()
+    assert isinstance(known, aliases.Canon) and known.get("pg") == "postgresql" and known.get("ts") == "typescript"
+    with open(cache_of(table_file), "rb") as f:
+        fmt, size, mtime, digest, buckets, rest = marshal.loads(f.read())
+    parts = list(marshal.loads(buckets))
+    parts[aliases.bucket("postgres")] = b"\xff\x00"
+    with open(cache_of(table_file), "wb") as f:
+        f.write(marshal.dumps((fmt, size, mtime, digest, marshal.dumps(tuple(parts)), rest)))
+    aliases._CANON.clear()
+    assert aliases.canon().get("postgres") == "postgresql"
 
 
 def test_an_unwritable_package_caches_in_engram_home_and_none_at_all_still_works(table_file, tmp_path):

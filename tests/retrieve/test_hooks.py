@@ -82,6 +82,16 @@ def test_second_session_gets_first_sessions_knowledge_at_start(g, root):
     assert ctx is not None and "Decisions and instructions:\n- Use max 3 retries" in ctx
 
 
+def test_the_projects_rules_files_come_at_start_however_old(g, root):
+    g.node(".cursor/rules/json-parsing.mdc", strength=0.3, files=[".cursor/rules/json-parsing.mdc"],
+           data={"kind": "file", "rules": True, "role": "parse JSON output with jq, never grep"})
+    for i in range(25):  # newer and stronger files than SessionStart lists
+        g.node(f"src/m{i}.ts", files=[f"src/m{i}.ts"], data={"kind": "file"})
+    ctx = _context(run_hook("SessionStart", _session_start("s2", root)))
+    assert ("The project's rules for the agent are in .cursor/rules/json-parsing.mdc: parse JSON output with jq, "
+            "never grep") in ctx
+
+
 def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
     a = g.node("retry client", strength=0.9, files=["src/net/retry.ts"], description="Backoff retries.")
     b = g.node("Timeout in fetch", type="error", strength=0.8, description="Server hung for 30 s.")
@@ -92,6 +102,15 @@ def test_prompt_entry_points_spread_and_are_not_repeated(g, root):
     store.update_node(g.conn, b, description="Server hung for 60 s.")  # changed -> shown again
     third = _context(run_hook("UserPromptSubmit", _prompt("s1", root, "and retry.ts now?")))
     assert "Timeout in fetch" in third and "retry client" not in third
+
+
+def test_a_background_tasks_notification_is_no_prompt_and_asks_nothing(g, root):
+    g.node("retry client", strength=0.9, files=["src/net/retry.ts"], description="Backoff retries.")
+    note = ("<task-notification>\n<task-id>b02940e</task-id>\n<status>completed</status>\n<summary>Background "
+            "command \"npm test -- src/net/retry.ts\" completed (exit code 0)</summary>\n</task-notification>")
+    # Claude Code fires UserPromptSubmit for it: the user typed nothing
+    assert _context(run_hook("UserPromptSubmit", _prompt("s1", root, note))) is None
+    assert "retry client" in _context(run_hook("UserPromptSubmit", _prompt("s1", root, "why does retry.ts fail?")))
 
 
 def test_prompt_naming_a_topic_brings_up_the_decision_about_it(g, root):

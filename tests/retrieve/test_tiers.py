@@ -79,3 +79,9 @@ def test_an_episode_shows_its_goal_and_outcome_not_its_activity():
                description="Fix the parser — The agent read 3 file(s); edited 2 file(s). Outcome: success.",
                updated_at="2026-11-30T10:00:00Z")
     assert tiers.line(ep, tiers.SUMMARY, labelled=False) == "- Fix the parser (outcome: success, 2026-11-30)"
+
+
+def test_a_library_is_named_only_whatever_its_activation():
+    lib = _node(2, type="concept", name="sqlalchemy", data='{"kind": "library"}',
+                description="Third-party library sqlalchemy, imported in libs/shared/models.py.")
+    assert tiers.level(lib, 0.95) == tiers.LOW and tiers.line(lib, tiers.LOW) == "sqlalchemy"

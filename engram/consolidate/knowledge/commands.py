@@ -287,12 +287,14 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for nxt in shell[i + 1: i + 1 + WINDOW]:
             parts = _same_program(named, cl.segments(nxt["command"])) if named else cl.normalise(nxt["command"])
             syntax = not named and cl.shell_syntax(sig)  # the shell refused the line: its way round is it rewritten
+            # a missing filter (`… | head`): normalise drops it, so only the whole line says what failed
+            hidden = cl.missing_program(ev["command"], sig) not in {"", *(_program(p) for p in fail)}
             fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax
                      else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))))
             if (ran(nxt) or quiet(nxt)) and fixed:
                 # the pair said is this failure and its way round (one shell error's gotcha
                 # meets many commands: the first one's line beside another's fix reads as a wrong fix)
-                rec["command"], rec["worked"] = ((_line(ev["command"]), _line(nxt["command"])) if syntax
+                rec["command"], rec["worked"] = ((_line(ev["command"]), _line(nxt["command"])) if syntax or hidden
                                                  else (" && ".join(fail), " && ".join(parts)))
                 rec["evidence"] = (rec["evidence"] + [nxt["seq"]])[-10:]
                 rec["observed"] = ran(nxt)  # else it ran with no error shown, its status not recorded

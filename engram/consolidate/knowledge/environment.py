@@ -12,7 +12,6 @@ variant that worked, the same error again) is left to that gotcha.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engram.capture import commandline as cl
@@ -21,19 +20,6 @@ from engram.consolidate.knowledge.commands import failed, quiet, ran, shell_even
 from engram.text import clip_words
 
 MAX_MISSING = 4
-_NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
-                        r"^\S*sh: \d+: ([\w.+-]+): not found|The term '([\w.+-]+)' is not recognized|"
-                        r"^'([\w.+-]+)' is not recognized as an internal or external command", re.M)
-
-
-def _programs(command: str) -> set[str]:
-    """The programs a command line runs: each pipeline segment's first word, and the program a
-    wrapper there starts (`timeout 5 make` runs both)."""
-    out = set()
-    for seg in cl.segments(command):
-        words = cl.split_words(seg)
-        out |= {w[0] for w in (words, shellcmd.stripped(words)) if w}
-    return out
 
 
 def _segment(command: str, program: str) -> str:
@@ -45,20 +31,18 @@ def _segment(command: str, program: str) -> str:
 
 def _said(ev: dict[str, Any], program: str) -> str:
     """The shell's line about the missing program, to its first sentence's end."""
-    text = str(ev.get("error_summary") or "") + "\n" + str(ev.get("output") or ev.get("error") or "")[:4000]
-    line = next((ln.strip() for ln in text.split("\n") if program in ln and _NOT_FOUND.search(ln)), "")
+    lines = _text(ev).split("\n")
+    line = next((ln.strip() for ln in lines if cl.missing_program(str(ev["command"]), ln) == program), "")
     return clip_words(line.split(". ")[0].rstrip("."), 120)
+
+
+def _text(ev: dict[str, Any]) -> str:
+    return str(ev.get("error_summary") or "") + "\n" + str(ev.get("output") or ev.get("error") or "")[:4000]
 
 
 def not_found(ev: dict[str, Any]) -> str:
     """The program the command line ran that its shell could not find, or ""."""
-    text = str(ev.get("error_summary") or "") + "\n" + str(ev.get("output") or ev.get("error") or "")[:4000]
-    runs = _programs(str(ev.get("command") or ""))
-    for m in _NOT_FOUND.finditer(text):
-        name = next(g for g in m.groups() if g)
-        if name in runs:
-            return name
-    return ""
+    return cl.missing_program(str(ev.get("command") or ""), _text(ev))
 
 
 def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozenset()) -> list[dict[str, Any]]:
@@ -73,7 +57,7 @@ def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozens
             rec["times"] += 1
             rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
         elif ran(ev) or quiet(ev):
-            for prog in _programs(str(ev["command"])) & set(found):
+            for prog in cl.programs(str(ev["command"])) & set(found):
                 del found[prog]  # it runs now: a PATH fixed, a tool installed
     keep = [r for r in found.values() if not set(r["evidence"]) <= set(explained)]
     return keep[:MAX_MISSING]
@@ -81,4 +65,4 @@ def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozens
 
 def found_programs(events: list[dict[str, Any]]) -> set[str]:
     """Programs that ran without their shell missing them: a `missing:` fact of theirs is over."""
-    return {p for ev in shell_events(events) if ran(ev) for p in _programs(str(ev["command"])) if p != not_found(ev)}
+    return {p for ev in shell_events(events) if ran(ev) for p in cl.programs(str(ev["command"])) if p != not_found(ev)}

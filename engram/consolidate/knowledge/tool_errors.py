@@ -74,7 +74,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if rec["worked"] or not _NAMED.search(error):
             continue  # another target is a way round only when the error said the target was wrong
         nxt = next((n for n in calls[i + 1: i + 1 + WINDOW] if n["tool"] == ev["tool"] and n.get("ok") is True), None)
-        if nxt is not None and _target(nxt) and _target(nxt) != rec["target"]:
+        if nxt is not None and _instead(error, rec["target"], _target(nxt)):
             rec["worked"] = _target(nxt)
             rec["evidence"] = (rec["evidence"] + [nxt["seq"]])[-10:]
     written = [str(e["path"]) for e in events if e.get("type") == "file_write" and e.get("path")]
@@ -87,6 +87,15 @@ def _made_later(target: str, written: list[str]) -> bool:
     """The session wrote the file a call did not find: it was yet to be made, not a wrong path."""
     t = target.replace("\\", "/")
     return bool(t) and any(w == t or w.endswith("/" + t) or t.endswith("/" + w) for w in written)
+
+
+def _instead(error: str, target: str, other: str) -> bool:
+    """`other` is what the failed call meant: the error named it ("Did you mean …?"), or it is
+    the same name in another folder; a call on some other file is the agent's next step."""
+    if not other or other == target:
+        return False
+    base = other.replace("\\", "/").rsplit("/", 1)[-1]
+    return (base in error and "did you mean" in error.lower()) or base == target.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def describe(g: dict[str, Any]) -> tuple[str, str]:

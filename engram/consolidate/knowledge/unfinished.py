@@ -29,7 +29,7 @@ from engram.text import clip_words
 MAX_TODOS = 8
 _PR_URL = re.compile(r"https?://\S+?/pull/(\d+)")
 _PR_ACT = re.compile(r"^gh pr (merge|close)\s+(?:\S+\s+)*?#?(\d+)\b")
-_VERDICTS = ("test_run", "build")
+_VERDICTS = ("test_run", "build", "command")  # a command: only its test, build and lint parts
 
 
 def _verdict_ok(ev: dict[str, Any]) -> bool:

@@ -108,8 +108,15 @@ def _requirement(s: str) -> bool:
     return bool(_UNIVERSAL.match(s) or _CONTRAST.search(s, m.end()))
 
 
+_REPROACH = re.compile(r"^(?:\W*\w+[,!.]?\s+){0,2}?why\b", re.I)
+
+
 def _rule(s: str) -> bool:
-    """A sentence phrased as a standing instruction (_RULE's openers, or a requirement of the work)."""
+    """A sentence phrased as a standing instruction (_RULE's openers, or a requirement of the
+    work). A question asks, it does not rule ("from now on will it link each commit?"), unless
+    it reproaches ("why did you reformat every file?")."""
+    if s.rstrip().endswith("?") and not _REPROACH.match(s):
+        return False
     return bool(_RULE.match(s) or _requirement(s)) and len(s.split()) >= 3
 
 
