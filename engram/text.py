@@ -155,13 +155,13 @@ def stem(word: str) -> str:
     one stemmer of BM25's words, of a decision's subject (language/decision_text.statement) and of
     the words a prompt is matched against it with (retrieve/seeds.py)."""
     w = _IRREGULAR.get(word, word)
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("s", "")):
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ings", ""), ("ing", ""), ("ed", ""), ("s", "")):
         if not w.endswith(suffix) or len(w) - len(suffix) < 3 or w.endswith(("ss", "us", "is", "os")):
             continue
-        w = w[: len(w) - len(suffix)] + repl
-        if suffix in ("ing", "ed") and w.endswith(("at", "iz", "is", "bl")):
+        w = w[: len(w) - len(suffix)] + repl  # "ings": "recordings" is "recording" is "record"
+        if suffix in ("ings", "ing", "ed") and w.endswith(("at", "iz", "is", "bl")):
             w += "e"  # "generated" -> "generate", as "generate" itself
-        elif suffix in ("ing", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
+        elif suffix in ("ings", "ing", "ed") and w[-1] == w[-2] and w[-1] not in "lsz":
             w = w[:-1]  # "logging" -> "log", "shipped" -> "ship"
         break
     return _derived(w)

@@ -386,3 +386,11 @@ END;
 CREATE INDEX IF NOT EXISTS edges_from_cover ON edges(from_node, to_node, strength);
 CREATE INDEX IF NOT EXISTS edges_to_cover ON edges(to_node, from_node, strength);
 DROP INDEX IF EXISTS edges_to_node;
+
+-- @migration m016_decision_statements_r5
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
+-- fourth round reads a count in words as a value ("two weeks"), a value only up to its unit
+-- ("1 week long"), "pin" as choosing, a version said after its thing ("Pin Postgres at version
+-- 16"), "we're on X", "we've", a trailing "now." and "between" as the end of a choice, and
+-- counts "need", "require", "talk", "pin" as linking verbs, among the rest docs/graph.md lists
+-- ("Round 4 added"); the stemmer cuts "-ings" ("recordings" / "record"). No schema change.

@@ -170,9 +170,9 @@ def _rules_out(ruled: str, choice: str, concern: set[str]) -> bool:
     if _key(ruled) == _key(choice):
         return True
     wr, wc = set(_key(ruled).replace("-", " ").split()), set(_key(choice).replace("-", " ").split())
-    from engram.text import stem
+    from engram.text import STOPWORDS, stem
 
-    wr = {w for w in wr if stem(w) not in concern} or wr
+    wr = {w for w in wr if stem(w) not in concern and w not in STOPWORDS} or wr
     wr, wc = (wr - aliases.CONCERN_KINDS or wr), (wc - aliases.CONCERN_KINDS or wc)
     return wr <= wc
 
@@ -191,6 +191,29 @@ def _value(choice: str) -> bool:
     return choice[:1].isdigit()
 
 
+# What a value measures, by its unit: the words that name that measure or say "at most" are
+# not the concern it is set for ("Log retention: 90 days" and "Keep application logs for 30
+# days" are about the logs, "Uploads are capped at 50 MB" and "the max upload size is 10 MB"
+# about uploads). Read as a subject's words are (aliases.concern_words).
+_MEASURES = (
+    ("second seconds sec secs s ms minute minutes min mins hour hours hr hrs h day days week weeks month months "
+     "quarter quarters year years", "retention retain retained duration length long period lifetime age window "
+     "expiry expire expires interval limit cap capped"),
+    ("b kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes",
+     "size limit cap capped big large"),
+    ("percent", "threshold bar target rate ratio share level limit minimum floor"),
+)
+
+
+def _measure_words(old: list[str], new: list[str]) -> set[str]:
+    """The words naming the measure two values share by their units (_MEASURES), else none."""
+    units = [{c.split()[-1] for c in choices if _value(c) and len(c.split()) > 1} for choices in (old, new)]
+    for unit_words, words in _MEASURES:
+        if all(us & set(unit_words.split()) for us in units):
+            return aliases.concern_words(words.split())
+    return set()
+
+
 def _version(choice: str) -> tuple[str, str] | None:
     """("python", "3.11") for "python 3.11": a named thing and the version chosen of it."""
     words = _key(choice).split()
@@ -201,13 +224,25 @@ def _version(choice: str) -> tuple[str, str] | None:
 
 def _other_version(old: list[str], new: list[str]) -> str:
     """A choice of `new` naming another version of a thing `old` chose ("Move to Python 3.11"
-    after "Upgrade to Python 3.9"): a choice of that version, whatever the subject."""
-    for a in old:
+    after "Upgrade to Python 3.9"): a choice of that version, whatever the subject. A bare
+    version continues the one thing `old` chose a version of when it is written the same way
+    ("move to 3.12" after "Pin Python 3.11": Python 3.12; not "3" after "Node 18.2")."""
+    versioned = [v for a in old if (v := _version(a))]
+    for va in versioned:
         for b in new:
-            va, vb = _version(a), _version(b)
-            if va and vb and _agree(va[0], vb[0]) and va[1] != vb[1]:
-                return b
+            vb = _version(b) or _continued(b, va, len(versioned))
+            if vb and _agree(va[0], vb[0]) and va[1] != vb[1]:
+                return f"{vb[0]} {vb[1]}"
     return ""
+
+
+def _continued(choice: str, version: tuple[str, str], count: int) -> tuple[str, str] | None:
+    """(thing, choice) when `choice` is a bare version shaped as `version` is (as many dotted
+    parts) and that is the only versioned thing chosen (`count`), else None."""
+    bare = choice.removeprefix("v")
+    if count != 1 or not bare.replace(".", "").isdigit() or bare.count(".") != version[1].count("."):
+        return None
+    return version[0], bare
 
 
 def _scope(old: set[str], new: set[str]) -> str:
@@ -229,16 +264,24 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     words naming that kind or its job are left out of both ("Use MySQL for the orders
     database" / "Orders are stored in Postgres now" are both about {order}), and a concern
     said only by such words counts as named ("Use pnpm as the package manager" is wider than
-    "Use Yarn as the package manager in the web repo"). A newer one that names its concern
-    only by a pronoun ("Actually, switch it to SQS") is wider than any older one of its kind
-    that names one: which it points at is sure only when it is the one
-    (supersede_replaced)."""
+    "Use Yarn as the package manager in the web repo"). Two that name no concern at all are
+    alternatives only when their choices are of the same kinds ("Use Postgres." and "Use
+    Redis.", a cache and a broker too, are not sure to be). A newer one that names its concern
+    only by a pronoun ("Actually, switch it to SQS", "make it 30 days") is wider than any older
+    one of its kind, or with a value of its measure, that names one: which it points at is sure
+    only when it is the one (supersede_replaced). Two values of one measure (_MEASURES) are
+    compared without the words naming it."""
     o, n = set(old["subject"]), set(new["subject"])
     if not n and o and _other_version(old["choice"], new["choice"]):
         return o, n, "wider"  # "bump Node to 16" after "The API runs on Node 14"
+    measure = _measure_words(old["choice"], new["choice"])
+    if measure and not n and new.get("refers") and o:
+        return o, n, "wider"  # "make it 30 days" after "keep logs for 7 days"
+    if measure and o - measure and n - measure and (scope := _scope(o - measure, n - measure)):
+        return o - measure, n - measure, scope  # "log retention: 90 days" after "keep app logs for 30 days"
     alike = aliases.shared_kinds(old["choice"], new["choice"])
-    if not alike:
-        return o, n, (_scope(o, n) if o or n else "unscoped")
+    if not alike or not o and not n and _kinds(old["choice"]) != _kinds(new["choice"]):
+        return o, n, (_scope(o, n) if o or n else "unscoped")  # "Use Postgres." / "Use Redis." (a cache too)
     kind = aliases.kind_words(alike)
     co, cn = _unverbed(old, new, o, n, kind)
     if not n and new.get("refers") and o:
@@ -248,6 +291,10 @@ def concerns(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[str], set[st
     if cn < co:
         return co, cn, "wider" if cn or n and n <= o else ""
     return co, cn, "narrower" if co < cn and (co or o) else ""
+
+
+def _kinds(choices: list[str]) -> set[str]:
+    return set().union(*(aliases.kinds(c) for c in choices))
 
 
 def _unverbed(old: dict[str, Any], new: dict[str, Any], o: set[str], n: set[str], kind: set[str]
@@ -312,12 +359,13 @@ def relation(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, str]:
 
 def _head_kinds(choice: str) -> set[str]:
     """The kinds of the name a choice ends with, its version aside ("Postgres full-text search":
-    a search engine; "a YAML config file": none, a file is no kind)."""
+    a search engine; "a YAML config file": none, a file is no kind), not of the names it is a
+    part of (Create React App, a part of React, is no UI framework)."""
     words = choice.split()
     if len(words) > 1 and words[-1][:1].isdigit():
         words = words[:-1]
     for n in (3, 2, 1):
-        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]))):
+        if len(words) >= n and (found := aliases.name_kinds(" ".join(words[-n:]), parents=False)):
             return found
     return set()
 
@@ -379,6 +427,35 @@ def superseded_at(node: Node) -> str:
     return next((ms(h.get("at") or "") for h in reversed(data.get("history") or []) if h.get("event") == "superseded"), "")
 
 
+def _inherit(conn: Any, younger_id: str, older: Node) -> None:
+    """Store what a decision that named neither its concern nor its thing has replaced as its own:
+    a bare version is that thing's ("Upgrade to 3.11" after "Use Python 3.9" chooses Python 3.11),
+    and one without a concern ("bump it to 18", "Move off Java 8 to 11") is about the older's,
+    so that the next decision about either ("Bump Python to 3.12", "Java 17 for all services")
+    finds what it replaces in turn."""
+    younger = get_node(conn, younger_id)
+    young, old = _statement(younger), _statement(older)
+    named = _other_version(old["choice"], young["choice"])
+    bare = [c for c in young["choice"] if c.removeprefix("v").replace(".", "").isdigit()]
+    choice = [named if bare and c == bare[0] else c for c in young["choice"]] if named else young["choice"]
+    subject = young["subject"] or old["subject"]
+    if choice != young["choice"] or subject != young["subject"]:
+        update_node(conn, younger_id, data={"statement": {**young, "choice": choice, "subject": subject}})
+
+
+def _pointed_at(old: dict[str, Any], new: dict[str, Any], scope: str) -> tuple[str, ...] | None:
+    """What a newer decision that names less than an older one retires it by: the older's concern
+    when the newer's is wider ("the database", "switch it to SQS"), the older's choices when
+    neither names a concern and the newer chooses only a value or a bare version ("bump to 20");
+    None when the newer names what it replaces. Two such decisions pointed at by one newer are
+    two guesses at what it replaces (supersede_replaced)."""
+    if scope == "wider":
+        return ("concern", *old["subject"])
+    if scope == "unscoped" and new["choice"] and all(_value(c) for c in new["choice"]):
+        return ("choice", *old["choice"])
+    return None
+
+
 def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None,
                        later: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Supersede the active decisions that this decision replaces (explicit decisions only),
@@ -388,9 +465,11 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
     decisions known to be stated after this one, the rest of a consolidation's range): a
     decision stated after this one is never retired by it, and retires it when it replaces
     it. A decision whose concern is wider than those of several older ones with different
-    concerns ("the database" after "the analytics database" and "the prototype's database")
-    retires none of them: which one it replaces is unsure, so each gets a "possibly
-    replaces" link. Every other active decision it is related to gets one `similar_to` edge
+    concerns ("the database" after "the analytics database" and "the prototype's database"),
+    or that names no concern and only a value or a bare version that several unscoped older
+    ones could take ("bump to 20" after "Use Node 18." and "Use Postgres 15."), retires none
+    of them (_pointed_at): which one it replaces is unsure, so each gets a "possibly replaces"
+    link. Every other active decision it is related to gets one `similar_to` edge
     (its reason "related decision: ..." or "possibly replaces: ..."; both stay active),
     whichever of the two was written first: a link does not depend on the order sessions are
     consolidated in.
@@ -410,14 +489,16 @@ def supersede_replaced(conn: Any, node_id: str, *, episode_id: str | None = None
         if kind == "replaces" and not (younger["data"] or {}).get("explicit"):
             kind = "related"
         judged.append((older, younger, kind, why, concerns(old_s, young_s)[2]))
-    wider = {tuple(_statement(o)["subject"]) for o, y, k, _, sc in judged
-             if k == "replaces" and y is new and sc == "wider"}
+    pointed = {_pointed_at(_statement(o), _statement(new), sc) for o, y, k, _, sc in judged if k == "replaces" and y is new}
+    pointed.discard(None)
     out: list[str] = []
     for older, younger, kind, why, scope in judged:
-        if kind == "replaces" and younger is new and scope == "wider" and len(wider) > 1:
+        unsure = len(pointed) > 1 and _pointed_at(_statement(older), _statement(new), scope) is not None
+        if kind == "replaces" and younger is new and unsure:
             kind, why = "related", f"{POSSIBLY}: {why}"
         if kind == "replaces" and older["id"] not in out and not (younger is new and node_id in out):
             supersede(conn, older["id"], younger["id"], reason=f"{why}: {younger['name'][:80]}", episode_id=episode_id)
+            _inherit(conn, younger["id"], older)
             out.append(older["id"])
         elif kind and (older if younger is new else younger)["id"] not in linked:
             upsert_edge(conn, younger["id"], older["id"], "similar_to", strength=RELATED_STRENGTH,

@@ -384,7 +384,9 @@ managing can could shall forward supersede supersedes run runs ran running point
 we're i'd let's away more back against behind onto across within towards
 rebuild rebuilds rebuilt rebuilding redo redone reimplement reimplemented reimplementing ported porting put puts putting ditching ditched abandoned abandoning
 rip ripping ripped sunset sunsetting decommission decommissioning phase phasing scrap scrapping deprecate
-deprecating retire retiring remove removing
+deprecating retire retiring remove removing pin pins pinned pinning need needs require requires talk talks
+sit sits come comes flow flows decide decided deciding decision mind standardize standardized standardise
+standardised standardizing standardising settle settled make makes agree agreed
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
@@ -392,7 +394,7 @@ CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", 
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
 # "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
 # concern, they do not name another one.
-CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all",
+CONCERN_NOISE = frozenset(("'s", "s", "everything", "everywhere", "anything", "whole", "entire", "project", "all", "every", "least",
                            "main", "primary"))
 
 
@@ -563,14 +565,18 @@ def name_kinds(name: str, parents: bool = True) -> set[str]:
 def kinds(phrase: str, parents: bool = True) -> set[str]:
     """The kinds of the names a choice's phrase holds ("pnpm workspaces": js-package-manager;
     "Postgres 16": database; "us-east-1": cloud-region): each name the table knows, longest
-    first, and the names it is a part of."""
+    first (the words of a known name that is a part of nothing are not read again alone), and
+    the names it is a part of."""
     words = phrase.split()
     out: set[str] = {"cloud-region"} if any(_region(w) for w in words) else set()
     i = 0
     while i < len(words):
         for n in range(min(4, len(words) - i), 0, -1):
-            found = name_kinds(" ".join(words[i:i + n]), parents)
-            if found:
+            span = " ".join(words[i:i + n])
+            found = name_kinds(span, parents)
+            # a longer name of its own (the table knows it, as a part of nothing) is read whole,
+            # kinds or none: "Google Workspace" is not Bazel's WORKSPACE file
+            if found or (n > 1 and table().canonical(span) and not table().parents_of(span)):
                 out.update(found)
                 i += n
                 break

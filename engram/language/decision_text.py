@@ -173,12 +173,13 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 
 _PHRASE = r"([\w.+#/@'<>-]+(?:\s+(?:&\s+)?[\w.+#/@'<>-]+){0,5}?)"
 _END = (r"(?=\s+(?:for|as|to|in|into|on|onto|with|instead|rather|because|since|when|if|now|over|from|not|"
-        r"but|so|via|through|using|against|anymore|again|going|across|everywhere)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
+        r"but|so|via|through|using|against|anymore|again|going|across|everywhere|between|among|per|at)(?![\w-])|\s*[,;:!?]|\s*\.(?!\w)|\s*$)")
 _TO = r"(?:to|with|through|via|on|onto|in|into|using|by|from|over|against|behind)"
 # Ruled out for this concern only ("use X instead of Y", "move S from Y to X", "X, not Y")...
 _RULED_HERE = [
     _Lazy(r"\b(?:instead of|rather than)\s+(?:using\s+|on\s+|in\s+|with\s+)?" + _PHRASE + _END),
     _Lazy(r"^not\s+(?:in\s+|on\s+|with\s+|through\s+|via\s+)?" + _PHRASE + _END),
+    _Lazy(r"\b(?:prefer(?:s|red)?|cho(?:ose|se|sen)|pick(?:s|ed)?)\s+.+?\s+over\s+" + _PHRASE + _END),
 ]
 # ... or moved away from: for this concern, or, when the clause names none, everywhere ("We're
 # switching from Docker to Podman", "moving off Heroku"): then the earlier choice is gone.
@@ -204,20 +205,23 @@ _RETIRED = frozenset(("retired", "deprecated", "gone", "removed", "out", "dead",
 # A rule ("X must never Y", "always Z") constrains its subject; it does not choose for it.
 _MODAL = _Lazy(r"\b(?:must|never|always|cannot|can't|may not|mustn'?t|shouldn'?t|don'?t|do not)\b")
 _NEGATED = _Lazy(r"^(?:no longer|don'?t|do not|never|stop|avoid|no more)\s+")
-_PARTICIPLE = r"(?:\w+ed|\w+en|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
+_PARTICIPLE = r"(?:\w+ed|\w+en|\w+own|\w*built|\w*done|run|sent|kept|made|held|set|put|hosted)"
 # "use X" chooses even under a modal ("X must use Y"); the other shapes do not.
 _USE = _Lazy(r"(?<!don't )(?<!dont )(?<!not )(?<!never )(?<!stop )\b(?:use|uses|using|speaks?|follows?)\s+" + _PHRASE + _END)
 _CHOICE = [
     _USE,
     _Lazy(r"\b(?:in favou?r of|replac(?:e|es|ed|ing)\s+.+?\s+with|swap(?:s|ped|ping)?\s+.+?\s+for|switch(?:ed|ing)? to|(?:go|going|went) with|"
-          r"stick(?:ing)? with|stuck with|adopt(?:ed|ing)?|prefer(?:red)?|cho(?:ose|se|sen)|pick(?:ed)?|"
-          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to)\s+" + _PHRASE + _END),
-    _Lazy(r"^target\s+" + _PHRASE + _END),  # "Target Python 3.13" (not "the build target is ...")
+          r"stick(?:ing)? with|stuck with|adopt(?:s|ed|ing)?|prefer(?:s|red)?|cho(?:ose|se|sen)|pick(?:s|ed)?|agreed? on|"
+          r"standardi[sz]ed? on|settled? on|opt(?:ed)? for|decided on|(?:go|going|went) back to|pin(?:s|ned|ning)?)\s+"
+          + _PHRASE + _END),
+    _Lazy(r"(?:^target|\btargets)\s+" + _PHRASE + _END),  # "Target Python 3.13", "the app targets iOS 16" (not "the build target is ...")
     # a change verb's destination: "move S to X", "S moves from Y to X", "upgrade S to X"
     _Lazy(r"\b(?:(?:switch|lower|bump|convert|port|point)(?:es|s|ed|ing)?|(?:mov|migrat|chang|rais|increas|reduc|"
           r"upgrad|downgrad)(?:e|es|ed|ing)|set(?:s|ting)?|go(?:es|ing)?|went)\b(?:.*?\s)?to\s+" + _PHRASE + _END),
     # a linking verb's complement: "S is done with X", "S goes through X", "S runs on X"
     _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?" + _PARTICIPLE + r"\s+" + _TO + r"\s+" + _PHRASE + _END),
+    # "dates are shown as ISO 8601" (not "Redis is used as the cache": the name before it is chosen)
+    _Lazy(r"\b(?:is|are|be|been|gets?)\s+(?:now\s+)?(?!used\b)" + _PARTICIPLE + r"\s+as\s+" + _PHRASE + _END),
     _Lazy(r"\b(?:goes|go|moves?|runs?|lives?|happens?|sits?|comes?|points?|flows?|talks?|relies|rely|depends?)"
           r"\s+(?:now\s+)?" + _TO + r"\s+" + _PHRASE + _END),
     _Lazy(r"^" + _PHRASE + r"\s+(?:replaces|supersedes)\b"),  # "Renovate replaces Dependabot"
@@ -226,7 +230,8 @@ _CHOICE = [
 # "S is X", "S should be X": a choice; after "should be" / "will be" only when X names a
 # thing or a value (_names_thing): "Background jobs should be idempotent" is a rule about
 # them, not a choice for them.
-_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+)?" + _PHRASE
+_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+|[a-z]+ed\s+(?:at|to)\s+(?=\d))?"
+                + _PHRASE
                 + r"(?=\s+(?:now|instead|rather|over)\b|\s*$)")
 # A sentence that opens with another verb says how something is done: "Hash passwords with
 # bcrypt", "Deploy the frontend to Vercel": the phrase after the instrument's or the
@@ -236,12 +241,15 @@ _DOING = _Lazy(r"^(?!use\b|uses\b|let\b|we\b|the\b|our\b|a\b|an\b)[a-z-]+\s+(?:.
 # A tool or a place named right after the choice is chosen with it: "Use ESLint with the
 # Airbnb config", "switch logging to Log4j2 with the JSON layout".
 _WITH = _Lazy(r"(?<!\s)\s+(?:with|via|using|behind|over|on top of)\s+" + _PHRASE + _END)
+# A version said after the thing chosen: "Pin Postgres at major version 16", "pin Python to 3.12".
+_AT_VERSION = _Lazy(r"\s+(?:at|to)\s+(?:(?:major|minor)\s+)?(?:version\s+)?(v?\d+(?:\.\d+)*)"
+                    r"(?=\s*$|\s*[,;]|\s+(?:for|in|on|across|everywhere)\b)")
 # A decision said as a headline, without a verb: "Node 20 for the backend", "pnpm instead of npm",
 # "Kibana for log search": what comes before "for" is chosen, known to the table or not.
 _HEADLINE = _Lazy(r"^" + _PHRASE + r"\s+(?:for|instead of|rather than)\s+\S")
 # A thing named after a preposition, whatever the verb before it: "Backend tests run under Jest
 # now", "The Java services build with Gradle", "Releases are cut by semantic-release".
-_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to)\s+" + _PHRASE + _END)
+_NAMED_AFTER = _Lazy(r"\b(?:with|via|through|using|by|under|on|onto|in|into|to|at)\s+" + _PHRASE + _END)
 _PURPOSE = _Lazy(r"\s+(?:to|so as to|in order to)\s+[a-z]")
 _PURPOSE_VERB = _Lazy(r"\b(?:use|uses|using|used)\s+\S+(?:\s+\S+){0,2}?\s+to\s+([a-z]+)\s+[a-z]")
 _PASSIVE = _Lazy(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:now\s+|being\s+|also\s+)?(" + _PARTICIPLE + r")\b")
@@ -249,7 +257,7 @@ _BARE = _Lazy(r"^([^,;:]{1,40})$")  # "pytest from now on": a name alone is chos
 _VERSIONED = _Lazy(r"^([a-z][\w.+#-]*(?:\s+[a-z][\w.+#-]*)?\s+v?\d+(?:\.\d+)*)(?!\S)")  # "node 22 everywhere"
 _VALUE = _Lazy(r"\b\d+(?:\.\d+)?\s*(?:%|[a-z]+\b)?")
 _LEAD = _Lazy(r"^(?:(?:ok(?:ay)?|so|and|also|yes|actually|nah|well|alright|right|hmm)[,!.]?(?:\s+|$)|(?:from now on|going forward),?\s+|"
-              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are)?|please|always|"
+              r"(?:let'?s|let us|we(?:'ll| will| should| must| shall|'re| are|'ve| have)?|please|always|"
               r"i(?:'d| would) like to)\s+)+")
 # A label, not a concern: "ADR 12:", "Decision:", a commit's type ("chore:", "feat(api)!:"), a
 # Markdown heading ("## Decision").
@@ -257,8 +265,10 @@ _LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|
                r"|(?:feat|fix|chore|refactor|perf|style|revert)(?:\([^)]*\))?!?)\s*:\s*)")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
+                 r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run)\s)|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
-_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts)\b|\s+now\s*$")
+_ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts|after all)\b|\s+now\s*$"
+                r"|(?<=\d)\s+(?:and up|or later|or newer|or above|or higher)\b")  # "iOS 15 and up" is iOS 15
 
 
 def _words_of(text: str) -> list[str]:
@@ -312,8 +322,8 @@ def _tool(phrase: str) -> bool:
 _VERSION = _Lazy(r"v?\d+(?:\.\d+)*(?:\.x)?")
 _POINTER = _Lazy(r"\b(?:it|them|this|that)\b")  # "switch it to SQS": the concern is the one just discussed
 # "Vitest is our test runner now": a known name before the copula and the concern after it,
-# said the other way round ("our test runner is Vitest").
-_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(.+?)(?:\s+now)?$")
+# said the other way round ("our test runner is Vitest"); any name before "our new ...".
+_INVERTED = _Lazy(r"^([\w.+#/@-]+(?:\s+[\w.+#/@-]+){0,2})\s+(?:is|are)\s+(?:now\s+)?(?:the|our)\s+(new\s+)?(.+?)(?:\s+now)?$")
 # "Let Dependabot open the update PRs": a tool let do a job is chosen for it ("use Dependabot to ...");
 # so is one said to do it ("Renovate handles dependency updates", "Vite builds the frontend").
 _LET = _Lazy(r"^let\s+(\S+(?:\s+\S+){0,2}?)\s+(?=[a-z])")
@@ -322,11 +332,35 @@ _ACTS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:now\s+)?(?=(?:handles|manages|runs|b
               r"ships|publishes|generates|provisions|orchestrates|takes care of|covers|drives|backs)\s)")
 
 
+# "We're on Python 3.12 now" once its lead is read: being on a named thing is using it.
+_ON = _Lazy(r"^(?:now\s+|all\s+)?(?:on|onto)\s+(.+)$")
+# "Redis is used as the cache": the name used is chosen for what it is used as.
+_USED_AS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:is|are)\s+(?:now\s+)?used\s+(?:as|for)\s+(.+)$")
+# "Make Playwright the default for browser tests": a name made the default is chosen.
+_MADE = _Lazy(r"^make\s+(\S+(?:\s+\S+){0,2}?)\s+(?:the|our)\s+(?:new\s+)?(?:default|standard|go-to)\b\s*(?:for\s+)?(.*)$")
+# "Production runs Postgres 16", "Run Postgres 14 in production": running a named thing is using it.
+_RUNS = _Lazy(r"^(?:(.+?)\s+(?:now\s+)?runs|run)\s+(\S+(?:\s+\S+){0,2}?)(?:\s+(?:in|on|for)\s+(.+))?$")
+# "CI → GitHub Actions": an arrow is a move.
+_ARROW = _Lazy(r"^(.+?)\s*(?:\u2192|->|=>)\s*(.+)$")
+
+
 def _reworded(clause: str, original: str) -> str:
     """A clause in the shape the choice patterns read: an inverted copula turned round, a
-    tool that is let do something used for it."""
-    if (m := _INVERTED.match(clause)) and _tool(m.group(1)) and not _tool(m.group(2)):
-        return f"{m.group(2)} is {m.group(1)}"
+    tool that is let do something, made the default, run, used as something or been on used
+    for it, an arrow a move."""
+    if (m := _INVERTED.match(clause)) and (_tool(m.group(1)) or m.group(2) and _headword(m.group(1))) and not _tool(m.group(3)):
+        return f"{m.group(3)} is {m.group(1)}"  # "our *new* issue tracker": a name, known or not
+    if (m := _ON.match(clause)) and _tool(m.group(1)):
+        return f"use {m.group(1)}"
+    if (m := _USED_AS.match(clause)) and _tool(m.group(1)):
+        return f"use {m.group(1)} for {m.group(2)}"
+    if (m := _MADE.match(clause)) and _headword(m.group(1)):
+        return f"use {m.group(1)} for {m.group(2)}" if m.group(2) else f"use {m.group(1)}"
+    if (m := _RUNS.match(clause)) and _tool(m.group(2)) and not (m.group(1) and m.group(3)):
+        scope = m.group(1) or m.group(3)
+        return f"use {m.group(2)} for {scope}" if scope else f"use {m.group(2)}"
+    if m := _ARROW.match(clause):
+        return f"switch from {m.group(1)} to {m.group(2)}" if _tool(m.group(1)) else f"move {m.group(1)} to {m.group(2)}"
     if (m := _LET.match(clause) or _ACTS.match(clause)) and _tool(m.group(1)):
         return f"use {m.group(1)} to {clause[m.end():]}"
     return clause
@@ -403,14 +437,17 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     for m in found:
         if m.group(1) in _RETIRED or any(a <= m.start(1) + off < b for a, b in spans):
             continue
-        (dropped if negated else choice).append(m.group(1))
-        spans.append((m.start(1) + off, m.end(1) + off))
+        said, end = _measured(m)
+        if not said[:1].isdigit() and (v := _AT_VERSION.match(body, end)):
+            said, end = f"{said} {v.group(1)}", v.end()
+        (dropped if negated else choice).append(said)
+        spans.append((m.start(1) + off, end + off))
         if _PURPOSE.match(body, m.end(1)) and concern_words(_words_of(body[:m.start(1)])):
             spans.append((m.end(1) + off, len(clause)))  # "S is done with X to shrink payloads": a reason
-        if (w := _WITH.match(body, m.end(1))) and not negated:
+        if (w := _WITH.match(body, m.end(1))) and not negated and not any(a <= w.start(1) + off < b for a, b in spans):
             choice.append(w.group(1))
             spans.append((w.start(1) + off, w.end(1) + off))
-    if not choice and not negated and not modal and (m := _VALUE.search(clause)):
+    if not choice and not negated and (m := _VALUE.search(clause)):  # "coverage must be at least 70 percent"
         choice.append(m.group(0))
         spans.append(m.span(0))
     gone = {i for a, b in spans for i in range(a, b)}  # two patterns may take one phrase
@@ -420,6 +457,18 @@ def _read(clause: str, original: str) -> dict[str, Any]:
     return {"choice": choice, "ruled": ruled + moved * bool(subject), "dropped": dropped + moved * (not subject),
             "subject": subject, "refers": not subject and bool(_POINTER.search(left)),
             "verbs": subject & _verbs(body, doing)}
+
+
+def _measured(m: "re.Match[str]") -> tuple[str, int]:
+    """A chosen phrase and where it ends: a value only up to its unit ("1 week" of "1 week long",
+    of "every 1 week"), the words after it left to the concern."""
+    said, start = m.group(1), m.start(1)
+    if said.startswith("every ") and said[6:7].isdigit():  # "every 2 weeks" is "2 weeks"
+        said, start = said[6:], start + 6
+    v = _VALUE.match(said) if said[:1].isdigit() else None
+    if v is None or not (said[v.end():].startswith(" ") or start > m.start(1)):  # "3.11.4" is one version
+        return said, m.end(1)
+    return v.group(0).strip(), start + len(v.group(0).rstrip())
 
 
 def _verbs(clause: str, doing: bool) -> set[str]:
@@ -451,14 +500,47 @@ _LINKING = frozenset(("is", "are", "was", "were", "be", "been", "has", "have", "
                       "across", "within", "towards", "forward", "anymore", "again"))
 
 
+_NUMBERS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90",
+    "hundred": "100", "a": "1", "an": "1"}
+_TIME_UNIT = r"(?:second|minute|hour|day|week|month|quarter|year)s?\b"
+# A count in words is the value in digits ("keep logs for two weeks", "sprints are one week long",
+# "reviews need one approval"): "one" and "a" only before a unit of time or after a word asking
+# for a number, where they cannot be a pronoun or an article ("the one we evaluated", "a cache").
+_NUMBER_WORD = _Lazy(
+    r"\b(?:(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"ninety|hundred)(?=\s+(?!of\b|more\b|or\b|and\b)[a-z])"
+    r"|(?:one|a|an)(?=\s+" + _TIME_UNIT + r")"
+    r"|(?:need|needs|require|requires|least|most|exactly|only|just)\s+one(?=\s+[a-z]))\b")
+
+
+# A frequency said as an adverb ending its clause is a value: "we release weekly" is "every 1 week"
+# ("weekly releases", "nightly builds" name things and stay).
+_EVERY = {"hourly": "1 hour", "daily": "1 day", "nightly": "1 day", "weekly": "1 week", "monthly": "1 month",
+          "quarterly": "1 quarter", "yearly": "1 year", "annually": "1 year"}
+_FREQUENCY = _Lazy(r"\b(?:" + "|".join(_EVERY) + r")$")
+
+
+def _numerals(text: str) -> str:
+    """A text with its counts in words written in digits (_NUMBER_WORD) and "%" as "percent", so
+    that a value said either way is read as one (_VALUE) and compared as one (supersession._value)."""
+    def digits(m: "re.Match[str]") -> str:
+        head, _, word = m.group(0).rpartition(" ")
+        return f"{head} {_NUMBERS[word]}" if head else _NUMBERS[word]
+
+    return _NUMBER_WORD.sub(digits, text).replace("%", " percent")
+
+
 def _clauses(text: str) -> list[str]:
-    t = _ASIDES.sub(" ", " ".join(str(text).split()).casefold()).strip(" .!")
+    t = _ASIDES.sub(" ", _numerals(" ".join(str(text).split()).casefold().rstrip(" .!"))).strip(" .!")
     t = _LABEL.sub("", t)
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
         rest = t[m.end():]
         # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
         t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
-    clauses = (_LEAD.sub("", c.strip(" .!:")) for c in _CLAUSES.split(t.replace(":", ";")))
+    clauses = (_LEAD.sub("", _FREQUENCY.sub(lambda m: f"every {_EVERY[m.group(0)]}", _ASIDES.sub(" ", c).strip(" .!:")))
+               for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]
 
 

@@ -82,6 +82,51 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use Prettier with the Google config.", "Use the default Prettier config instead of Google's."),
     ("Track experiments in Neptune.", "Experiment tracking moves to Weights & Biases."),
     ("The max upload size is 10 MB.", "Upload size limit: 25 MB."),
+    # a count in words is a value
+    ("Staging gets three replicas.", "Staging gets 5 replicas."),
+    ("Deploys need one approval.", "Deploys now require two approvals."),
+    ("Keep backups for a week.", "Backups are kept for a month now."),
+    # the words naming what a value measures are not its concern
+    ("Keep audit events for 90 days.", "Audit event retention is one year."),
+    ("Attachments are capped at 20 MB.", "The max attachment size is 100 MB."),
+    ("Standups are 15 minutes long.", "Standup length: 30 minutes."),
+    # being on a version, having moved, pinning, a version said after its thing or alone
+    ("Use Ruby 3.1 for the monolith.", "We're on Ruby 3.3 now."),
+    ("Our docs are built with Sphinx.", "We've moved the docs to MkDocs."),
+    ("Pin Terraform 1.5 for the infra repo.", "move to 1.7"),
+    ("Use Redis 6 for the cache.", "Pin Redis at version 7."),
+    # a scope after "between" is the concern; "talk over" links it to its choice
+    ("Use JSON between the services.", "Services talk over Protobuf."),
+    # words about deciding are no concern: "changed my mind on", "decided to", "standardize on"
+    ("Search is handled by Algolia.", "Changed my mind on search: Meilisearch."),
+    ("Use Chakra for the UI components.", "Decided to go with MUI for the UI components after all."),
+    ("Use StatsD for metrics.", "We standardise on OpenTelemetry for metrics."),
+    # a name made the default, "our new", run, an arrow, a second clause joined by "and"
+    ("Use Puppeteer for screenshots.", "Make Playwright the default for screenshots."),
+    ("Our wiki is Confluence.", "Outline is our new wiki."),
+    ("Run MySQL 5.7 in staging.", "Staging runs MySQL 8.0."),
+    ("Use Bamboo for CI.", "CI \u2192 Buildkite"),
+    ("Use Drone.", "We'll retire Drone and use Woodpecker for CI."),
+    # what is preferred over a name rules it out
+    ("Use Chai for assertions.", "Prefer Node's assert over Chai for assertions."),
+    # a choice that is part of a product is not of the product's kind
+    ("Use Create React App for the dashboard.", "The dashboard is built with Vite now."),
+    # a plural of a noun in -ing; "targets", a version "and up"
+    ("Use FullStory for session recording.", "Session recordings come from PostHog."),
+    ("The desktop app targets macOS 12 and up.", "The desktop app targets macOS 14 or later."),
+    # "prefers", "agreed on"; a place named after "at"
+    ("The backend prefers Gin for routing.", "We agreed on Echo for routing."),
+    ("Use HAProxy for TLS termination.", "TLS terminates at Envoy now."),
+    # a frequency said as an adverb is a value
+    ("Deploy to production every two days.", "We deploy to production daily now."),
+    ("The on-call shift rotates monthly.", "On-call shifts rotate every two weeks."),
+    # a threshold under a modal is a value; its measure's words are no concern
+    ("Branch coverage must be at least 60%.", "Raise the branch coverage target to 75%."),
+    # what something is shown, stored or written as; a name used as something
+    ("Durations are written as seconds.", "Write durations in ISO 8601 notation."),
+    ("Memcached is used as the session store.", "Keep sessions in Redis."),
+    # "no <practice> on <day>" rules out what the older chose for that practice
+    ("Releases go out on Mondays.", "No releases on Mondays."),
 ])
 def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     assert _relation(old, new)[0] == "replaces", (statement(old), statement(new))
@@ -110,6 +155,14 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     # ruling out a more precise name leaves the choice; a scope said first stays
     ("Use Ruby for the scripts.", "Ruby 2 is out - every script must run on Ruby 3.3."),
     ("Use MySQL for the main database.", "In CI only, use an in-memory SQLite database."),
+    # two values of one measure for different concerns; a version of another shape
+    ("Keep build logs for 30 days.", "The build time limit is 10 minutes."),
+    ("Use Python 3.11 for the backend.", "move to 4"),
+    # two choices that name no concern, one of kinds the other is not (Redis: a cache, a broker)
+    ("We're on Postgres 15.", "We're on Redis 7."),
+    ("Use MongoDB.", "Use Redis."),
+    # a version said after its thing only adds detail to the thing
+    ("Use Postgres for the main database.", "Pin Postgres at major version 16."),
 ])
 def test_choices_of_one_kind_for_different_concerns_are_not_replacements(old, new):
     assert _relation(old, new)[0] != "replaces", (statement(old), statement(new))
@@ -135,10 +188,18 @@ def test_kinds_are_found_under_any_alias_and_in_a_longer_phrase():
     assert {"databas", "storag", "persist"} <= aliases.kind_words({"database"})
 
 
+def test_a_known_longer_name_does_not_take_the_kinds_of_a_word_inside_it():
+    """"Workspace" alone is Bazel's WORKSPACE file (a build tool's part); "Google Workspace" is a
+    name of its own, so a choice of it is no build tool."""
+    assert not {"jvm-build", "monorepo-tool"} & aliases.kinds("google workspace sso")
+    assert "js-package-manager" in aliases.kinds("pnpm workspaces")
+
+
 @pytest.mark.parametrize("family", [
     "lint linting linter linters", "format formatting formatter", "schedule scheduling scheduler",
     "orchestrate orchestration orchestrator", "persist persistence", "encrypt encryption encrypted",
     "deploy deployment deployed", "document documentation documents", "bundle bundler bundling",
+    "record recording recordings", "set setting settings",
 ])
 def test_one_word_family_has_one_stem(family):
     assert len({stem(w) for w in family.split()}) == 1
@@ -205,3 +266,53 @@ def test_a_version_said_alone_is_a_decision_of_its_own_and_retires_the_older(con
     old = _decide(conn, "Use Ruby 3.1.")
     new = _decide(conn, "ruby 3.3")
     assert new != old and (_status(conn, old), _status(conn, new)) == ("superseded", "active")
+
+
+def test_a_bare_version_several_older_decisions_could_take_retires_none(conn):
+    """Neither the newer nor the older decisions name a concern: "bump to 20" could continue
+    Node 18 or Postgres 15, so both stay current, each linked as possibly replaced."""
+    node = _decide(conn, "Use Node 18.")
+    pg = _decide(conn, "Use Postgres 15.")
+    new = _decide(conn, "bump to 20")
+    assert (_status(conn, node), _status(conn, pg)) == ("active", "active")
+    reasons = [e["data"]["reason"] for e in store.edges_of(conn, new, types=("similar_to",))]
+    assert len(reasons) == 2 and all(r.startswith(POSSIBLY) for r in reasons)
+
+
+def test_a_bare_version_the_one_older_decision_takes_retires_it(conn):
+    old = _decide(conn, "Use Node 18.")
+    _decide(conn, "Use Kafka for the audit events.")
+    _decide(conn, "bump to 20")
+    assert _status(conn, old) == "superseded"
+
+
+@pytest.mark.parametrize("text, choice", [("Sprints are two weeks long.", ["2 weeks"]), ("Keep logs for a year.", ["1 year"])])
+def test_a_count_in_words_is_a_value(text, choice):
+    assert statement(text)["choice"] == choice
+
+
+@pytest.mark.parametrize("text", ["Use the one queue for both services.", "Use one of the managed brokers.",
+                                  "Add a cache in front of the API."])
+def test_one_and_a_that_count_nothing_stay_words(text):
+    assert not any(c[:1].isdigit() for c in statement(text)["choice"]), statement(text)
+
+
+@pytest.mark.parametrize("chain", [
+    ("Use Ruby 2.7.", "Upgrade to 3.1.", "Bump Ruby to 3.3."),
+    ("Run Elasticsearch 7 for the search cluster.", "bump it to 8", "The search cluster runs Elasticsearch 9 now."),
+    ("Keep traces for 3 days.", "Make it 14 days.", "Trace retention is 30 days."),
+    ("All workers run on Go 1.19.", "Move off Go 1.19 to 1.21.", "Go 1.22 for all workers.", "upgrade to 1.23"),
+    ("Use Bower for the web assets.", "Replace Bower with Yarn.", "Web assets are managed with pnpm now."),
+])
+def test_a_decision_that_named_neither_concern_nor_thing_is_found_by_the_next(conn, chain):
+    """A bare version or a pronoun that replaced a decision is stored as about what it replaced,
+    so the third decision, which names the thing or the concern, replaces it in turn."""
+    ids = [_decide(conn, t) for t in chain]
+    assert [_status(conn, i) for i in ids] == ["superseded"] * (len(chain) - 1) + ["active"]
+
+
+def test_a_value_for_it_several_older_values_could_take_retires_none(conn):
+    logs = _decide(conn, "Keep logs for 7 days.")
+    backups = _decide(conn, "Keep backups for 14 days.")
+    _decide(conn, "Make it 30 days.")
+    assert (_status(conn, logs), _status(conn, backups)) == ("active", "active")
