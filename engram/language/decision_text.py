@@ -339,7 +339,7 @@ _USED_AS = _Lazy(r"^(\S+(?:\s+\S+){0,2}?)\s+(?:is|are)\s+(?:now\s+)?used\s+(?:as
 # "Make Playwright the default for browser tests": a name made the default is chosen.
 _MADE = _Lazy(r"^make\s+(\S+(?:\s+\S+){0,2}?)\s+(?:the|our)\s+(?:new\s+)?(?:default|standard|go-to)\b\s*(?:for\s+)?(.*)$")
 # "Production runs Postgres 16", "Run Postgres 14 in production": running a named thing is using it.
-_RUNS = _Lazy(r"^(?:(.+?)\s+(?:now\s+)?runs|run)\s+(\S+(?:\s+\S+){0,2}?)(?:\s+(?:in|on|for)\s+(.+))?$")
+_RUNS = _Lazy(r"^(?:(\S+(?:\s+\S+)*?)\s+(?:now\s+)?runs|run)\s+(\S+(?:\s+\S+){0,2}?)(?:\s+(?:in|on|for)\s+(.+))?$")
 # "CI → GitHub Actions": an arrow is a move.
 _ARROW = _Lazy(r"^(.+?)\s*(?:\u2192|->|=>)\s*(.+)$")
 
