@@ -20,7 +20,7 @@ RULE_DIRS = (".cursor/rules/", ".claude/rules/", ".windsurf/rules/", ".github/in
 # Files of the tools around the agent (transcript exports, checkpoints, dependencies): no part
 # of the project a next session needs to know.
 TOOL_DIRS = (".specstory/", ".entire/", "node_modules/", ".git/", ".venv/", "__pycache__/")
-_PATHS = re.compile(r"[\w./-]*[\w-]\.(?:md|mdc|cursorrules|windsurfrules)\b|\.cursorrules|\.windsurfrules")
+_TOKEN = re.compile(r"[\s`*'\"()\[\],;]+")  # what separates a path from the words around it
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
 _CHANGED = re.compile(r"\b(?:creat|add|wr[io]t|updat|sav|record|document)\w*", re.I)
 MAX_SAID = 4
@@ -45,8 +45,8 @@ def said_made(events: list[dict[str, Any]]) -> dict[str, tuple[int, str]]:
         for sentence in _SENTENCE.split(squash(strip_injected(e["agent_summary"]))):
             if not _CHANGED.search(sentence):
                 continue
-            for path in _PATHS.findall(sentence):
-                path = path.strip("./") if path.startswith("./") else path
-                if rules_file(path) and not tool_file(path):
+            for word in _TOKEN.split(sentence):
+                path = word.rstrip(".:").removeprefix("./")
+                if "." in path.rsplit("/", 1)[-1] and rules_file(path) and not tool_file(path):
                     out[path] = (int(e["seq"]), clip_words(sentence.replace("`", "").replace("*", ""), 200))
     return dict(list(out.items())[-MAX_SAID:])
