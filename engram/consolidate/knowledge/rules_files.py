@@ -5,7 +5,8 @@ A file of those names written or read holds instructions a next session must fol
 (SpecStory's legacy Cursor export): there the agent's turn-final reply is the only record
 ("I've created a new global rule file at `.cursor/rules/json-parsing.mdc` that establishes
 using jq instead of grep for JSON data"), so a rules file a reply names is recorded with
-the reply's sentence, as the agent's words.
+the reply's sentence, as the agent's words. The files of the tools around the agent
+(`tool_file`: transcript exports, checkpoints, dependencies) are no project file at all.
 """
 
 from __future__ import annotations
