@@ -136,6 +136,7 @@ def inferred_root(project: corpus.Project) -> str | None:
     # a Windows path as json.dumps writes it: "d:\\\\dialfa new\\\\backend\\\\Program.cs"
     windows_path = re.compile(r"(?<![\w.])[A-Za-z]:(?:\\\\[\w.@+ -]+){2,}\\\\[\w@+ -]+\.\w+")
     seen: Counter = Counter()
+    folders: Counter = Counter()  # every folder a path lies in, two levels below the top at least
     total = 0
     for session in project.sessions:
         for _, payload in session.payloads():
@@ -148,8 +149,14 @@ def inferred_root(project: corpus.Project) -> str | None:
                 top = next((i for i in range(3, len(parts) - 1) if parts[i] in TOP_FOLDERS), None)
                 if top is not None:
                     seen[sep.join(parts[:top])] += 1
+                folders.update(sep.join(parts[:i]) for i in range(3, len(parts)))
     root, n = seen.most_common(1)[0] if seen else (None, 0)
-    return root if total >= 10 and n >= 0.4 * total else None
+    if total >= 10 and n >= 0.4 * total:
+        return root
+    # a workspace of several checkouts (a mod, its editor, decompiled code side by side): the
+    # deepest folder that holds most of the paths
+    held = [f for f, k in folders.items() if k >= 0.75 * total]
+    return max(held, key=len) if total >= 10 and held else None
 
 
 def load_project(rec: dict[str, Any], corpus_dir: str) -> corpus.Project:

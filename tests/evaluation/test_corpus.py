@@ -81,6 +81,18 @@ def test_a_transcript_without_a_working_directory_replays_at_the_checkout_its_pa
     assert inferred_root(few) is None  # too few paths to say
 
 
+def test_a_workspace_of_several_checkouts_replays_at_the_folder_holding_them():
+    from engram.evaluation.corpus_eval import inferred_root
+    from engram.history.corpus import Project, Session
+
+    ws = "c:\\Dev\\Mod Workspace"
+    paths = ([f"{ws}\\Mod\\mod\\src\\Patch{i}.cs" for i in range(4)] + [f"{ws}\\Editor\\main{i}.py" for i in range(4)]
+             + [f"{ws}\\Assembly-CSharp\\Game{i}.cs" for i in range(4)] + ["C:\\Program Files\\Game\\log.txt"])
+    calls = [("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": f"cat \"{p}\""}}) for p in paths]
+    project = Project("/corpus/mod", [Session("s1", "2025-12-28", "/corpus/mod", [], "codex", calls)])
+    assert inferred_root(project) == ws  # the mod's own src/ holds a third of them: not the root
+
+
 def test_a_windows_session_replays_at_the_posix_form_of_its_root():
     from engram.history.corpus import Project, Session
 
