@@ -242,7 +242,8 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     # the first turn's whole injection (SessionStart's and this) within firstTurnTokenBudget
     budget = int(cfg["tokenBudget"])
     if first:
-        shown = tiers.tokens_of(int(rs.pop("start_chars", 0) or 0))
+        chars = rs.pop("start_chars", 0)
+        shown = tiers.tokens_of(chars if isinstance(chars, int) and chars > 0 else 0)  # a state file is untrusted
         budget = min(budget, int(cfg["firstTurnTokenBudget"]) - shown)
         if budget <= 0:
             return None
