@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         stale: bool  # set on entry when the JSONL changed behind the state's back (dropped on save)
         recovered: bool  # set on entry when the state file was missing or corrupt (dropped on save)
         # -- kept by other packages, each in its own key --------------------------------------
-        # engram.retrieve.shown: {"injected": {node id: [updated_at, tier]}, "sig", "start_chars" (the size of
+        # engram.retrieve.shown: {"injected": {node id: [updated_at, tier]}, "sig", "start_size" (the size of
         # SessionStart's context, which the first prompt's budget leaves room for: retrieve/inject.py)}
         retrieval: dict[str, Any]
         contradiction: dict[str, Any]  # engram.monitor.contradiction: {"failures", "disabled", "queue"}

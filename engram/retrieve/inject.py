@@ -178,15 +178,20 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
     if hit is not None:
         for nid, updated, level in hit[1]:
             rs["injected"][nid] = [updated, level]
-        rs["start_chars"] = len(hit[0] or "")  # characters: the first prompt counts them as tokens
+        rs["start_size"] = _size(hit[0])
         return hit[0]
     files: dict = {}
     text = _session_context(db, project.root, project_context.terms_of(inputs, project.root), cfg, rs, low_prefix,
                             files)
     if want:
         cache.store(project.dir, want, (sig, signature(db)), files, text, rs["injected"])
-    rs["start_chars"] = len(text or "")
+    rs["start_size"] = _size(text)
     return text
+
+
+def _size(text: str | None) -> list[int]:
+    """[characters, words] of SessionStart's context: the first prompt's budget leaves room for it."""
+    return [len(text or ""), len((text or "").split())]
 
 
 def _session_context(db: str, root: str, terms: Terms, cfg: dict, rs: dict, low_prefix: str | None,
@@ -242,8 +247,9 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     # the first turn's whole injection (SessionStart's and this) within firstTurnTokenBudget
     budget = int(cfg["tokenBudget"])
     if first:
-        chars = rs.pop("start_chars", 0)
-        shown = tiers.tokens_of(chars if isinstance(chars, int) and chars > 0 else 0)  # a state file is untrusted
+        size = rs.pop("start_size", None)
+        ok = isinstance(size, list) and len(size) == 2 and all(type(n) is int and n >= 0 for n in size)
+        shown = tiers.tokens_of(*size) if ok else 0  # a state file is untrusted
         budget = min(budget, int(cfg["firstTurnTokenBudget"]) - shown)
         if budget <= 0:
             return None

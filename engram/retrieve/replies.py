@@ -18,7 +18,7 @@ from engram.retrieve import keyword
 from engram.retrieve.tiers import tokens
 from engram.text import AS_DATA, inert
 
-MAX_REPLIES = 4
+MAX_REPLIES = 6
 REPLY_WORDS = 100
 MAX_QUERY_WORDS = 16
 RANKED_ROWS = 500  # at most this many matches ranked (~2.5 ms of bm25), as the prompt's node search

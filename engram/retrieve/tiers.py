@@ -54,12 +54,15 @@ def level(node: dict, activation: float) -> int:
 
 
 def tokens(text: str) -> int:
-    return tokens_of(len(text))
+    """The tokens `text` counts as: 4 characters a token, or 1.9 a word where its words are
+    short (lists of names and flags), whichever is more, so that a budget in tokens also
+    bounds the words a session is shown (firstTurnTokenBudget's 1,900 tokens: 1,000 words)."""
+    return tokens_of(len(text), len(text.split()))
 
 
-def tokens_of(chars: int) -> int:
-    """The tokens `chars` characters count as (4 a token, rounded up)."""
-    return (chars + 3) // 4
+def tokens_of(chars: int, words: int) -> int:
+    """The tokens a text of `chars` characters and `words` words counts as (see `tokens`)."""
+    return max((chars + 3) // 4, (words * 19 + 9) // 10)
 
 
 def data_of(node: dict) -> dict:

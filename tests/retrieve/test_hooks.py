@@ -9,6 +9,7 @@ import pytest
 from testing.helpers import payload, run_hook
 
 from engram.graph import store
+from engram.retrieve.tiers import tokens
 
 
 def _context(proc) -> str | None:
@@ -182,9 +183,10 @@ def test_a_sessions_start_and_first_prompt_share_the_first_turns_budget(g, root,
                    description=f"what {name} does, at length " * 8)
     start = _context(run_hook("SessionStart", _session_start("s2", root)))
     first = _context(run_hook("UserPromptSubmit", _prompt("s2", root, "look at src/feature.py")))
-    assert start and first and (len(start) + 3) // 4 + (len(first) + 3) // 4 <= 400  # else ~290 + ~300
+    assert start and first and tokens(start) + tokens(first) <= 400  # else ~290 + ~300
+    assert len(start.split()) + len(first.split()) <= 400 * 10 // 19  # short words: 1.9 tokens a word
     later = _context(run_hook("UserPromptSubmit", _prompt("s2", root, "and src/other.py?")))
-    assert later and 200 < (len(later) + 3) // 4 <= 300  # a later prompt: tokenBudget of its own
+    assert later and 200 < tokens(later) <= 300  # a later prompt: tokenBudget of its own
 
 
 def test_compact_resets_what_was_shown(g, root):
@@ -229,3 +231,11 @@ def test_the_names_line_mentions_query_knowledge_only_where_the_agent_has_it(g, 
     codex = _context(run_hook("UserPromptSubmit", _prompt(f"codex-{registered}", root, "fix src/net/retry.ts"),
                               "--harness", "codex", env=env))
     assert "query_knowledge" not in codex  # neither mcp.json's Claude Code entry nor the plugin covers Codex
+
+
+def test_a_budget_in_tokens_bounds_the_words_of_short_word_text():
+    # "- `a`, `b`" lists: 4 characters a token would let 1,900 tokens carry ~1,300 words
+    names = " ".join(f"`{i % 10}`" for i in range(400))
+    assert tokens(names) >= len(names.split()) * 19 // 10 > (len(names) + 3) // 4
+    prose = "the configuration loader reads environment variables before the defaults"
+    assert tokens(prose) == (len(prose) + 3) // 4
