@@ -3,8 +3,9 @@ would have made (its hooks see shell commands, so reads and searches become comm
 
 * shell tools -> Bash with the command and its output; the exit code only where the export
   prints it (Claude Code's "Exit code N" on a failure, Codex's "Process exited with code N",
-  Gemini's "Exit Code: N"), otherwise unknown: Cursor shows the terminal text only, Copilot
-  not even that, and Claude Code prints nothing on a success;
+  Gemini's "Exit Code: N", Copilot's "Command exited with code N"), otherwise unknown: Cursor
+  shows the terminal text only, older Copilot exports not even that, and Claude Code and
+  Copilot print nothing on a success;
 * file reads -> `cat <path>`, exit 0 when the export shows the file's content (the read
   returned it), unknown when it shows none (Cursor, Copilot);
 * searches and listings -> `rg PATTERN [PATH]`, `rg --files -g GLOB`, `ls PATH`, with what they
@@ -68,9 +69,16 @@ def cursor_terminal(b: Block, out: CodexPayloads) -> None:
 
 
 def copilot_terminal(b: Block, out: CodexPayloads) -> None:
+    """Newer exports add a "**Result:**" fence: the terminal's text, ending "Command exited with
+    code N" on a failure and reading "Command produced no output" when empty; nothing marks a
+    success, so a result without that line is unknown."""
     cmd = inputs(b.body).get("command", "")
+    text = markdown.outer(b.body.partition("**Result:**")[2]) or ""
+    head, _, last = text.rstrip().rpartition("\n")
+    m = re.fullmatch(r"Command exited with code (-?\d+)", last.strip())
+    text = head if m else "" if text.strip() == "Command produced no output" else text
     if cmd.strip():
-        out.shell(cmd, "")
+        out.shell(cmd, text, int(m.group(1)) if m else None)
 
 
 # -- reads, searches, listings -------------------------------------------------------------
