@@ -31,12 +31,37 @@ def _verb(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def terminal_width() -> int:
+    """The columns `shutil.get_terminal_size` gives (COLUMNS when a positive number, else the
+    terminal of stdout, else 80), without importing `shutil`: argparse's help formatter does,
+    for its width, at every `add_argument` (shutil brings zlib, bz2, lzma, fnmatch: ~2 ms of
+    each `engram query`)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (its subparsers are of its class) whose help formatter is given the
+    width its default would measure (`terminal_width`): the same help, no `shutil` import."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=terminal_width() - 2)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser of `engram`, with the subparser of `argv`'s verb only when it is a known
     one; every verb's otherwise (no argv, `engram --help`, a mistyped verb)."""
     from importlib import import_module
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="engram", description="Persistent memory for AI coding agents."
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")

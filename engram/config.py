@@ -104,8 +104,16 @@ MCP_SERVERS = (MCP_SERVER, "engram-memory")
 # -P: no path is put before the standard library, so a project's own files (a `fcntl.py` or
 # `json.py` at its root: the harness runs hooks in the project) are never imported instead
 # of the standard library's. The hook is started with -c, not -m: `-m` imports runpy and
-# what it needs (~4 ms of every tool call here); plugin/bin/engram-hook spells the same words.
-HOOK_ARGS = ("-P", "-c", "from engram.hook import entry; entry()")
+# what it needs (~4 ms of every tool call here). -S: no `site` (its path scan, the .pth files of
+# every installed package: ~1-2 ms of every hook); the hook imports only the standard library and
+# engram, so the code puts the folder engram's package sits in (site-packages, a user site, or an
+# editable install's source folder: known here, written by `engram install`) after the standard
+# library on sys.path; the folder is an argument, not code, and the hook reads the rest of argv.
+# plugin/bin/engram-hook spells the same words for a checkout (LEGACY_HOOK_ARGS elsewhere).
+HOOK_CODE = "import sys; sys.path.append(sys.argv.pop(1)); from engram.hook import entry; entry()"
+HOOK_ARGS = ("-S", "-P", "-c", HOOK_CODE, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# What installs before -S wrote (and plugin/bin/engram-hook runs where it does not know the folder).
+LEGACY_HOOK_ARGS = ("-P", "-c", "from engram.hook import entry; entry()")
 MODULE_ARGS = ("-P", "-m", "engram")  # + a command: `worker ...`, `mcp`
 
 

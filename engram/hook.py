@@ -1,7 +1,8 @@
 """`python -m engram.hook <Event> [--harness NAME]`: one lifecycle event, then exit 0.
 
-Installed hooks start it as `python -P -c "from engram.hook import entry; entry()" <Event> ...`
-(config.HOOK_ARGS: no runpy, no project file on sys.path); both run `entry`.
+Installed hooks start it as `python -S -P -c "<put engram's folder on sys.path>; from engram.hook
+import entry; entry()" <engram's folder> <Event> ...` (config.HOOK_ARGS: no runpy, no `site`, no
+project file on sys.path); both run `entry`.
 
 Reads the harness's JSON payload from stdin, hands it to the harness adapter and to
 `engram.lifecycle`, prints only what the harness's contract allows, and always exits 0:

@@ -14,11 +14,12 @@ import copy
 import os
 import shlex
 
-from engram.config import HOOK_ARGS
+from engram.config import HOOK_ARGS, LEGACY_HOOK_ARGS
 
-# The interpreter words of the hook command when it is not bin/engram-hook: config.HOOK_ARGS,
-# and what installs before -P wrote.
-RUNNER_ARGS = (HOOK_ARGS, ("-m", "engram.hook"))
+# The interpreter words of the hook command when it is not bin/engram-hook: config.HOOK_ARGS
+# up to the folder it names (an install from another folder wrote another), what installs
+# before -S wrote, and what installs before -P wrote.
+RUNNER_ARGS = (HOOK_ARGS[:-1], LEGACY_HOOK_ARGS, ("-m", "engram.hook"))
 
 
 class Malformed(ValueError):

@@ -193,3 +193,25 @@ def test_os_and_database_errors_name_engram_doctor_runnably(failure, tmp_path, e
     command = subprocess.run([sys.executable, "-c", "from engram.commands import engram_command as c; print(c())"],
                              env=env, capture_output=True, text=True).stdout.strip()  # fmt: skip
     assert command != "engram" and f"`{command} doctor`" in line
+
+
+@pytest.mark.parametrize("columns", [None, "10", "57", "200", "x", "-3"])
+def test_the_help_is_argparse_s_own_at_every_width(monkeypatch, columns):
+    """engram.cli.Parser gives the help formatter the width argparse's default measures with
+    shutil (issue 28): every verb's help and usage are the same text as a plain parser's."""
+    import argparse
+
+    from engram import cli
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    ours, parser_class = cli.build_parser([]), cli.Parser
+    monkeypatch.setattr(cli, "Parser", argparse.ArgumentParser)
+    plain = cli.build_parser([])
+    assert ours.format_help() == plain.format_help() and ours.format_usage() == plain.format_usage()
+    for verb in cli.VERBS:
+        a, b = (next(act for act in p._actions if isinstance(act, argparse._SubParsersAction)).choices[verb]
+                for p in (ours, plain))
+        assert type(a) is parser_class and a.format_help() == b.format_help()

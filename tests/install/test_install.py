@@ -212,6 +212,8 @@ def test_another_tools_engram_hook_is_never_taken_for_engrams(home, settings, co
                                      "ENGRAM_HOME=/data/e /v/bin/python -P -c 'from engram.hook import entry; entry()' "
                                      "Stop --harness codex",
                                      "/v/bin/python -m engram.hook Stop --harness gemini",
+                                     "/v/bin/python -S -P -c 'import sys; sys.path.append(sys.argv.pop(1)); "
+                                     "from engram.hook import entry; entry()' /elsewhere/site-packages Stop --harness codex",
                                      '"${CLAUDE_PLUGIN_ROOT:-${ENGRAM_HOME:-$HOME/.engram}}"/bin/engram-hook Stop '
                                      "--harness claude-code"])
 def test_every_command_engram_writes_or_wrote_is_engrams(command):

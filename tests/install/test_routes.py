@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -90,7 +91,10 @@ def test_wheel_install_then_engram_install_gives_working_hooks(venv, tmp_path):
     settings = json.loads(open(f"{home}/.claude/settings.json").read())
     command = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
     # no checkout, no PATH lookup; -P: the project's files never stand in for the standard library's
-    assert command.startswith(f"{venv}/python -P -c 'from engram.hook import entry; entry()' PostToolUse")
+    # -S: no `site`; the folder the wheel put engram in is named on the command line instead
+    site_dir = os.path.dirname(os.path.dirname(where))
+    assert command.startswith(f"{venv}/python -S -P -c 'import sys; sys.path.append(sys.argv.pop(1)); "
+                              f"from engram.hook import entry; entry()' {shlex.quote(site_dir)} PostToolUse"), command
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
     for event, fields in (("SessionStart", {"source": "startup"}),

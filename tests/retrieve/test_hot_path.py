@@ -33,6 +33,7 @@ def test_first_read_annotation_imports_nothing_heavy(g, root):
     assert "engram memory for src/db.py" in out  # the annotation really ran
     assert "engram.retrieve.involuntary" in mods and "_sqlite3" in mods
     assert not (mods & FORBIDDEN), mods & FORBIDDEN
+    assert "site" not in mods  # -S: the command names engram's folder; nothing else installed is needed
 
 
 def test_prompt_retrieval_imports_nothing_heavy(g, root):
@@ -40,6 +41,7 @@ def test_prompt_retrieval_imports_nothing_heavy(g, root):
     mods, out = _imported("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, prompt="look at src/db.py"))
     assert "fact" in out
     assert not (mods & FORBIDDEN), mods & FORBIDDEN
+    assert "site" not in mods
 
 
 def test_sqlite_without_functools_leaves_the_real_functools_to_the_next_importer():

@@ -173,6 +173,7 @@ def test_a_query_of_local_vectors_embeds_the_question_without_the_provider_regis
     assert "engram.graph.vectors" in mods and "sqlite_vec" not in mods
     heavy = {m for m in mods if m.startswith(("engram.providers", "engram.monitor", "anthropic", "openai", "mcp"))}
     assert not heavy, heavy
+    assert "shutil" not in mods  # argparse's help formatter is given its width (engram.cli.Parser)
 
 
 def test_pending_reads_the_prompts_and_decisions_of_a_stream_as_reading_every_event_would(tmp_path):
