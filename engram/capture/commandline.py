@@ -51,8 +51,9 @@ _SOURCE_EXT = re.compile(r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|ph
 
 
 def parts(command: str) -> list[str]:
-    """The top-level `&&` / `||` / `;` / newline parts of a command line, quotes kept whole and
-    a line ending in a backslash continued."""
+    """The top-level `&&` / `||` / `;` / `&` / newline parts of a command line, quotes kept whole
+    and a line ending in a backslash continued; a part sent to the background keeps its `&`
+    (its launch, not its run, is what the exit status says)."""
     out, buf, quote, depth, i = [], [], "", 0, 0
     text = command or ""
     while i < len(text):
@@ -75,6 +76,10 @@ def parts(command: str) -> list[str]:
             continue
         elif not depth and ch in ";\n":
             out.append("".join(buf))
+            buf, i = [], i + 1
+            continue
+        elif not depth and ch == "&" and text[i - 1:i] not in ("&", ">", "|") and text[i + 1:i + 2] != ">":
+            out.append("".join(buf).rstrip() + " &")  # sent to the background: it ends there, still marked
             buf, i = [], i + 1
             continue
         buf.append(ch)

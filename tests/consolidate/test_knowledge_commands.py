@@ -280,6 +280,15 @@ def test_a_call_the_harness_cancelled_never_ran():
 
 def test_a_missing_filter_is_told_with_the_whole_line():
     events = [_shell(1, "go run claude_web.go 2>&1 | head -20", 127, "/bin/bash: line 1: head: command not found"),
-              _shell(2, "go run claude_web.go &", 0, "listening on :8080")]
+              _shell(2, "go run claude_web.go 2>&1", 0, "listening on :8080")]
     (g,) = commands.gotchas(events)
-    assert (g["command"], g["worked"]) == ("go run claude_web.go 2>&1 | head -20", "go run claude_web.go &")
+    assert (g["command"], g["worked"]) == ("go run claude_web.go 2>&1 | head -20", "go run claude_web.go 2>&1")
+
+
+def test_a_command_sent_to_the_background_is_not_known_to_work():
+    """`cmd &` exits 0 when it is launched, whatever it does then: no way round, no working command."""
+    events = [_shell(1, "go run claude_web.go 2>&1 | head -20", 127, "/bin/bash: line 1: head: command not found"),
+              _shell(2, "go run claude_web.go & sleep 2", 0, "listening on :8080"),
+              _shell(3, "npm run dev &", 0, "")]
+    assert commands.gotchas(events) == []
+    assert commands.project_commands(events) == {}

@@ -38,7 +38,9 @@ MAX_GOTCHAS = 8
 _FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
-_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
+# Not a run of the project's command: help and version screens, and a part sent to the
+# background (`go run main.go &`), whose zero exit status is that of its launch.
+_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version", "&"}
 _RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git", "reset"): {"--hard"},
           ("git", "clean"): {"-f", "-fd", "-df", "-fdx", "-xdf", "--force"}, ("git", "push"): {"--force", "-f"}}
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
@@ -289,7 +291,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             syntax = not named and cl.shell_syntax(sig)  # the shell refused the line: its way round is it rewritten
             # a missing filter (`… | head`): normalise drops it, so only the whole line says what failed
             hidden = cl.missing_program(ev["command"], sig) not in {"", *(_program(p) for p in fail)}
-            fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax
+            fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax or hidden
                      else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))))
             if (ran(nxt) or quiet(nxt)) and fixed:
                 # the pair said is this failure and its way round (one shell error's gotcha
