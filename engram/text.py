@@ -121,8 +121,17 @@ def inert(text: object, limit: int) -> str:
     s = str(text if text is not None else "")
     if len(s) > 4 * limit + 64:
         s = s[: 4 * limit + 64]  # bounded work; the clip below cuts further
-    s = s.translate(_INERT).replace("```", "\u02cb\u02cb\u02cb")
-    return clip_words(s, limit)
+    if not _plain(s):
+        s = s.translate(_INERT)
+    return clip_words(s.replace("```", "\u02cb\u02cb\u02cb"), limit)
+
+
+def _plain(s: str) -> bool:
+    """Whether `_INERT` maps no character of `s`: every character it maps but the brackets is
+    one `isprintable` rejects (controls, separators, format characters), and the test runs in
+    C, ~10x faster than a translate that changes nothing (rendering calls `inert` ~240 times
+    a prompt)."""
+    return "<" not in s and ">" not in s and s.isprintable()
 
 
 def singular(word: str) -> str:

@@ -32,3 +32,14 @@ def test_a_background_tasks_notification_is_not_the_users_words():
     note = "<task-notification>\n<task-id>ba85bee</task-id>\n<status>completed</status>\n</task-notification>"
     assert strip_injected(note) == ""
     assert strip_injected(note + "\nnow deploy it") == "now deploy it"
+
+
+def test_inert_skips_only_text_with_nothing_to_map():
+    """`inert` skips its translate for plain text: every character the table maps must fail the test."""
+    from engram.text import _INERT, _plain, inert
+
+    assert [c for c in _INERT if _plain(chr(c))] == []
+    for c in _INERT:
+        s = f"a{chr(c)}b"
+        assert inert(s, 100) == s.translate(_INERT)
+    assert inert("plain text, é and 漢字", 100) == "plain text, é and 漢字"

@@ -63,8 +63,11 @@ class _Budget:
             self._said[key] = tiers.line(node, level, labelled=False)
         return self._said[key]
 
+    def _fits(self, group: str, cost: int, cap: int | None) -> bool:
+        return cost <= self.left and (cap is None or self.spent[group] + cost <= cap)
+
     def _spend(self, group: str, cost: int, cap: int | None) -> bool:
-        if cost > self.left or (cap is not None and self.spent[group] + cost > cap):
+        if not self._fits(group, cost, cap):
             return False
         self.left -= cost
         self.spent[group] += cost
@@ -95,6 +98,9 @@ class _Budget:
                     self.shown.append((node["id"], level))
                     return True
                 return False
+            if (node["id"], level) not in self._said and not self._fits(group, tiers.least(node, level) + 1 + heading,
+                                                                       cap):
+                continue  # not even its files fit: the line would not, so it is not rendered
             text = self._line(node, level)
             if self._spend(group, tiers.tokens(text) + 1 + heading, cap):
                 self.lines[group].append(text)

@@ -216,6 +216,22 @@ def with_note(node: dict, note: str) -> dict:
     return out
 
 
+def _files_shown(node: dict, level: int) -> int:
+    """How many of a node's files its line names at a tier above LOW."""
+    return 0 if data_of(node).get("kind") in ("file", "command") or node.get("type") == "episode" else (
+        3 if level == FULL else 2)
+
+
+def least(node: dict, level: int) -> int:
+    """The fewest tokens `line(node, level)` can count (level above LOW): its dash and its files,
+    whatever its body. Rendering stops at a group's share of the budget, so most lines the
+    first pass would render do not fit (~85 of ~115 a prompt); what this rules out is not
+    rendered. A lower bound: the line holds these characters and words, and more."""
+    suffix = _files_suffix(node, _files_shown(node, level))
+    shown = inert(suffix.strip(), 400) if suffix else ""
+    return tokens_of(2 + len(shown) + (1 if shown else 0), 1 + len(shown.split()))
+
+
 def line(node: dict, level: int, labelled: bool = True) -> str:
     """One bullet for a node at a tier (LOW gives just the name); `labelled` prefixes its kind.
 
@@ -224,8 +240,7 @@ def line(node: dict, level: int, labelled: bool = True) -> str:
     """
     if level == LOW:
         return inert(name_of(node), 160)
-    files = 0 if data_of(node).get("kind") in ("file", "command") or node.get("type") == "episode" else (
-        3 if level == FULL else 2)
+    files = _files_shown(node, level)
     text = body(node, level)
     prefix = ""
     if labelled:

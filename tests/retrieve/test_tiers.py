@@ -85,3 +85,14 @@ def test_a_library_is_named_only_whatever_its_activation():
     lib = _node(2, type="concept", name="sqlalchemy", data='{"kind": "library"}',
                 description="Third-party library sqlalchemy, imported in libs/shared/models.py.")
     assert tiers.level(lib, 0.95) == tiers.LOW and tiers.line(lib, tiers.LOW) == "sqlalchemy"
+
+
+@pytest.mark.parametrize("kw", [{}, {"affected_files": "[]"}, {"description": "", "summary": "", "name": ""},
+                                {"affected_files": '["' + "/".join(["deep"] * 150) + '.py", "b c.py", "x"]'},
+                                {"type": "episode"}, {"data": '{"kind": "command"}'},
+                                {"name": "a <b>\nc", "affected_files": '["<tag>\\u2028.py"]'}])
+def test_least_is_a_lower_bound_of_the_line(kw):
+    """Rendering skips a line whose `least` does not fit, so it must never count more than the line."""
+    n = _node(1, **kw)
+    for level in (tiers.FULL, tiers.SUMMARY):
+        assert tiers.least(dict(n), level) <= tiers.tokens(tiers.line(dict(n), level, labelled=False))
