@@ -78,7 +78,8 @@ def parts(command: str) -> list[str]:
             out.append("".join(buf))
             buf, i = [], i + 1
             continue
-        elif not depth and ch == "&" and text[i - 1:i] not in ("&", ">", "|") and text[i + 1:i + 2] != ">":
+        elif (not depth and ch == "&" and text[i - 1:i] not in ("&", ">", "|") and text[i + 1:i + 2] != ">"
+              and "".join(buf).strip()):  # a part's first word `&` is PowerShell's call operator
             out.append("".join(buf).rstrip() + " &")  # sent to the background: it ends there, still marked
             buf, i = [], i + 1
             continue
@@ -402,7 +403,7 @@ def family_key(command: str) -> str:
 
 def family(normalised: str) -> tuple[str, ...]:
     """The program and its subcommand ("git checkout", "npm run test:offline", "rm")."""
-    words = [w for w in shellcmd.stripped(normalised.split()) if not w.startswith("-")]
+    words = [w for w in shellcmd.stripped(split_words(normalised)) if not w.startswith("-")]
     if not words:
         return ()
     if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":

@@ -11,7 +11,8 @@ from __future__ import annotations
 TEST, BUILD, DECISION, READ, SEARCH, COMMAND = "test", "build", "decision", "read", "search", "command"
 _RANK = {TEST: 6, BUILD: 5, DECISION: 4, READ: 3, SEARCH: 2, COMMAND: 1}
 
-_WRAPPERS = {"sudo", "time", "env", "nice", "nohup", "exec", "command", "timeout", "xvfb-run"}
+# `&` first in a part: PowerShell's call operator (`& "C:\Tools\SqlPackage.exe" /Action:Import`).
+_WRAPPERS = {"sudo", "time", "env", "nice", "nohup", "exec", "command", "timeout", "xvfb-run", "&"}
 _RUNNERS = {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"),
             ("pnpm", "exec"), ("npm", "exec"), ("yarn", "exec"), ("bundle", "exec"), ("rye", "run")}
 _SINGLE_RUNNERS = {"npx", "bunx", "pnpx", "dotenv"}
@@ -62,8 +63,8 @@ def _strip(words: list[str]) -> list[str]:
     words = words[i:]
     if words and words[0].rsplit("/", 1)[-1].startswith("python") and len(words) > 2 and words[1] == "-m":
         words = words[2:]  # python -m pytest -> pytest
-    if words:
-        words = [words[0].rsplit("/", 1)[-1] if not words[0].startswith("./") else words[0]] + words[1:]
+    if words and not words[0].startswith("./"):  # a program by its path (quoted, or Windows'): its name
+        words = [words[0].strip("'\"").replace("\\", "/").rsplit("/", 1)[-1]] + words[1:]
     return words
 
 

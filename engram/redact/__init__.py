@@ -40,7 +40,7 @@ _KEYWORDS = ("passw", "pwd", "passphrase", "secret", "token", "apikey", "api_key
              "pw ", "pw:", "pw=", "key=", "key:", 'key"', "key'", "key ", "sessionid", "sid=", "cookie",
              "signature", "sig=", "hmac", "salt")
 _COMMAND_ANCHORS = ("mysql", "mariadb", "sshpass", "redis-cli", " login ", "htpasswd", "lftp", "pass:", "-u ",
-                    "--user", "--pass", "--token", "--secret", "--api-key")
+                    "--user", "--pass", "--token", "--secret", "--api-key", "sqlcmd", "bcp", "osql", "isql")
 _OTHER_ANCHORS = ("://", "bearer", "basic ", "authorization", "hooks.slack.com", "/api/webhooks/",
                   "webhook.office.com", "$1$", "$2", "$5$", "$6$", "$y$", "$apr1$", "$argon2")
 

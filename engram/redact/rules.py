@@ -82,7 +82,7 @@ _CRYPT = re.compile(r"(\$(?:1|2[abxy]|5|6|y|gy|7|apr1|argon2(?:id|i|d)\$[^$\s]{0
 # a key and its operator; the value is matched (bounded) only after a key that names a secret
 _KEY_OP = re.compile(
     r"(?<![\w.\-$@/\\])"
-    r"(-{0,2}+[A-Za-z_][\w.\-]{0,79}+)"  # the key (possessive: scanned once)
+    r"((?:/|-{0,2}+)[A-Za-z_][\w.\-]{0,79}+)"  # the key (possessive: scanned once), a flag's `-` or Windows' `/` first
     r"(\\?[\"']?[ \t]{0,8}+(?::=|=>|=|:)(?![:=/])[ \t]{0,8}+)"  # a closing quote, the operator
 )
 _VALUE = re.compile(r"(\\?\")([^\"\\\n]{1,512}+)\\?\"|(\\?')([^'\\\n]{1,512}+)\\?'|([^\s\"'`,;()\[\]{}<>\\]{1,512}+)"
@@ -484,8 +484,11 @@ _FLAG_VALUE = {"--password", "--pass", "--passwd", "--pwd", "--token", "--api-ke
                "--client-secret", "--auth-token", "--access-token", "--passphrase"}
 _SHORT_P = ("sshpass", "docker", "podman", "nerdctl", "helm", "oras", "skopeo", "buildah", "mongo", "mongosh",
             "mongodump", "mongorestore", "mongoexport", "mongoimport")
+# SQL Server's clients take the password as `-P PW` (capital; `-p` is another option there)
+_CAPITAL_P = ("sqlcmd", "bcp", "osql", "isql")
 _COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli", "login", "htpasswd", "lftp", "pass:", "-u", "--user",
-                  "--pass", "--token", "--secret", "--api-key", "--auth", "--client-secret", "--access-token", "mongo")
+                  "--pass", "--token", "--secret", "--api-key", "--auth", "--client-secret", "--access-token", "mongo",
+                  *_CAPITAL_P)
 
 
 def _command_lines(text: str, low: str) -> str:
@@ -536,7 +539,7 @@ def _value_span(line: str, span: tuple[int, int]) -> tuple[int, int] | None:
 
 def _command_line(line: str) -> str:
     """Mask the passwords of one command line: `-pPW` (mysql), `-p PW` (sshpass, docker
-    login), `-a PW` (redis-cli), `--password PW`, `-u user:pw`, `pass:PW`, `htpasswd -b`.
+    login), `-P PW` (sqlcmd, bcp), `-a PW` (redis-cli), `--password PW`, `-u user:pw`, `pass:PW`, `htpasswd -b`.
     The command may follow a diff's marker, `$(`, a backtick, `;`, `|`, `&&` or `sh -c "`."""
     spans = _words(line)
     words = [line[a:b] for a, b in spans]
@@ -544,7 +547,8 @@ def _command_line(line: str) -> str:
     masks: list[tuple[int, int] | None] = []
     for k, w in enumerate(words):
         nxt = spans[k + 1] if k + 1 < len(spans) else None
-        if w in _FLAG_VALUE or (w == "-p" and tools & set(_SHORT_P)) or (w == "-a" and "redis-cli" in tools):
+        if w in _FLAG_VALUE or (w == "-p" and tools & set(_SHORT_P)) or (w == "-a" and "redis-cli" in tools) or (
+                w == "-P" and tools & set(_CAPITAL_P)):
             if nxt and not words[k + 1].startswith("-"):
                 masks.append(_value_span(line, nxt))
         elif w.startswith("-p") and len(w) > 2 and not w.startswith("--") and tools & set(_MYSQL) and w[2:3] != "o":

@@ -125,6 +125,9 @@ PLANTED = [  # (text, the secret)
     ("mysql -h db -u root -pQx9Zt4Wm2 shop", "Qx9Zt4Wm2"),
     ("curl -u admin:Lk3Jh8Gf5 https://ci.internal/api", "Lk3Jh8Gf5"),
     ("sshpass -p 'Mn6Bv2Cx9' ssh deploy@web1", "Mn6Bv2Cx9"),
+    # Windows-style flags and SQL Server's clients (a dev transcript of the corpus held both)
+    ('SqlPackage.exe /Action:Import /TargetUser:"sa" /TargetPassword:"Wd4Fg7Hj2Kl!"', "Wd4Fg7Hj2Kl!"),
+    ('sqlcmd -S localhost -U sa -P "Zx5Cv8Bn3Mq" -Q "select 1"', "Zx5Cv8Bn3Mq"),
     ("machine api.example.com login ci password Pq7Wr2Ty5Ui", "Pq7Wr2Ty5Ui"),
     ("db.internal:5432:app:svc:Rs8Td3Uf6Vg", "Rs8Td3Uf6Vg"),
     ("DefaultEndpointsProtocol=https;AccountName=st;AccountKey=Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5==;EndpointSuffix=core.windows.net",

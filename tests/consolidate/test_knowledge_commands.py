@@ -292,3 +292,19 @@ def test_a_command_sent_to_the_background_is_not_known_to_work():
               _shell(3, "npm run dev &", 0, "")]
     assert commands.gotchas(events) == []
     assert commands.project_commands(events) == {}
+
+
+def test_the_failed_command_rerun_unchanged_with_more_after_it_is_no_way_round():
+    """`ruff check .` failing, then `ruff check . && pytest` passing after code edits: the line
+    did not change what passed; a step before it (`npm ci && npm test`) would be a way round."""
+    events = [_shell(1, "uv run ruff check .", 1, "Found 2 errors."),
+              _shell(2, "uv run ruff check . && uv run pytest -q", 0, "All checks passed!\n3 passed")]
+    assert [g["worked"] for g in commands.gotchas(events)] == []
+    events = [_shell(1, "npm test", 1, "Error: Cannot find module 'vitest'"),
+              _shell(2, "npm ci && npm test", 0, "added 200 packages\n3 passed")]
+    assert [g["worked"] for g in commands.gotchas(events)] == ["npm ci && npm test"]
+
+
+def test_powershells_call_operator_is_not_a_background_job():
+    assert cl.parts('& "C:/Tools/SqlPackage.exe" /Action:Import') == ['& "C:/Tools/SqlPackage.exe" /Action:Import']
+    assert cl.parts("npm run dev & sleep 2") == ["npm run dev &", "sleep 2"]

@@ -38,9 +38,7 @@ MAX_GOTCHAS = 8
 _FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
-# Not a run of the project's command: help and version screens, and a part sent to the
-# background (`go run main.go &`), whose zero exit status is that of its launch.
-_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version", "&"}
+_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
 _RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git", "reset"): {"--hard"},
           ("git", "clean"): {"-f", "-fd", "-df", "-fdx", "-xdf", "--force"}, ("git", "push"): {"--force", "-f"}}
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
@@ -132,7 +130,7 @@ def project_commands(events: list[dict[str, Any]], root: str = "") -> dict[str, 
             continue
         for part, folder in steps:
             what = cl.purpose(part)
-            if not what or _NOT_A_RUN & set(part.split()):
+            if not what or _not_a_run(part):
                 continue
             canon = cl.canonical(part)
             rec = out.setdefault(canon, {"purpose": what, "runs": 0, "example": "", "evidence": []})
@@ -151,7 +149,7 @@ def commands_run(events: list[dict[str, Any]], working: dict[str, dict[str, Any]
     out: dict[str, dict[str, Any]] = {}
     failing: set[str] = set()
     for ev in shell_events(events):
-        parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) and not _NOT_A_RUN & set(p.split())]
+        parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) and not _not_a_run(p)]
         if failed(ev):
             failing |= {cl.canonical(p) for p in parts}
         elif ev.get("exit_code") is None:
@@ -182,6 +180,12 @@ def retired_commands(events: list[dict[str, Any]], working: dict[str, dict[str, 
 
 def _signature(ev: dict[str, Any]) -> str:
     return cl.error_signature(ev.get("error_summary") or ev.get("output") or ev.get("error") or "")
+
+
+def _not_a_run(part: str) -> bool:
+    """Not a run of the command: a help or version screen, or a part sent to the background
+    (`go run main.go &`, commandline.parts), whose zero exit status is that of its launch."""
+    return bool(_NOT_A_RUN & set(part.split())) or part.endswith(" &")
 
 
 def _program(part: str) -> str:
@@ -247,9 +251,16 @@ def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> boo
     part's command (`_same_command`), something differs, and no step it adds is risky
     ("git add -A && git stash drop" is not a way round a failed "git stash pop")."""
     canon = {cl.canonical(p) for p in fail}
-    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok if not _NOT_A_RUN & set(o.split()))
+    related = any(_same_command(f, o, could_not_run) for f in fail for o in ok if not _not_a_run(o))
     return related and any(cl.canonical(p) not in canon for p in ok) and not any(
         _risky(p) for p in ok if p not in fail)
+
+
+def _rerun(fail: list[str], ok: list[str], fail_line: str, ok_line: str) -> bool:
+    """`ok` starts with the failed command itself, unchanged, in the same folder: what it adds
+    comes after (`ruff check . && pytest`), so what made it pass was elsewhere (a change to the
+    code), not the line; a preparatory step would come first."""
+    return ok[:len(fail)] == fail and cl.moved_to(ok_line) == cl.moved_to(fail_line)
 
 
 def _line(command: str) -> str:
@@ -292,7 +303,8 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             # a missing filter (`… | head`): normalise drops it, so only the whole line says what failed
             hidden = cl.missing_program(ev["command"], sig) not in {"", *(_program(p) for p in fail)}
             fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax or hidden
-                     else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output"))))
+                     else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output")))
+                     and not _rerun(fail, parts, ev["command"], nxt["command"]))
             if (ran(nxt) or quiet(nxt)) and fixed:
                 # the pair said is this failure and its way round (one shell error's gotcha
                 # meets many commands: the first one's line beside another's fix reads as a wrong fix)
