@@ -303,14 +303,29 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
                 "note: run with `RUST_BACKTRACE", "error: could not compile", "Error: Process completed with exit code")
 
 
+# A runner's line that reports only the exit status of what it ran (bun's `error: script "x"
+# exited with code 1`, yarn's "Command failed with exit code 1", make's "[Makefile:3: test]
+# Error 2", npm's ELIFECYCLE): the error is in the lines before it.
+_EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE")
+# A line that opens with its verdict ("ERROR: …", "fatal: …", "error[E0425]: …",
+# "ModuleNotFoundError: …"): what a tool says went wrong, where a line that only holds an
+# error word may be a warning on the way ("Opening `/dev/tty` failed (6)") or a trace's
+# opening ("Traceback (most recent call last):").
+_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal)\b|npm ERR!|[A-Z]\w*(?:Error|Exception)\b)")
+
+
 def first_error(output: str, limit: int = 220) -> str:
-    """The first line of `output` that says what went wrong (with the list it introduces),
-    passing over the lines tools print around an error (_BOILERPLATE); "" when none does. A
-    line too long to show whole starts at its error word: "Batch entry 10 INSERT INTO … was
-    aborted: ERROR: duplicate key value …" is shown from "ERROR"."""
+    """The first line of `output` that opens with its verdict (_VERDICT), else the first that
+    says what went wrong (with the list it introduces), passing over the lines tools print
+    around an error (_BOILERPLATE); "" when none does. A line too long to show whole starts
+    at its error word: "Batch entry 10 INSERT INTO … was aborted: ERROR: duplicate key value
+    …" is shown from "ERROR"."""
     lines = [ln.strip() for ln in str(output or "").split("\n")]
-    for i, ln in enumerate(lines):
-        m = _ERROR.search(ln) if ln and not (ln + " ").startswith(_PASSING) and not ln.startswith(_BOILERPLATE) else None
+    said = [i for i, ln in enumerate(lines) if ln and not (ln + " ").startswith(_PASSING)
+            and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln)]
+    for i in [i for i in said if _VERDICT.match(lines[i])] + said:
+        ln = lines[i]
+        m = _ERROR.search(ln)
         if m:
             extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
             return clip_words(" ".join([ln[m.start():] if len(ln) > limit else ln] + extra), limit)

@@ -11,7 +11,7 @@ from testing.helpers import payload
 
 from engram import config, jsonio
 from engram.capture import classify as derive
-from engram.capture import diffs, event_stream, session_state, shellcmd, testparse
+from engram.capture import commandline, diffs, event_stream, session_state, shellcmd, testparse
 from engram import redact
 from engram.errors import ConfigError, UnsafeIdentifier
 
@@ -155,3 +155,17 @@ def test_hook_hot_path_imports_no_third_party(tmp_path):
     modules = {line.split("|")[-1].strip() for line in res.stderr.decode().splitlines() if "|" in line}
     heavy = {"anthropic", "openai", "orjson", "filelock", "httpx", "sqlean", "sqlite_vec", "json", "hashlib"}
     assert not (modules & heavy)
+
+
+@pytest.mark.parametrize("output, first", [
+    # a warning on the way holds an error word; the line that opens with its verdict is the error
+    ("$ changeset --version\nOpening `/dev/tty` failed (6): Device not configured\n"
+     "ERROR: Working tree is not clean. Commit or stash changes.\nerror: script \"release\" exited with code 1",
+     "ERROR: Working tree is not clean. Commit or stash changes."),
+    ("Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nModuleNotFoundError: No module named 'yaml'",
+     "ModuleNotFoundError: No module named 'yaml'"),
+    ("src/x.ts(9,8): error TS2307: Cannot find module '@a/core'", "src/x.ts(9,8): error TS2307: Cannot find module '@a/core'"),
+    ("make: *** [Makefile:3: test] Error 2", ""),  # a runner's exit status alone says nothing
+])
+def test_the_first_error_is_the_line_that_opens_with_its_verdict(output, first):
+    assert commandline.first_error(output) == first
