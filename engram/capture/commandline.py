@@ -56,8 +56,19 @@ def parts(command: str) -> list[str]:
     (its launch, not its run, is what the exit status says)."""
     out, buf, quote, depth, i = [], [], "", 0, 0
     text = command or ""
+    heredocs: list[str] = []  # the delimiters of here-documents opened on this line
     while i < len(text):
         ch = text[i]
+        if (not quote and not depth and text.startswith("<<", i) and not text.startswith("<<<", i)
+                and text[i - 1:i] != "<"):  # `<<<` is a here-string, no document
+            m = _HEREDOC.match(text, i)
+            if m:
+                heredocs.append(m.group(2))
+        if not quote and not depth and ch == "\n" and heredocs:
+            out.append("".join(buf))
+            buf, i = [], _past_heredocs(text, i + 1, heredocs)
+            heredocs = []
+            continue
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
@@ -87,6 +98,21 @@ def parts(command: str) -> list[str]:
         i += 1
     out.append("".join(buf))
     return [p.strip() for p in out if p.strip()]
+
+
+_HEREDOC = re.compile(r"<<[-~]?[ \t]*(['\"]?)([A-Za-z_][\w.-]{0,40})\1")
+
+
+def _past_heredocs(text: str, i: int, delimiters: list[str]) -> int:
+    """Where the command line goes on after the here-documents that start at `i`: each body
+    runs to a line holding only its delimiter (a file's text, not commands)."""
+    for word in delimiters:
+        while i < len(text):
+            end = text.find("\n", i)
+            line, i = (text[i:], len(text)) if end < 0 else (text[i:end], end + 1)
+            if line.strip() == word:
+                break
+    return i
 
 
 def _pipeline(part: str) -> list[str]:
@@ -307,11 +333,13 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
 # exited with code 1`, yarn's "Command failed with exit code 1", make's "[Makefile:3: test]
 # Error 2", npm's ELIFECYCLE): the error is in the lines before it.
 _EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE")
+# A check's line that says it passed or was skipped (pre-commit's "gitleaks.....Passed").
+_PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s*$")
 # A line that opens with its verdict ("ERROR: …", "fatal: …", "error[E0425]: …",
 # "ModuleNotFoundError: …"): what a tool says went wrong, where a line that only holds an
 # error word may be a warning on the way ("Opening `/dev/tty` failed (6)") or a trace's
 # opening ("Traceback (most recent call last):").
-_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal)\b|npm ERR!|[A-Z]\w*(?:Error|Exception)\b)")
+_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|[A-Z]\w*(?:Error|Exception)\b)")
 
 
 def first_error(output: str, limit: int = 220) -> str:
@@ -325,7 +353,7 @@ def first_error(output: str, limit: int = 220) -> str:
             and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln)]
     for i in [i for i in said if _VERDICT.match(lines[i])] + said:
         ln = lines[i]
-        m = _ERROR.search(ln)
+        m = _ERROR.search(ln) or _VERDICT.match(ln)
         if m:
             extra = [x for x in lines[i + 1: i + 6] if x][:3] if ln.endswith(":") else []
             return clip_words(" ".join([ln[m.start():] if len(ln) > limit else ln] + extra), limit)
@@ -333,8 +361,9 @@ def first_error(output: str, limit: int = 220) -> str:
 
 
 def error_signature(output: str, limit: int = 220) -> str:
-    """`first_error`, else the last line of `output`."""
-    tail = [ln for ln in str(output or "").split("\n") if ln.strip()]
+    """`first_error`, else the last line of `output` that is no check's pass (pre-commit's
+    "gitleaks......Passed" is not what failed)."""
+    tail = [ln for ln in str(output or "").split("\n") if ln.strip() and not _PASSED.search(ln)]
     return first_error(output, limit) or (clip_words(tail[-1].strip(), limit) if tail else "")
 
 

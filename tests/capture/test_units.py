@@ -169,3 +169,24 @@ def test_hook_hot_path_imports_no_third_party(tmp_path):
 ])
 def test_the_first_error_is_the_line_that_opens_with_its_verdict(output, first):
     assert commandline.first_error(output) == first
+
+
+@pytest.mark.parametrize("line, parts", [
+    ("cat > /tmp/t.go << 'GOEOF'\npackage main\nimport (\n  \"fmt\"\n)\nGOEOF\ngo run /tmp/t.go && echo ok",
+     ["cat > /tmp/t.go << 'GOEOF'", "go run /tmp/t.go", "echo ok"]),  # a here-document is a file's text
+    ("cat <<-EOF > a.txt\n\trm -rf build\n\tEOF\nls", ["cat <<-EOF > a.txt", "ls"]),
+    ("grep x <<< \"$s\"\nls", ["grep x <<< \"$s\"", "ls"]),  # a here-string: the next line is a command
+    ("git commit -m \"$(cat <<'EOF'\nfix: a\n\nbody\nEOF\n)\" && git push",
+     ["git commit -m \"$(cat <<'EOF'\nfix: a\n\nbody\nEOF\n)\"", "git push"]),
+])
+def test_a_here_documents_body_is_no_command(line, parts):
+    assert commandline.parts(line) == parts
+
+
+def test_a_failure_that_prints_only_passing_checks_is_not_said_to_fail_on_them():
+    out = ("gitleaks.............................................Passed\n"
+           "bug: pre-commit's script is installed in migration mode\n"
+           "Please report this bug at https://github.com/pre-commit/pre-commit/issues\n"
+           "commitizen check.....................................Passed")
+    assert commandline.error_signature(out) == "bug: pre-commit's script is installed in migration mode"
+    assert commandline.error_signature("lint.....Passed\ntypes.....Passed") == ""
