@@ -30,8 +30,10 @@ _CONTEXT_TAGS = ("hook_context", "system-reminder", "session_context")
 # Blocks a harness or its IDE extension puts in the user's place (Claude Code in VS Code:
 # "<ide_opened_file>The user opened the file ... in the IDE.</ide_opened_file>"; Claude Code's
 # "<task-notification>" when a background task ends, for which UserPromptSubmit fires too;
-# docs/harnesses.md): never the user's words.
-_HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification")
+# the output of its bash mode (`!cmd`) and slash commands, which its transcripts record in the
+# user's place; docs/harnesses.md): never the user's words.
+_HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification", "bash-stdout",
+                 "bash-stderr", "local-command-stdout", "local-command-stderr")
 
 
 def strip_injected(prompt: str) -> str:

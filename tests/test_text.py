@@ -43,3 +43,9 @@ def test_inert_skips_only_text_with_nothing_to_map():
         s = f"a{chr(c)}b"
         assert inert(s, 100) == s.translate(_INERT)
     assert inert("plain text, é and 漢字", 100) == "plain text, é and 漢字"
+
+
+def test_bash_modes_output_is_not_the_users_words():
+    prompt = "<bash-stdout>[entire] Pushing session logs to origin... main -> main</bash-stdout><bash-stderr></bash-stderr>"
+    assert strip_injected(prompt) == ""
+    assert strip_injected("<local-command-stdout>Compacted</local-command-stdout>\nnow fix the build") == "now fix the build"

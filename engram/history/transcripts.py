@@ -19,7 +19,10 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
+# Records in the user's place that no UserPromptSubmit carries: a slash command and its output,
+# bash mode's (`!cmd`) command and output, the harness's own notes.
 SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>", "<command-message>", "Caveat:",
+                 "<bash-input>", "<bash-stdout>", "<bash-stderr>",
                  "[Request interrupted", "This session is being continued from a previous conversation")
 
 

@@ -247,3 +247,14 @@ def test_specstory_copilot_terminal_result(result, response):
     """A Copilot terminal call's "**Result:**" is its output; only "Command exited with code N" gives a status."""
     shell = [x for x in brief(specstory.payloads(_copilot_terminal(result), "s")) if x[0] == "PostToolUse"]
     assert shell == [("PostToolUse", "Bash", "make build", response)]
+
+
+@pytest.mark.parametrize("typed", ["<bash-input>git push</bash-input>",
+                                   "<bash-stdout>[entire] Pushing session logs to origin...</bash-stdout><bash-stderr></bash-stderr>",
+                                   "<local-command-stdout>Compacted</local-command-stdout>"])
+def test_a_claude_code_record_in_the_users_place_that_no_prompt_carries_is_skipped(typed):
+    """Bash mode (`!cmd`) and slash commands write these as user records; no UserPromptSubmit carries them."""
+    from engram.history import transcripts
+
+    assert transcripts._prompt_text({"type": "user", "message": {"role": "user", "content": typed}}) is None
+    assert transcripts._prompt_text({"type": "user", "message": {"role": "user", "content": "fix it"}}) == "fix it"
