@@ -32,6 +32,8 @@ _CONTEXT_TAGS = ("hook_context", "system-reminder", "session_context")
 # "<task-notification>" when a background task ends, for which UserPromptSubmit fires too;
 # the output of its bash mode (`!cmd`) and slash commands, which its transcripts record in the
 # user's place; docs/harnesses.md): never the user's words.
+# The line Claude Code writes after a background task's notification, not the user's words.
+_TASK_FOLLOW_UP = "Read the output file to retrieve the result:"
 _HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification", "bash-stdout",
                  "bash-stderr", "local-command-stdout", "local-command-stderr")
 
@@ -55,6 +57,8 @@ def strip_injected(prompt: str) -> str:
         if tag in _CONTEXT_TAGS[1:] and AS_DATA not in block:
             out.append(block)
         rest = rest[end:]
+        if tag == "task-notification" and rest.lstrip().startswith(_TASK_FOLLOW_UP):
+            rest = rest.lstrip().partition("\n")[2]  # the harness's own line after it
     out.append(rest)
     return "".join(out).strip() if len(out) > 1 else prompt
 

@@ -49,3 +49,10 @@ def test_bash_modes_output_is_not_the_users_words():
     prompt = "<bash-stdout>[entire] Pushing session logs to origin... main -> main</bash-stdout><bash-stderr></bash-stderr>"
     assert strip_injected(prompt) == ""
     assert strip_injected("<local-command-stdout>Compacted</local-command-stdout>\nnow fix the build") == "now fix the build"
+
+
+def test_the_line_after_a_task_notification_is_the_harnesss():
+    prompt = ("<task-notification>\n<task-id>bc1c6c5</task-id>\n<status>completed</status>\n</task-notification>\n"
+              "Read the output file to retrieve the result: /private/tmp/claude-501/tasks/bc1c6c5.output")
+    assert strip_injected(prompt) == ""
+    assert strip_injected(prompt + "\nand then fix the lint") == "and then fix the lint"

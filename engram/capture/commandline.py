@@ -31,7 +31,7 @@ LINTERS = {"eslint", "prettier", "ruff", "black", "isort", "flake8", "pylint", "
            "gofmt", "rubocop", "stylelint", "biome", "shellcheck", "pre-commit", "markdownlint", "tsc", "clippy"}
 SETUP = {("npm", "install"), ("npm", "ci"), ("npm", "i"), ("yarn", "install"), ("pnpm", "install"),
          ("pip", "install"), ("uv", "sync"), ("poetry", "install"), ("bundle", "install"), ("go", "mod"),
-         ("cargo", "fetch"), ("composer", "install")}
+         ("cargo", "fetch"), ("composer", "install"), ("pre-commit", "install")}
 RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("npm", "start"), ("cargo", "run"),
            ("go", "run"), ("docker", "compose"), ("just",), ("make",), ("task",), ("python", "-m"), ("uv", "run"),
            ("dotnet", "run"), ("dotnet", "ef"), ("mix",), ("bundle", "exec"), ("rails",), ("php", "artisan"),
@@ -303,17 +303,17 @@ def purpose(normalised: str) -> str:
         return ""
     kind = shellcmd.classify(normalised)
     script = words[2] if len(words) > 2 and words[1] == "run" else ""
-    joined = " ".join(words[:3]).lower()
+    joined = " ".join(w for w in words[:3] if not w.startswith("-")).lower()  # not `git log --format=…`
     if kind == shellcmd.TEST:
         return "test"
+    if tuple(words[:2]) in SETUP:  # `pre-commit install` sets the hooks up; `pre-commit run` lints
+        return "setup"
     if "format" in joined or words[0] in ("prettier", "black", "isort", "gofmt"):
         return "format"
     if "lint" in joined or "check" in script or "typecheck" in joined or words[0] in LINTERS:
         return "lint" if words[0] != "tsc" or "--noEmit" in words else "build"
     if kind == shellcmd.BUILD:
         return "build"
-    if tuple(words[:2]) in SETUP:
-        return "setup"
     first = words[0]
     if first.startswith("./") or (first.endswith(".sh") and "/" in first):
         return "run"

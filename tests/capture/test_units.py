@@ -190,3 +190,10 @@ def test_a_failure_that_prints_only_passing_checks_is_not_said_to_fail_on_them()
            "commitizen check.....................................Passed")
     assert commandline.error_signature(out) == "bug: pre-commit's script is installed in migration mode"
     assert commandline.error_signature("lint.....Passed\ntypes.....Passed") == ""
+
+
+@pytest.mark.parametrize("command, purpose", [
+    ("pre-commit install -f --hook-type commit-msg", "setup"), ("pre-commit run --all-files", "lint"),
+    ("git log --format=%H v1..HEAD", ""), ("npm run format", "format")])
+def test_a_commands_purpose_reads_its_words_not_its_options(command, purpose):
+    assert commandline.purpose(command) == purpose
