@@ -332,7 +332,8 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
 # A runner's line that reports only the exit status of what it ran (bun's `error: script "x"
 # exited with code 1`, yarn's "Command failed with exit code 1", make's "[Makefile:3: test]
 # Error 2", npm's ELIFECYCLE): the error is in the lines before it.
-_EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE")
+_EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE|"
+                        r"^Exit code -?\d+$")  # the last: Claude Code's own first line of a failed call
 # A check's line that says it passed or was skipped (pre-commit's "gitleaks.....Passed").
 _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s*$")
 # A line that opens with its verdict ("ERROR: …", "fatal: …", "error[E0425]: …",
@@ -362,8 +363,9 @@ def first_error(output: str, limit: int = 220) -> str:
 
 def error_signature(output: str, limit: int = 220) -> str:
     """`first_error`, else the last line of `output` that is no check's pass (pre-commit's
-    "gitleaks......Passed" is not what failed)."""
-    tail = [ln for ln in str(output or "").split("\n") if ln.strip() and not _PASSED.search(ln)]
+    "gitleaks......Passed" is not what failed) nor an exit status alone; "" when none is."""
+    tail = [ln for ln in str(output or "").split("\n") if ln.strip() and not _PASSED.search(ln)
+            and not _EXIT_ONLY.search(ln.strip())]
     return first_error(output, limit) or (clip_words(tail[-1].strip(), limit) if tail else "")
 
 

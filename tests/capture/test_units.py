@@ -197,3 +197,9 @@ def test_a_failure_that_prints_only_passing_checks_is_not_said_to_fail_on_them()
     ("git log --format=%H v1..HEAD", ""), ("npm run format", "format")])
 def test_a_commands_purpose_reads_its_words_not_its_options(command, purpose):
     assert commandline.purpose(command) == purpose
+
+
+def test_an_exit_status_alone_is_no_error_signature():
+    """`git config --get x` exits 1 when x is unset: with nothing else said, no error to key a gotcha on."""
+    assert commandline.error_signature("Exit code 1") == ""
+    assert commandline.error_signature("Exit code 1\nfatal: not a git repository") == "fatal: not a git repository"
