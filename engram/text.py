@@ -140,6 +140,14 @@ def _plain(s: str) -> bool:
     return "<" not in s and ">" not in s and s.isprintable()
 
 
+def is_cjk(ch: str) -> bool:
+    """A character of a script written without spaces between words: kana, CJK ideographs,
+    Hangul. A prompt's English names run into it ("READMEにCONTRIBUTINGへのリンク")."""
+    o = ord(ch)
+    return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF \
+        or 0xF900 <= o <= 0xFAFF or 0xFF66 <= o <= 0xFF9F
+
+
 def singular(word: str) -> str:
     """The singular of a plural word, else the word: "tests" -> "test", "entries" -> "entry".
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from engram.language import aliases
-from engram.text import STOPWORDS
+from engram.text import STOPWORDS, is_cjk
 
 SOURCE_EXTS = frozenset((
     "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "rs", "java", "kt", "rb", "php",
@@ -108,11 +108,13 @@ def classify_token(token: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    """Casefolded word tokens (letters, digits, "-", "_" and inner dots kept)."""
+    """Casefolded word tokens (letters, digits, "-", "_" and inner dots kept). A CJK character
+    ends a word and is none: those scripts put no space between words, so a run of them is a
+    sentence, and an English name inside it is a word of its own."""
     out: list[str] = []
     buf: list[str] = []
     for ch in text.casefold():
-        if ch.isalnum() or ch in "-_.+#":
+        if (ch.isalnum() and not (ch > "\u2fff" and is_cjk(ch))) or ch in "-_.+#":
             buf.append(ch)
         elif buf:
             out.append("".join(buf).strip("-_.+"))

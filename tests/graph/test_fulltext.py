@@ -145,3 +145,13 @@ def test_a_short_history_ranks_every_passage_holding_a_word_of_at_most_half_of_t
     assert [t for _, _, t in found] == ["the build failed on codegen", "the build passed"]
     store.insert_passages(conn, "s1", [(9, "2026-01-01T00:02:00Z", "the build passed twice")])
     assert [t for _, _, t in fulltext.passages(conn, ["build", "codegen"], "s2", 3, 500)] == [said[1]]
+
+
+def test_an_english_name_inside_a_cjk_sentence_is_a_word_of_its_own():
+    """Chinese, Japanese and Korean put no space between words: a run of them is no search word,
+    and the names written into it are found."""
+    from engram.retrieve.entry_points import words_of
+
+    assert words_of("READMEにCONTRIBUTINGへのリンクを追加して") == ["readme", "contributing"]
+    assert words_of("mcp消して関連する記載も消して") == ["mcp"]
+    assert words_of("café naïve über") == ["café", "naïve", "über"]
