@@ -105,6 +105,11 @@ _NOW_SETTING = _Lazy(
     r"|^(?:the\s+)?[\w .-]{2,40}?\s+now\s+uses?\s+\S", re.I)
 
 
+# A sentence that only names what is ruled out ("… can we try it. instead of npm publish"): the
+# choice is in a sentence before it, so alone it is a fragment, no decision.
+_FRAGMENT = ("instead of ", "rather than ")
+
+
 def decision_sentences(text: str) -> list[dict[str, Any]]:
     """The decision-shaped sentences of a prompt, each with what it requires / forbids.
 
@@ -116,7 +121,7 @@ def decision_sentences(text: str) -> list[dict[str, Any]]:
     out = []
     said = sentences(text)
     for i, s in enumerate(said):
-        if s.rstrip().endswith("?") or len(s) > 300:
+        if s.rstrip().endswith("?") or len(s) > 300 or s.lstrip().lower().startswith(_FRAGMENT):
             continue
         now = _NOW_SETTING.match(s)
         if not (now or (_OPENER.match(s) and _DECISION_SHAPED.search(s))):

@@ -32,3 +32,12 @@ def test_importing_compiles_no_pattern_and_a_use_compiles_each_once():
     assert same == "True" and kept == "True" and int(compiled) > 0
     assert out[2] == "{'subject': ['job', 'queu'], 'choice': ['redis'], 'ruled_out': ['rabbitmq'], 'dropped': [], 'refers': False, 'also': [], 'verbs': []}"
     assert "'requires': ['pytest']" in out[3] and "Let's use pytest for the tests, not nose." in out[3]
+
+
+def test_a_sentence_naming_only_what_is_ruled_out_is_a_fragment_not_a_decision():
+    from engram.language.decision_text import decision_sentences
+
+    said = "i think it needs to run with `bun publish` to resolve the version issue. can we try it. instead of npm publish"
+    assert [d["text"] for d in decision_sentences(said)] == []
+    assert [d["text"] for d in decision_sentences("Use Redis instead of Memcached for the cache.")] == [
+        "Use Redis instead of Memcached for the cache."]
