@@ -148,6 +148,11 @@ def is_cjk(ch: str) -> bool:
         or 0xF900 <= o <= 0xFAFF or 0xFF66 <= o <= 0xFF9F
 
 
+def cjk_count(text: str) -> int:
+    """How many of the text's characters are CJK (`is_cjk`)."""
+    return sum(1 for ch in text if ch > "\u2fff" and is_cjk(ch))
+
+
 def singular(word: str) -> str:
     """The singular of a plural word, else the word: "tests" -> "test", "entries" -> "entry".
 

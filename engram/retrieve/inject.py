@@ -190,8 +190,12 @@ def session_start(project, session: str, cfg: dict, st: dict, source: str = "sta
 
 
 def _size(text: str | None) -> list[int]:
-    """[characters, words] of SessionStart's context: the first prompt's budget leaves room for it."""
-    return [len(text or ""), len((text or "").split())]
+    """[characters, words, CJK characters] of SessionStart's context (tiers.tokens_of): the first
+    prompt's budget leaves room for it."""
+    from engram.text import cjk_count
+
+    text = text or ""
+    return [len(text), len(text.split()), 0 if text.isascii() else cjk_count(text)]
 
 
 def _session_context(db: str, root: str, terms: Terms, cfg: dict, rs: dict, low_prefix: str | None,
@@ -248,7 +252,7 @@ def prompt(project, session: str, cfg: dict, st: dict, text: str, cwd: str | Non
     budget = int(cfg["tokenBudget"])
     if first:
         size = rs.pop("start_size", None)
-        ok = isinstance(size, list) and len(size) == 2 and all(type(n) is int and n >= 0 for n in size)
+        ok = isinstance(size, list) and len(size) == 3 and all(type(n) is int and n >= 0 for n in size)
         shown = tiers.tokens_of(*size) if ok else 0  # a state file is untrusted
         budget = min(budget, int(cfg["firstTurnTokenBudget"]) - shown)
         if budget <= 0:

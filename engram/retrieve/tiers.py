@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engram import jsonio
 from engram.redact.injection import withhold
-from engram.text import clip, inert
+from engram.text import cjk_count, clip, inert
 
 FULL, SUMMARY, LOW = 3, 2, 1
 TIER_NAMES = {FULL: "full", SUMMARY: "summary", LOW: "low"}
@@ -54,15 +54,17 @@ def level(node: dict, activation: float) -> int:
 
 
 def tokens(text: str) -> int:
-    """The tokens `text` counts as: 4 characters a token, or 1.9 a word where its words are
-    short (lists of names and flags), whichever is more, so that a budget in tokens also
-    bounds the words a session is shown (firstTurnTokenBudget's 1,900 tokens: 1,000 words)."""
-    return tokens_of(len(text), len(text.split()))
+    """The tokens `text` counts as: 4 characters a token (a CJK character one: a tokenizer cuts
+    those scripts about a character a token), or 1.9 a word where its words are short (lists
+    of names and flags), whichever is more, so that a budget in tokens also bounds the words a
+    session is shown (firstTurnTokenBudget's 1,900 tokens: 1,000 words)."""
+    return tokens_of(len(text), len(text.split()), 0 if text.isascii() else cjk_count(text))
 
 
-def tokens_of(chars: int, words: int) -> int:
-    """The tokens a text of `chars` characters and `words` words counts as (see `tokens`)."""
-    return max((chars + 3) // 4, (words * 19 + 9) // 10)
+def tokens_of(chars: int, words: int, cjk: int = 0) -> int:
+    """The tokens a text of `chars` characters (`cjk` of them CJK) and `words` words counts as
+    (see `tokens`)."""
+    return max((chars - cjk + 3) // 4 + cjk, (words * 19 + 9) // 10)
 
 
 def data_of(node: dict) -> dict:

@@ -239,3 +239,10 @@ def test_a_budget_in_tokens_bounds_the_words_of_short_word_text():
     assert tokens(names) >= len(names.split()) * 19 // 10 > (len(names) + 3) // 4
     prose = "the configuration loader reads environment variables before the defaults"
     assert tokens(prose) == (len(prose) + 3) // 4
+
+
+def test_a_cjk_character_counts_a_token():
+    """A tokenizer cuts Chinese, Japanese and Korean about a character a token: 4 characters a
+    token would let a Japanese context run to four times its budget."""
+    japanese = "完了です。AGENTSにルールを追加しました"
+    assert tokens(japanese) >= sum(1 for ch in japanese if ord(ch) > 0x3000)
