@@ -185,3 +185,19 @@ def test_a_plan_handed_over_gives_no_rules():
     assert user_words.instructions([_prompt(1, plan)]) == []
     rule = "Make sure to run the tests before you say a change is done."
     assert [i["name"] for i in user_words.instructions([_prompt(2, rule)])] == [rule]
+
+
+def test_a_pull_request_or_issue_the_tool_printed_merged_or_closed_is_not_open():
+    created = "https://github.com/o/r/pull/{n}\n"
+    events = [_shell(1, 'gh pr create -t "A"', 0, created.format(n=1)),
+              _shell(2, 'gh pr create -t "B"', 0, created.format(n=2)),
+              _shell(3, 'gh pr create -t "C"', 0, created.format(n=3)),
+              _shell(4, "gh pr view 1 --repo o/r --json title,state", 0, '{"state":"MERGED","title":"A"}'),
+              _shell(5, "gh pr list --state all", 0, "2\tB\tfix/b\tCLOSED\t2026-02-24T22:55:33Z\n"
+                                                     "3\tC\tfix/c\tOPEN\t2026-02-24T22:56:00Z\n"),
+              _shell(6, "gh pr view 3", 1, "state:\tMERGED")]  # a failed call says nothing
+    opened, closed = unfinished.pull_requests(events)
+    assert [p["number"] for p in opened] == ["3"] and closed == ["pr:1", "pr:2"]
+    issued = [_shell(1, "gh issue create -t X", 0, "https://github.com/o/r/issues/12\n"),
+              _shell(2, "gh issue view 12", 0, "title:\tX\nstate:\tCLOSED\n")]
+    assert unfinished.issues(issued) == ([], ["issue:12"])

@@ -7,8 +7,9 @@ graph, and a `retire` key closes it without a successor:
   run passes);
 * `todos`: the open items of the agent's last task list (a newer list replaces it);
 * `pr:<n>` (alias `pr-branch:<branch>`): a pull request opened with `gh pr create`
-  (retired by `gh pr merge|close n`, a merge_pull_request MCP call, or the deletion of its
-  remote branch, which closes it on GitHub);
+  (retired by `gh pr merge|close n`, a merge_pull_request MCP call, the deletion of its
+  remote branch, which closes it on GitHub, or `gh pr view|list` printing it merged or closed;
+  an issue likewise by `gh issue close n` or `gh issue view|list` printing it closed);
 * `leftover:<path>`: a file an `rm` failed to delete (retired when a later rm or mv succeeds);
 * `last-request`: the session's last user request when no reply to it was recorded (the
   session ended, or was cut, before the agent answered); an answered one retires it.
@@ -104,6 +105,25 @@ def _deleted_branch(part: str) -> str:
     return next((x[1:] for x in w[2:] if x.startswith(":") and len(x) > 1), "")
 
 
+_STATE = re.compile(r'"state"\s*:\s*"(\w+)"|^state:\s*(\w+)', re.M | re.I)
+_LISTED = re.compile(r"^#?(\d+)\t.*\t(MERGED|CLOSED)\t", re.M)
+_VIEWED = re.compile(r"^gh (?:pr|issue) view\s+(?:-\S+\s+\S+\s+)*#?(\d+)\b")
+
+
+def ended_in_output(kind: str, part: str, ev: dict[str, Any]) -> list[str]:
+    """The numbers of the pull requests (`kind` "pr") or issues that `gh pr|issue view N` or
+    `gh pr|issue list` printed as merged or closed: a state the tool reported, so an item
+    "not seen closed since" is not said of one a session saw closed."""
+    if not part.startswith(f"gh {kind} "):
+        return []
+    out = str(ev.get("output") or "")
+    viewed = _VIEWED.match(part)
+    if viewed:
+        state = _STATE.search(out)
+        return [viewed.group(1)] if state and (state.group(1) or state.group(2)).upper() in ("MERGED", "CLOSED") else []
+    return [n for n, _ in _LISTED.findall(out)] if part.startswith(f"gh {kind} list") else []
+
+
 def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """([pull requests still open], [keys closed: merged, closed, or their branch deleted])."""
     opened: dict[str, dict[str, Any]] = {}
@@ -126,6 +146,8 @@ def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], l
         for part in cl.normalise(ev["command"]):
             branch = _branch_after(branch, part)
             act, gone = _PR_ACT.match(part), _deleted_branch(part)
+            for number in ended_in_output("pr", part, ev) if ran(ev) else ():
+                close("pr:" + number)
             if act and ran(ev):
                 close("pr:" + act.group(2))
             elif gone and ran(ev):
@@ -177,9 +199,11 @@ def issues(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str
             continue
         for part in cl.normalise(ev["command"]):
             close = _ISSUE_CLOSE.match(part)
+            for number in ([close.group(1)] if close else []) + ended_in_output("issue", part, ev):
+                closed.append("issue:" + number)
+                opened.pop("issue:" + number, None)
             if close:
-                closed.append("issue:" + close.group(1))
-                opened.pop("issue:" + close.group(1), None)
+                continue
             elif part.startswith("gh issue create"):
                 m = _ISSUE_URL.search(str(ev.get("output") or ""))
                 title = _TITLE.search(ev["command"])
