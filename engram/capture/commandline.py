@@ -447,11 +447,24 @@ def family_key(command: str) -> str:
     return " ".join(family(parts_[0])) if parts_ else ""
 
 
+# A program's subcommand that names a group of actions, the next word the action (`gh pr
+# create` / `gh pr merge`, `git worktree add` / `remove`, `dotnet ef database update` / `drop`):
+# one action failing is not gone round by another.
+_GROUPS = {("gh", "pr"), ("gh", "issue"), ("gh", "run"), ("gh", "repo"), ("gh", "release"), ("gh", "workflow"),
+           ("gh", "label"), ("git", "worktree"), ("git", "remote"), ("git", "stash"), ("git", "submodule"),
+           ("docker", "compose"), ("docker", "image"), ("docker", "container"), ("go", "mod"), ("dotnet", "ef"),
+           ("dotnet", "ef", "database"), ("dotnet", "ef", "migrations")}
+
+
 def family(normalised: str) -> tuple[str, ...]:
-    """The program and its subcommand ("git checkout", "npm run test:offline", "rm")."""
+    """The program and its subcommand ("git checkout", "npm run test:offline", "rm"), and the
+    action of a subcommand that groups actions ("gh pr create", "git worktree remove")."""
     words = [w for w in shellcmd.stripped(split_words(normalised)) if not w.startswith("-")]
     if not words:
         return ()
     if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":
         return tuple(words[:3])
-    return tuple(words[:2]) if len(words) > 1 and not _is_file_arg(words[1]) else tuple(words[:1])
+    fam = tuple(words[:2]) if len(words) > 1 and not _is_file_arg(words[1]) else tuple(words[:1])
+    while fam in _GROUPS and len(words) > len(fam) and not _is_file_arg(words[len(fam)]):
+        fam = tuple(words[:len(fam) + 1])
+    return fam

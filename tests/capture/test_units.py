@@ -203,3 +203,13 @@ def test_an_exit_status_alone_is_no_error_signature():
     """`git config --get x` exits 1 when x is unset: with nothing else said, no error to key a gotcha on."""
     assert commandline.error_signature("Exit code 1") == ""
     assert commandline.error_signature("Exit code 1\nfatal: not a git repository") == "fatal: not a git repository"
+
+
+@pytest.mark.parametrize("command, family", [
+    ("gh pr create --title x", ("gh", "pr", "create")), ("gh pr merge 8 --squash", ("gh", "pr", "merge")),
+    ("git worktree remove --force /tmp/x", ("git", "worktree", "remove")),
+    ("dotnet ef database drop --force", ("dotnet", "ef", "database", "drop")),
+    ("git push origin main", ("git", "push")), ("git stash", ("git", "stash"))])
+def test_a_subcommand_that_groups_actions_takes_its_action_into_the_family(command, family):
+    """`gh pr merge` is no way round a failed `gh pr create`, nor `git worktree add` one of `remove`."""
+    assert commandline.family(command) == family
