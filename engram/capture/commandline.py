@@ -270,12 +270,23 @@ def _unquote(word: str) -> str:
     return word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"" else word
 
 
+# Programs whose first operand is the program they run, not a selection of their input:
+# `python tools/x.py`, `go run ./cmd/app npm:react`, `bun run src/cli.ts git pr`.
+_RUNS_A_FILE = {("python",), ("python3",), ("node",), ("ruby",), ("php",), ("perl",), ("tsx",), ("ts-node",),
+                ("bun",), ("bun", "run"), ("go", "run"), ("deno", "run")}
+
+
 def canonical(normalised: str) -> str:
-    """A normalised part without what selects a subset: file arguments, patterns, a bare `--`."""
+    """A normalised part without what selects a subset: file arguments, patterns, a bare `--`.
+    The file an interpreter or `go run` runs stays: without it the line runs something else
+    (`bun run src/cli.ts git pr` is not `bun run git pr`)."""
     words = split_words(normalised)
     lead = 0
     while lead < len(words) - 1 and "=" in words[lead] and not words[lead].startswith("-"):
         lead += 1  # `VAR=value` assignments, then the program: never a file argument
+    runs = 2 if tuple(words[lead:lead + 2]) in _RUNS_A_FILE else 1 if (words[lead],) in _RUNS_A_FILE else 0
+    if runs and len(words) > lead + runs and _is_file_arg(words[lead + runs]) and words[lead + runs][:1] not in "'\"":
+        lead += runs  # the program and the file it runs, then the file's own arguments as any
     out, skip = words[: lead + 1], False
     for w in words[lead + 1:]:
         if skip:

@@ -34,7 +34,9 @@ def test_normalise_keeps_the_meaningful_parts(line, parts):
     ("npm install", "npm install", "setup"),
     ("./scripts/deploy.sh --dry-run", "./scripts/deploy.sh --dry-run", "run"),
     ("git status", "git status", ""),
-    ("node scratch.js", "node", ""),
+    ("node scratch.js", "node scratch.js", ""),  # the file an interpreter runs is what it runs
+    ("bun run src/cli.ts git pr --path .", "bun run src/cli.ts git pr --path .", "run"),  # not `bun run git pr`
+    ("go run ./cmd/app npm:react", "go run ./cmd/app npm:react", "run"),
 ])
 def test_canonical_form_and_purpose(part, canon, purpose):
     assert cl.canonical(part) == canon

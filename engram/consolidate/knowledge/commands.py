@@ -271,7 +271,7 @@ def _line(command: str) -> str:
 def _rewritten(fail: list[str], ok: list[str]) -> bool:
     """`ok` runs every part of a line the shell refused to parse (`a && b` in a shell without
     `&&`, a quoting error): the way round is in the line's syntax, not in another command."""
-    return bool(fail) and {cl.canonical(p) for p in fail} <= {cl.canonical(p) for p in ok}
+    return bool(fail) and {cl.canonical(p) for p in fail} <= {cl.canonical(p) for p in ok if not _not_a_run(p)}
 
 
 def _same_program(segment: str, segs: list[str]) -> list[str]:
