@@ -151,7 +151,7 @@ def is_cjk(ch: str) -> bool:
 def cjk_count(text: str) -> int:
     """How many of the text's characters are CJK (`is_cjk`); the scan only where a character
     lies past U+2FFF (an ellipsis or a dash makes a line non-ASCII, not CJK)."""
-    if not text or max(text) <= "\u2fff":
+    if text.isascii() or max(text) <= "\u2fff":
         return 0
     return sum(1 for ch in text if ch > "\u2fff" and is_cjk(ch))
 

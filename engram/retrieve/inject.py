@@ -195,7 +195,7 @@ def _size(text: str | None) -> list[int]:
     from engram.text import cjk_count
 
     text = text or ""
-    return [len(text), len(text.split()), 0 if text.isascii() else cjk_count(text)]
+    return [len(text), len(text.split()), cjk_count(text)]
 
 
 def _session_context(db: str, root: str, terms: Terms, cfg: dict, rs: dict, low_prefix: str | None,

@@ -58,7 +58,7 @@ def tokens(text: str) -> int:
     those scripts about a character a token), or 1.9 a word where its words are short (lists
     of names and flags), whichever is more, so that a budget in tokens also bounds the words a
     session is shown (firstTurnTokenBudget's 1,900 tokens: 1,000 words)."""
-    return tokens_of(len(text), len(text.split()), 0 if text.isascii() else cjk_count(text))
+    return tokens_of(len(text), len(text.split()), cjk_count(text))
 
 
 def tokens_of(chars: int, words: int, cjk: int = 0) -> int:

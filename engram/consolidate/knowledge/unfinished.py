@@ -110,7 +110,7 @@ _LISTED = re.compile(r"^#?(\d+)\t.*\t(MERGED|CLOSED)\t", re.M)
 _VIEWED = re.compile(r"^gh (?:pr|issue) view\s+(?:-\S+\s+\S+\s+)*#?(\d+)\b")
 
 
-def ended_in_output(kind: str, part: str, ev: dict[str, Any]) -> list[str]:
+def _ended_in_output(kind: str, part: str, ev: dict[str, Any]) -> list[str]:
     """The numbers of the pull requests (`kind` "pr") or issues that `gh pr|issue view N` or
     `gh pr|issue list` printed as merged or closed: a state the tool reported, so an item
     "not seen closed since" is not said of one a session saw closed."""
@@ -146,7 +146,7 @@ def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], l
         for part in cl.normalise(ev["command"]):
             branch = _branch_after(branch, part)
             act, gone = _PR_ACT.match(part), _deleted_branch(part)
-            for number in ended_in_output("pr", part, ev) if ran(ev) else ():
+            for number in _ended_in_output("pr", part, ev) if ran(ev) else ():
                 close("pr:" + number)
             if act and ran(ev):
                 close("pr:" + act.group(2))
@@ -199,12 +199,10 @@ def issues(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str
             continue
         for part in cl.normalise(ev["command"]):
             close = _ISSUE_CLOSE.match(part)
-            for number in ([close.group(1)] if close else []) + ended_in_output("issue", part, ev):
+            for number in ([close.group(1)] if close else []) + _ended_in_output("issue", part, ev):
                 closed.append("issue:" + number)
                 opened.pop("issue:" + number, None)
-            if close:
-                continue
-            elif part.startswith("gh issue create"):
+            if part.startswith("gh issue create"):
                 m = _ISSUE_URL.search(str(ev.get("output") or ""))
                 title = _TITLE.search(ev["command"])
                 if m:
