@@ -68,6 +68,43 @@ def squash(text: object) -> str:
     return " ".join(str(text if text is not None else "").split())
 
 
+def strip_ansi(text: str) -> str:
+    """`text` without terminal escape sequences: a tool that colours its output (vitest, pnpm,
+    cargo) writes "\x1b[31m1 failed\x1b[39m", and the error line remembered from it must read
+    "1 failed". Removes CSI sequences (ESC [ parameters, intermediates, a final byte), OSC
+    strings (ESC ] … BEL or ESC \\) and any other two-character escape; a lone ESC at the end
+    goes too. No `re`: the hooks call it on every shell call's output."""
+    if "\x1b" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        j = text.find("\x1b", i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        out.append(text[i:j])
+        i = _escape_end(text, j + 1, n)
+    return "".join(out)
+
+
+def _escape_end(text: str, i: int, n: int) -> int:
+    """The index after the escape sequence whose ESC is at i - 1."""
+    if i >= n:
+        return n
+    if text[i] == "[":  # CSI: parameter bytes 0x30-0x3F, intermediates 0x20-0x2F, one final 0x40-0x7E
+        i += 1
+        while i < n and "\x30" <= text[i] <= "\x3f":
+            i += 1
+        while i < n and "\x20" <= text[i] <= "\x2f":
+            i += 1
+        return i + 1 if i < n and "\x40" <= text[i] <= "\x7e" else i
+    if text[i] == "]":  # OSC: up to BEL or ST (ESC \\), bounded by the text's end
+        bel, st = text.find("\x07", i), text.find("\x1b\\", i)
+        ends = [e for e in ((bel, 1), (st, 2)) if e[0] >= 0]
+        return min(e[0] + e[1] for e in ends) if ends else n
+    return i + 1
+
+
 def clip(text: object, limit: int) -> str:
     """`text` on one line, at most `limit` characters, an ellipsis marking a cut."""
     s = squash(text)

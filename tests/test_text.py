@@ -56,3 +56,15 @@ def test_the_line_after_a_task_notification_is_the_harnesss():
               "Read the output file to retrieve the result: /private/tmp/claude-501/tasks/bc1c6c5.output")
     assert strip_injected(prompt) == ""
     assert strip_injected(prompt + "\nand then fix the lint") == "and then fix the lint"
+
+
+def test_strip_ansi_leaves_what_a_coloured_tool_said():
+    from engram.text import strip_ansi
+
+    coloured = "\x1b[2m Test Files \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[32m20 passed\x1b[39m"
+    assert strip_ansi(coloured) == " Test Files  1 failed | 20 passed"
+    assert strip_ansi("see \x1b]8;;https://x.example\x07the docs\x1b]8;;\x1b\\ now") == "see the docs now"
+    assert strip_ansi("\x1b(Bok \x1b[?25lhidden cursor") == "Bok hidden cursor"
+    assert strip_ansi("cut at the end \x1b[") == "cut at the end " and strip_ansi("lone \x1b") == "lone "
+    assert strip_ansi("an unended \x1b]0;title") == "an unended "
+    assert strip_ansi("plain, é and 漢字") == "plain, é and 漢字"

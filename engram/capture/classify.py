@@ -32,6 +32,7 @@ from engram.fsio import inside, read_regular
 from engram.capture.event_stream import bounded
 from engram.hashing import sha256_hex
 from engram.redact import redact, scrubber
+from engram.text import strip_ansi
 
 RECENT_READS = 5
 MAX_RANGES_PER_FILE = 30
@@ -103,7 +104,7 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         kind = shellcmd.classify(command)
         ev["command"] = bounded(command, 1000, "command", cut)
         ev["exit_code"] = _exit_code(call)
-        output = call.get("output") or ""
+        output = strip_ansi(str(call.get("output") or ""))  # a coloured run's verdict, not its escapes
         if kind == shellcmd.TEST:
             from engram.capture import testparse
 

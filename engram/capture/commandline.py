@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from engram.capture import shellcmd
-from engram.text import clip_words
+from engram.text import clip_words, strip_ansi
 
 FILTERS = {"head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "wc", "sort", "uniq", "tee",
            "cat", "jq", "awk", "sed", "cut", "tr", "column", "fold", "nl", "xargs"}
@@ -360,7 +360,7 @@ def first_error(output: str, limit: int = 220) -> str:
     around an error (_BOILERPLATE); "" when none does. A line too long to show whole starts
     at its error word: "Batch entry 10 INSERT INTO … was aborted: ERROR: duplicate key value
     …" is shown from "ERROR"."""
-    lines = [ln.strip() for ln in str(output or "").split("\n")]
+    lines = [ln.strip() for ln in strip_ansi(str(output or "")).split("\n")]
     said = [i for i, ln in enumerate(lines) if ln and not (ln + " ").startswith(_PASSING)
             and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln)]
     for i in [i for i in said if _VERDICT.match(lines[i])] + said:
@@ -375,7 +375,8 @@ def first_error(output: str, limit: int = 220) -> str:
 def error_signature(output: str, limit: int = 220) -> str:
     """`first_error`, else the last line of `output` that is no check's pass (pre-commit's
     "gitleaks......Passed" is not what failed) nor an exit status alone; "" when none is."""
-    tail = [ln for ln in str(output or "").split("\n") if ln.strip() and not _PASSED.search(ln)
+    output = strip_ansi(str(output or ""))
+    tail = [ln for ln in output.split("\n") if ln.strip() and not _PASSED.search(ln)
             and not _EXIT_ONLY.search(ln.strip())]
     return first_error(output, limit) or (clip_words(tail[-1].strip(), limit) if tail else "")
 

@@ -159,6 +159,23 @@ def test_build_and_other_commands(proj):
     assert c["type"] == "command" and c["exit_code"] == 0
 
 
+def test_a_coloured_run_is_read_without_its_escapes(proj):
+    """vitest, pnpm and cargo colour their output: the failing test and the error line are
+    what it said, never "\\x1b[31m"."""
+    vitest = ("\x1b[31m\x1b[1m FAIL \x1b[22m\x1b[39m src/Banner.test.tsx\x1b[2m > \x1b[22mBanner\x1b[2m > \x1b[22mhides "
+              "the banner before init\n\x1b[2m Test Files \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | "
+              "\x1b[22m\x1b[1m\x1b[32m20 passed\x1b[39m\x1b[22m\x1b[90m (21)\x1b[39m\n\x1b[2m      Tests \x1b[22m "
+              "\x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m430 passed\x1b[39m\x1b[22m")
+    send("PostToolUseFailure", proj, tool_name="Bash", tool_input={"command": "pnpm test -- --run"},
+         error="Exit code 1\n" + vitest)
+    send("PostToolUseFailure", proj, tool_name="Bash", tool_input={"command": "cargo build"},
+         error="Exit code 101\n\x1b[0m\x1b[1m\x1b[31merror[E0425]\x1b[0m\x1b[1m: cannot find value `x` in this scope\x1b[0m")
+    run, build = events(proj, "s1")
+    assert run["type"] == "test_run" and run["outcome"] == "fail" and run["failed"] == 1 and run["passed"] == 430
+    assert build["type"] == "build" and build["error_summary"].startswith("error[E0425]: cannot find value `x`")
+    assert not [k for e in (run, build) for k, v in e.items() if "\x1b" in str(v)]
+
+
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
     # capture alone: a worker consolidating run-a meanwhile would give run-b's first read a
     # note (and its `injected` event) or not, as the race goes
