@@ -201,3 +201,34 @@ def test_a_pull_request_or_issue_the_tool_printed_merged_or_closed_is_not_open()
     issued = [_shell(1, "gh issue create -t X", 0, "https://github.com/o/r/issues/12\n"),
               _shell(2, "gh issue view 12", 0, "title:\tX\nstate:\tCLOSED\n")]
     assert unfinished.issues(issued) == ([], ["issue:12"])
+
+
+def test_a_pull_request_opened_in_another_repository_is_named_by_it():
+    """`cd ~/other && gh pr create` or `gh pr create --repo o/other` opens another repository's PR:
+    its number is not this one's, nor is the branch checked out here its branch."""
+    events = [_shell(1, "git checkout -b fix/a"),
+              _shell(2, 'cd ~/Development/shared && gh pr create --title "Add a check"', 0,
+                     "https://github.com/o/shared/pull/2\n"),
+              _shell(3, 'gh pr create -R o/tools -t "Tools"', 0, "https://github.com/o/tools/pull/5\n"),
+              _shell(4, 'gh pr create -t "Fix A"', 0, "https://github.com/o/r/pull/2\n"),
+              _shell(5, "gh pr merge 5 --repo o/tools")]
+    opened, closed = unfinished.pull_requests(events)
+    assert [(p["number"], p["branch"], p["title"]) for p in opened] == [("o/shared#2", "", "Add a check"),
+                                                                        ("2", "fix/a", "Fix A")]
+    assert closed == ["pr:o/tools#5"]
+    opened, _ = unfinished.pull_requests(events + [_shell(6, "cd /src/shared && gh pr merge 2")])
+    assert [p["number"] for p in opened] == ["2"]
+    worktree = [_shell(1, "git checkout -b fix/w"),
+                _shell(2, 'cd /src/app/.git/wt/fix-w && gh pr create -t "W"', 0, "https://github.com/o/app/pull/3\n"),
+                _shell(3, 'cd ~/src/app/web && gh pr create -t "V"', 0, "https://github.com/o/app/pull/4\n")]
+    opened, _ = unfinished.pull_requests(worktree, "/src/app")
+    assert [p["number"] for p in opened] == ["3", "4"]  # a worktree of the project, the project from home
+    assert [p["number"] for p in unfinished.pull_requests(worktree, "/home/me/src/site")[0]] == ["o/app#3", "o/app#4"]
+    sibling = [_shell(1, 'cd /home/me/src/worktrees/core && gh pr create -t "C"', 0, "https://github.com/o/app/pull/5\n"),
+               _shell(2, "cd /home/me/src/worktrees/core && gh pr merge 5")]
+    assert unfinished.pull_requests(sibling[:1], "/home/me/src/app")[0][0]["number"] == "5"  # the repository's name
+    assert unfinished.pull_requests(sibling, "/home/me/src/app") == ([], ["pr:5"])
+    filed = [_shell(1, "cd ../shared && gh issue create -t Y", 0, "https://github.com/o/shared/issues/4\n"),
+             _shell(2, "gh issue close 4")]
+    assert unfinished.issues(filed) == ([{"key": "issue:o/shared#4", "number": "o/shared#4", "title": "Y",
+                                          "evidence": [1]}], ["issue:4"])  # this repository's #4

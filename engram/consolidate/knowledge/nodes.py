@@ -115,19 +115,21 @@ def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
     if todo:
         out.append(_unfinished("Open items of the agent's task list", f"Open in the agent's task list: {todo['text']}.",
                                "todos", todo["evidence"]))
-    opened, closed = unfinished.pull_requests(session)
+    opened, closed = unfinished.pull_requests(session, project_root(session))
     for pr in opened:
         where = f" from branch {pr['branch']}" if pr["branch"] else ""
         title = f": {pr['title']}" if pr["title"] else ""
-        node = _unfinished(f"PR #{pr['number']} open", f"PR #{pr['number']} was opened{where}{title}; "
+        ref = pr["number"] if "#" in pr["number"] else "#" + pr["number"]  # another repository's: owner/name#N
+        node = _unfinished(f"PR {ref} open", f"PR {ref} was opened{where}{title}; "
                            f"not seen merged or closed since.", pr["key"], pr["evidence"])
         if pr["alias"]:
             node["data"]["alias"] = pr["alias"]
         out.append(node)
-    filed, shut = unfinished.issues(session)
+    filed, shut = unfinished.issues(session, project_root(session))
     for i in filed:
         title = f": {i['title']}" if i["title"] else ""
-        out.append(_unfinished(f"Issue #{i['number']} open", f"Issue #{i['number']} was filed{title}; not seen "
+        ref = i["number"] if "#" in i["number"] else "#" + i["number"]
+        out.append(_unfinished(f"Issue {ref} open", f"Issue {ref} was filed{title}; not seen "
                                f"closed since.", i["key"], i["evidence"]))
     pending, committed = unfinished.uncommitted(session)
     if pending:

@@ -17,6 +17,7 @@ graph, and a `retire` key closes it without a successor:
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
@@ -28,7 +29,8 @@ from engram.language import decision_text
 from engram.text import clip_words
 
 MAX_TODOS = 8
-_PR_URL = re.compile(r"https?://\S+?/pull/(\d+)")
+_PR_URL = re.compile(r"https?://[^/\s]+/([^/\s]+/[^/\s]+)/pull/(\d+)")
+_ISSUE_URL = re.compile(r"https?://[^/\s]+/([^/\s]+/[^/\s]+)/issues/(\d+)")
 _PR_ACT = re.compile(r"^gh pr (merge|close)\s+(?:\S+\s+)*?#?(\d+)\b")
 _VERDICTS = ("test_run", "build", "command")  # a command: only its test, build and lint parts
 
@@ -124,8 +126,9 @@ def _ended_in_output(kind: str, part: str, ev: dict[str, Any]) -> list[str]:
     return [n for n, _ in _LISTED.findall(out)] if part.startswith(f"gh {kind} list") else []
 
 
-def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """([pull requests still open], [keys closed: merged, closed, or their branch deleted])."""
+def pull_requests(events: list[dict[str, Any]], root: str = "") -> tuple[list[dict[str, Any]], list[str]]:
+    """([pull requests still open], [keys closed: merged, closed, or their branch deleted]); `root`:
+    the folder the session works in, "" when not known."""
     opened: dict[str, dict[str, Any]] = {}
     closed: list[str] = []
     branch = ""
@@ -136,6 +139,7 @@ def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], l
             if key in (pr["key"], pr["alias"]):
                 del opened[k]
 
+    own = _own_repositories(events, root)
     for ev in events:
         if ev.get("type") == "tool_call" and "merge_pull_request" in str(ev.get("tool")):
             m = re.search(r'"(?:pull_?[nN]umber|number)"\s*:\s*(\d+)', str(ev.get("input") or ""))
@@ -143,24 +147,82 @@ def pull_requests(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], l
                 close("pr:" + m.group(1))
         if ev.get("type") not in ("command", "build", "test_run") or not ev.get("command"):
             continue
-        for part in cl.normalise(ev["command"]):
+        for part, folder in cl.normalise_in(ev["command"]):
             branch = _branch_after(branch, part)
-            act, gone = _PR_ACT.match(part), _deleted_branch(part)
-            for number in _ended_in_output("pr", part, ev) if ran(ev) else ():
-                close("pr:" + number)
-            if act and ran(ev):
-                close("pr:" + act.group(2))
-            elif gone and ran(ev):
+            act, gone, there = _PR_ACT.match(part), _deleted_branch(part), _elsewhere(part, folder, own, root)
+            ended = _ended_in_output("pr", part, ev) if ran(ev) else []
+            for number in ended + ([act.group(2)] if act and ran(ev) else []):
+                for key in _keys("pr", number, there, opened):
+                    close(key)
+            if gone and ran(ev):
                 close("pr-branch:" + gone)
             elif part.startswith("gh pr create") and ran(ev):
                 m = _PR_URL.search(str(ev.get("output") or ""))
                 title = re.search(r"(?:-t|--title)\s+(\"[^\"]*\"|'[^']*')", ev["command"])
                 if m:
-                    opened["pr:" + m.group(1)] = {
-                        "key": "pr:" + m.group(1), "alias": "pr-branch:" + branch if branch else "",
-                        "number": m.group(1), "branch": branch, "evidence": [ev["seq"]],
+                    there = "" if m.group(1).lower() in own else there  # a worktree of this repository
+                    ref = f"{m.group(1)}#{m.group(2)}" if there else m.group(2)  # another repository's: named
+                    mine = branch if not there else ""
+                    opened["pr:" + ref] = {
+                        "key": "pr:" + ref, "alias": "pr-branch:" + mine if mine else "",
+                        "number": ref, "branch": mine, "evidence": [ev["seq"]],
                         "title": title.group(1).strip("\"'") if title else ""}
     return list(opened.values()), closed
+
+
+def _keys(kind: str, number: str, there: str, opened: dict[str, Any]) -> list[str]:
+    """The keys a `gh pr|issue` act on `number` closes: this repository's, the named one's, or,
+    from another folder (`there` "?"), the other repository's item with that number when one is
+    open, else this repository's (the folder may be a worktree of it)."""
+    if there != "?":
+        return [f"{kind}:{there}#{number}" if there else f"{kind}:{number}"]
+    return [k for k in opened if k.endswith("#" + number)] or [f"{kind}:{number}"]
+
+
+def _own_repositories(events: list[dict[str, Any]], root: str) -> set[str]:
+    """The repositories (`owner/name`, lower case) this project is: those of the pull requests and
+    issues the session opened where it works, naming no other, and any whose name is the project
+    folder's (a worktree elsewhere opens PRs of the same repository). A `--repo` naming one of
+    them is this repository."""
+    name = posixpath.basename(root.rstrip("/")).lower()
+    own = set()
+    for ev in shell_events(events):
+        for part, folder in cl.normalise_in(ev["command"]):
+            if part.startswith(("gh pr create", "gh issue create")):
+                here = not _elsewhere(part, folder, set(), root)
+                own.update(slug.lower() for slug, _ in _PR_URL.findall(str(ev.get("output") or ""))
+                           + _ISSUE_URL.findall(str(ev.get("output") or ""))
+                           if here or slug.lower().rsplit("/", 1)[-1] == name)
+    return own
+
+
+def _elsewhere(part: str, folder: str, own: set[str], root: str) -> str:
+    """Whether a `gh` command acts on another repository than the session's: the repository its
+    `--repo` / `-R` names (unless one of `own`), "?" when its command line first moved to a folder
+    outside the project at `root` (`cd ~/other && gh pr create`; a folder of the project, such
+    as a worktree under its `.git`, is not outside), else "". Such a pull request is not the project's: its number is not this
+    repository's, nor is the branch checked out here its branch."""
+    words = cl.split_words(part)
+    named = next((w.split("=", 1)[1] for w in words if w.startswith("--repo=")), "")
+    for flag in ("--repo", "-R"):
+        if flag in words[:-1]:
+            named = words[words.index(flag) + 1]
+    if named:
+        return "" if named.lower() in own else named
+    return "?" if _outside(folder, root) else ""
+
+
+def _outside(folder: str, root: str) -> bool:
+    """Whether `cd folder` from `root` leaves it (a home path is inside when its end of the path
+    is the end of root's: "~/dev/app/web" under "/home/me/dev/app")."""
+    if not folder or not folder.startswith(("/", "~")) and ".." not in folder:
+        return False
+    mine = [c for c in root.split("/") if c]
+    if folder.startswith("~"):
+        tail = [c for c in folder[1:].split("/") if c]
+        return not any(tail[: len(mine) - k] == mine[k:] for k in range(len(mine)))
+    path = posixpath.normpath(posixpath.join(root or "/", folder))
+    return not root or not (path == root.rstrip("/") or path.startswith(root.rstrip("/") + "/"))
 
 
 def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -184,31 +246,34 @@ def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     return list(failed.values())[:5], removed
 
 
-_ISSUE_URL = re.compile(r"https?://\S+?/issues/(\d+)")
 _ISSUE_CLOSE = re.compile(r"^gh issue close\s+(?:\S+\s+)*?#?(\d+)\b")
 _TITLE = re.compile(r"(?:-t|--title)[ =](\"[^\"]*\"|'[^']*'|\S+)")
 
 
-def issues(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def issues(events: list[dict[str, Any]], root: str = "") -> tuple[list[dict[str, Any]], list[str]]:
     """([issues the session filed with `gh issue create` and did not close], [keys closed]),
     numbers from the tool's own output, titles from the command line."""
     opened: dict[str, dict[str, Any]] = {}
     closed: list[str] = []
+    own = _own_repositories(events, root)
     for ev in shell_events(events):
         if not ran(ev):
             continue
-        for part in cl.normalise(ev["command"]):
-            close = _ISSUE_CLOSE.match(part)
+        for part, folder in cl.normalise_in(ev["command"]):
+            close, there = _ISSUE_CLOSE.match(part), _elsewhere(part, folder, own, root)
             for number in ([close.group(1)] if close else []) + _ended_in_output("issue", part, ev):
-                closed.append("issue:" + number)
-                opened.pop("issue:" + number, None)
+                for key in _keys("issue", number, there, opened):
+                    closed.append(key)
+                    opened.pop(key, None)
             if part.startswith("gh issue create"):
                 m = _ISSUE_URL.search(str(ev.get("output") or ""))
                 title = _TITLE.search(ev["command"])
                 if m:
-                    opened["issue:" + m.group(1)] = {"key": "issue:" + m.group(1), "number": m.group(1),
-                                                      "title": title.group(1).strip("\"'") if title else "",
-                                                      "evidence": [ev["seq"]]}
+                    there = "" if m.group(1).lower() in own else there  # a worktree of this repository
+                    ref = f"{m.group(1)}#{m.group(2)}" if there else m.group(2)  # another repository's: named
+                    opened["issue:" + ref] = {"key": "issue:" + ref, "number": ref,
+                                              "title": title.group(1).strip("\"'") if title else "",
+                                              "evidence": [ev["seq"]]}
     return list(opened.values()), closed
 
 
