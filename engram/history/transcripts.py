@@ -119,7 +119,9 @@ def _session_payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
         return "Stop", dict(common, hook_event_name="Stop", stop_hook_active=reentry,
                             last_assistant_message=last_text)
 
-    _dated(common, records[0])
+    # the first record that has a time: a session may open with records that have none
+    # (a custom title, an agent name), and an undated SessionStart is dated at the import
+    _dated(common, next((r for r in records if isinstance(r.get("timestamp"), str) and r["timestamp"]), records[0]))
     yield "SessionStart", dict(common, hook_event_name="SessionStart", source="startup")
     for rec in records:
         if rec.get("cwd"):

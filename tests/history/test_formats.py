@@ -258,3 +258,16 @@ def test_a_claude_code_record_in_the_users_place_that_no_prompt_carries_is_skipp
 
     assert transcripts._prompt_text({"type": "user", "message": {"role": "user", "content": typed}}) is None
     assert transcripts._prompt_text({"type": "user", "message": {"role": "user", "content": "fix it"}}) == "fix it"
+
+
+def test_a_session_that_opens_with_undated_records_starts_at_its_first_time():
+    """Claude Code may write a custom title and an agent name first, with no time: SessionStart is
+    dated by the first record that has one, never at the import."""
+    from engram.hook import REPLAY_TS
+    from engram.history import transcripts
+
+    records = [{"type": "custom-title", "customTitle": "badges", "sessionId": "s"},
+               {"type": "user", "sessionId": "s", "cwd": "/p", "timestamp": "2026-03-17T22:38:34.415Z",
+                "message": {"role": "user", "content": "add the badges"}}]
+    start = next(p for e, p in transcripts.payloads(records) if e == "SessionStart")
+    assert start[REPLAY_TS] == "2026-03-17T22:38:34.415Z"
