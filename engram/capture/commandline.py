@@ -224,15 +224,18 @@ def segments(command: str) -> list[str]:
     return [" ".join(w) for part in parts(command) for w in map(_words, _pipeline(part)) if w]
 
 
-_OPTION_REFUSED = re.compile(r"(?<![\w.+-])([\w.+-]+): (?:illegal|invalid|unrecognized|unknown) option", re.I)
+_BLAMED = re.compile(r"(?<![\w.+-])([\w.+-]+): (?:(?:illegal|invalid|unrecognized|unknown) option|(?:error|fatal):)",
+                     re.I)
 
 
-def option_refused(command: str, signature: str) -> str:
-    """The segment of `command` whose program the error names as refusing an option
-    ("cat: illegal option -- A" from `cat -A f | sed -n 1,5p`, or from the filter in
-    `sed -n 1,5p f | cat -A`): a tool's flags differ between platforms (BSD and GNU), whichever
-    place the tool has in the pipeline; "" when the error names no program of the command."""
-    m = _OPTION_REFUSED.match(signature.strip())
+def blamed(command: str, signature: str) -> str:
+    """The segment of `command` whose program the error names as refusing an option ("cat:
+    illegal option -- A" from `cat -A f | sed -n 1,5p`, or from the filter in `sed -n 1,5p f |
+    cat -A`: a tool's flags differ between platforms, BSD and GNU) or as failing ("xcodebuild:
+    error: Unable to find a device …" from `xcodebuild … | tail -20`, whose zero exit status is
+    tail's), whichever place the tool has in the pipeline; "" when the error names no program
+    of the command."""
+    m = _BLAMED.match(signature.strip())
     for seg in segments(command) if m else []:
         core = shellcmd.stripped(seg.split())
         if core and core[0].rsplit("/", 1)[-1] == m.group(1):
@@ -301,6 +304,15 @@ def canonical(normalised: str) -> str:
     while len(out) > 1 and out[-1] == "--":
         out.pop()
     return " ".join(out)
+
+
+def option_values(normalised: str) -> tuple[str, ...]:
+    """The quoted values a part gives its options (`-destination 'platform=iOS Simulator,name=iPhone
+    17 Pro'`), which `canonical` leaves out with the patterns: two forms of a command may differ
+    only there."""
+    words = split_words(normalised)
+    return tuple(w for prev, w in zip(words, words[1:]) if prev.startswith("-") and prev not in SELECTORS
+                 and w[:1] in "'\"")
 
 
 def _is_file_arg(word: str) -> bool:

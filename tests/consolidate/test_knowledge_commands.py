@@ -239,7 +239,7 @@ def test_a_tool_refusing_an_option_inside_a_pipeline_is_the_gotcha_and_its_later
     assert (g["command"], g["worked"]) == ("cat -A src/app.tsx", "cat -v")
     assert g["error"].startswith("cat: illegal option -- A")
     # an option error naming a program the command line does not run: the command as a whole
-    assert cl.option_refused("npm run build", "tsc: unknown option --foo") == ""
+    assert cl.blamed("npm run build", "tsc: unknown option --foo") == ""
 
 
 def test_a_line_the_shell_could_not_parse_is_told_with_the_same_line_rewritten():
@@ -310,3 +310,19 @@ def test_the_failed_command_rerun_unchanged_with_more_after_it_is_no_way_round()
 def test_powershells_call_operator_is_not_a_background_job():
     assert cl.parts('& "C:/Tools/SqlPackage.exe" /Action:Import') == ['& "C:/Tools/SqlPackage.exe" /Action:Import']
     assert cl.parts("npm run dev & sleep 2") == ["npm run dev &", "sleep 2"]
+
+
+def test_a_tool_failing_behind_a_filter_pipe_is_the_gotcha_and_its_later_form_the_way_round():
+    """`xcodebuild … | tail -5` exits with tail's 0: the tool's own "xcodebuild: error:" line says it failed."""
+    dest = "xcodebuild: error: Unable to find a device matching the provided destination specifier:\n\t{ platform:iOS"
+    events = [_shell(1, "xcodebuild -scheme App -destination 'platform=iOS Simulator,name=iPhone 16' build | tail -5",
+                     0, dest, type="build"),
+              _shell(2, "xcodebuild -scheme App -destination 'platform=iOS Simulator,name=iPhone 17 Pro' build | tail -5",
+                     0, "** BUILD SUCCEEDED **", type="build")]
+    assert commands.failed(events[0]) and not commands.ran(events[0]) and commands.ran(events[1])
+    [g] = commands.gotchas(events)
+    assert "name=iPhone 16" in g["command"] and "name=iPhone 17 Pro" in g["worked"]
+    assert g["error"].startswith("xcodebuild: error: Unable to find a device")
+    # a log read through a filter holds error lines of another program: no failure of the command
+    log = [_shell(1, "cat build.log | grep -n error", 0, "12:clang: error: linker command failed")]
+    assert not commands.failed(log[0]) and commands.gotchas(log) == []

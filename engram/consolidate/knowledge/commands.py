@@ -66,7 +66,7 @@ def _output_failed(ev: dict[str, Any]) -> bool:
     """A zero exit behind a filter pipe can hide a failure: look at what it printed."""
     out = str(ev.get("output") or "")
     return "|" in str(ev.get("command")) and (any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
-                                              or bool(cl.option_refused(str(ev["command"]), _signature(ev))))
+                                              or bool(cl.blamed(str(ev["command"]), _signature(ev))))
 
 
 def ran(ev: dict[str, Any]) -> bool:
@@ -83,8 +83,8 @@ def failed(ev: dict[str, Any]) -> bool:
     code = ev.get("exit_code")
     if ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0):
         return True
-    if _output_failed(ev) and cl.option_refused(str(ev["command"]), _signature(ev)):
-        return True  # a pipeline's status is its last command's: an earlier one refused its options
+    if _output_failed(ev) and cl.blamed(str(ev["command"]), _signature(ev)):
+        return True  # a pipeline's status is its last command's: an earlier one failed or refused its options
     return code is None and cl.refused(ev.get("error_summary") or ev.get("output") or "")
 
 
@@ -99,6 +99,8 @@ def code_failure(ev: dict[str, Any]) -> bool:
     test lines), or a compile error."""
     if ev.get("type") == "test_run" and ev.get("recognized") and ev.get("failed"):
         return True
+    if _output_failed(ev) and cl.blamed(str(ev["command"]), _signature(ev)):
+        return False  # "xcodebuild: error: …" behind a filter pipe: the tool's own failure
     text = str(ev.get("error_summary") or ev.get("output") or "")
     if any(m in text for m in _CODE_ERRORS) or any(ln.lstrip().startswith(_FAILING) for ln in text.split("\n")):
         return True
@@ -250,9 +252,9 @@ def _variant(fail: list[str], ok: list[str], could_not_run: bool = False) -> boo
     """`ok` is another form of the command line that failed: one of its parts runs a failed
     part's command (`_same_command`), something differs, and no step it adds is risky
     ("git add -A && git stash drop" is not a way round a failed "git stash pop")."""
-    canon = {cl.canonical(p) for p in fail}
+    canon = {(cl.canonical(p), cl.option_values(p)) for p in fail}
     related = any(_same_command(f, o, could_not_run) for f in fail for o in ok if not _not_a_run(o))
-    return related and any(cl.canonical(p) not in canon for p in ok) and not any(
+    return related and any((cl.canonical(p), cl.option_values(p)) not in canon for p in ok) and not any(
         _risky(p) for p in ok if p not in fail)
 
 
@@ -287,7 +289,7 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not failed(ev) or ran(ev) or code_failure(ev):
             continue
         sig = _signature(ev)
-        named = cl.option_refused(ev["command"], sig)
+        named = cl.blamed(ev["command"], sig)
         fail = [named] if named else cl.normalise(ev["command"])
         if not fail or not sig:
             continue
