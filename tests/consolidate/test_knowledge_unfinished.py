@@ -232,3 +232,15 @@ def test_a_pull_request_opened_in_another_repository_is_named_by_it():
              _shell(2, "gh issue close 4")]
     assert unfinished.issues(filed) == ([{"key": "issue:o/shared#4", "number": "o/shared#4", "title": "Y",
                                           "evidence": [1]}], ["issue:4"])  # this repository's #4
+
+
+def test_files_written_after_the_last_commit_are_the_projects_only():
+    """A PR body written to /tmp or a plan under the home folder after the commit is no work left uncommitted."""
+    events = [_shell(1, 'git commit -m "fix: links"'),
+              {"seq": 2, "type": "file_write", "path": "/tmp/pr-body.md"},
+              {"seq": 3, "type": "file_write", "path": "/Users/me/.claude/plans/plan.md"},
+              {"seq": 4, "type": "file_write", "path": "../shared/skills/commit/SKILL.md"},
+              {"seq": 5, "type": "file_write", "path": "C:/Users/me/notes.md"}]
+    assert unfinished.uncommitted(events) == (None, True)
+    pending, _ = unfinished.uncommitted(events + [{"seq": 6, "type": "file_write", "path": "App/Paywall.swift"}])
+    assert pending["files"] == ["App/Paywall.swift"]

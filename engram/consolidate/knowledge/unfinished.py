@@ -278,19 +278,27 @@ def issues(events: list[dict[str, Any]], root: str = "") -> tuple[list[dict[str,
 
 
 def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bool]:
-    """(the files written after the session's last commit, when it committed at all, else
-    None; whether a commit succeeded in it). A session that never ran `git commit` says
-    nothing: its work may be committed by the user, outside the agent."""
+    """(the project's files written after the session's last commit, when it committed at all,
+    else None; whether a commit succeeded in it). A session that never ran `git commit` says
+    nothing: its work may be committed by the user, outside the agent; a file outside the
+    project (a PR body in /tmp) is no work left uncommitted."""
     commits = [e["seq"] for e in shell_events(events) if ran(e)
                and any(cl.family(p)[:2] == ("git", "commit") for p in cl.normalise(e["command"]))]
     if not commits:
         return None, False
     after = list(dict.fromkeys(e["path"] for e in events if e.get("type") == "file_write" and e.get("ok") is not False
-                               and e.get("path") and e["seq"] > commits[-1]))
+                               and _in_project(str(e.get("path") or "")) and e["seq"] > commits[-1]))
     if not after:
         return None, True
     return {"key": "uncommitted", "files": after[:8], "more": max(0, len(after) - 8),
             "evidence": [commits[-1]]}, True
+
+
+def _in_project(path: str) -> bool:
+    """A written path the project's git could commit: capture keeps a path inside the project
+    relative, so an absolute one (`/tmp/pr-body.md`, a plan under the home folder, `C:/…`) or
+    one above it is another folder's."""
+    return bool(path) and not path.startswith(("/", "~", "..")) and path[1:3] != ":/"
 
 
 # How a tool's error line reads (not a plan's prose about errors): "ERROR: …", "error[E0432]",
