@@ -24,3 +24,6 @@ def test_rules_files_by_name_and_folder():
     assert rules_files.rules_file("docs/CLAUDE.md") and rules_files.rules_file(".cursor/rules/a.mdc")
     assert not rules_files.rules_file("docs/README.md")
     assert rules_files.tool_file(".specstory/history/x.md") and not rules_files.tool_file("src/x.md")
+    # the system's scratch folders hold no project's files (a PR body, a background task's output)
+    assert rules_files.tool_file("/tmp/pr-body.md") and rules_files.tool_file("/private/tmp/claude-501/tasks/b1.output")
+    assert not rules_files.tool_file("src/tmp/cache.py") and not rules_files.tool_file("/home/me/app/tmp/x.md")

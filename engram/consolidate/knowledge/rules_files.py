@@ -6,7 +6,8 @@ A file of those names written or read holds instructions a next session must fol
 ("I've created a new global rule file at `.cursor/rules/json-parsing.mdc` that establishes
 using jq instead of grep for JSON data"), so a rules file a reply names is recorded with
 the reply's sentence, as the agent's words. The files of the tools around the agent
-(`tool_file`: transcript exports, checkpoints, dependencies) are no project file at all.
+(`tool_file`: transcript exports, checkpoints, dependencies) and of the system's scratch
+folders are no project file at all.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ RULE_DIRS = (".cursor/rules/", ".claude/rules/", ".windsurf/rules/", ".github/in
 # Files of the tools around the agent (transcript exports, checkpoints, dependencies): no part
 # of the project a next session needs to know.
 TOOL_DIRS = (".specstory/", ".entire/", "node_modules/", ".git/", ".venv/", "__pycache__/")
+# The system's scratch folders (a PR body in /tmp, a background task's output): nobody's project.
+SCRATCH = ("/tmp/", "/private/tmp/", "/var/tmp/", "/var/folders/", "/private/var/folders/")
 _TOKEN = re.compile(r"[\s`*'\"()\[\],;]+")  # what separates a path from the words around it
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
 _CHANGED = re.compile(r"\b(?:creat|add|wr[io]t|updat|sav|record|document)\w*", re.I)
@@ -28,7 +31,8 @@ MAX_SAID = 4
 
 
 def tool_file(path: str) -> bool:
-    return any(d in "/" + path.replace("\\", "/") for d in ("/" + x for x in TOOL_DIRS))
+    p = path.replace("\\", "/")
+    return p.startswith(SCRATCH) or any(d in "/" + p for d in ("/" + x for x in TOOL_DIRS))
 
 
 def rules_file(path: str) -> bool:
