@@ -128,8 +128,10 @@ def tool_call(tool: str, tin: dict, resp, error: str | None) -> list[dict]:
         if not r and isinstance(resp, str):
             output = resp
         code = exit_code_of(error) if error else 0
+        if not error and (tin.get("run_in_background") is True or r.get("backgroundTaskId")):
+            code = call["ok"] = None  # launched in the background (asked, or auto-backgrounded): its end is unknown
         call.update(action="shell", command=_s(tin.get("command")), output=output or (error or ""),
-                    exit_code=code if code is not None else (1 if error else 0))
+                    exit_code=code if code is not None or not error else 1)
     elif tool in ("Grep", "Glob", "LS"):
         count = r.get("numFiles") if isinstance(r.get("numFiles"), int) else r.get("numLines")
         call.update(action="search", pattern=_s(tin.get("pattern")), path=_s(tin.get("path")),

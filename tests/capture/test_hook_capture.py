@@ -176,6 +176,22 @@ def test_a_coloured_run_is_read_without_its_escapes(proj):
     assert not [k for e in (run, build) for k, v in e.items() if "\x1b" in str(v)]
 
 
+def test_a_command_sent_to_the_background_has_no_known_exit_status(proj):
+    """Claude Code answers a backgrounded Bash call (`run_in_background`, or one it backgrounded
+    itself after its timeout) at once with the task's id: the command's end is not known, so it
+    never counts as one that worked."""
+    started = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False,
+               "backgroundTaskId": "bi3ggk38e", "assistantAutoBackgrounded": False}
+    send("PostToolUse", proj, tool_name="Bash", tool_input={"command": "./deploy.sh appstore --release 2>&1",
+                                                           "timeout": 600000, "run_in_background": True},
+         tool_response=started)
+    send("PostToolUse", proj, tool_name="Bash", tool_input={"command": "npm run build", "timeout": 120000},
+         tool_response=dict(started, backgroundTaskId="b2", assistantAutoBackgrounded=True))
+    send("PostToolUse", proj, tool_name="Bash", tool_input={"command": "git status", "run_in_background": False},
+         tool_response={"stdout": "clean", "stderr": "", "interrupted": False})
+    assert [e["exit_code"] for e in events(proj, "s1")] == [None, None, 0]
+
+
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
     # capture alone: a worker consolidating run-a meanwhile would give run-b's first read a
     # note (and its `injected` event) or not, as the race goes
