@@ -133,6 +133,14 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
             ev["type"] = "search" if kind == shellcmd.SEARCH else "command"
         if ev["type"] in ("test_run", "build", "command", "search"):
             ev["output"] = bounded(str(output), out_max, "output", cut)
+        if call.get("task_id"):
+            ev["task_id"] = bounded(call["task_id"], 64, "task_id", cut)
+    elif action == "task_output":
+        ev["type"] = "background_result"  # how a command sent to the background ended (consolidate/background.py)
+        ev["task_id"] = bounded(call.get("task_id"), 64, "task_id", cut)
+        ev["status"] = bounded(call.get("status"), 40, "status", cut)
+        ev["exit_code"] = call.get("exit_code") if type(call.get("exit_code")) is int else None
+        ev["output"] = bounded(strip_ansi(str(call.get("output") or "")), out_max, "output", cut)
     elif action in ("web_search", "web_fetch"):
         ev["type"] = "research"
         ev["source"] = action

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engram import jsonio, workers
-from engram.consolidate import episode_file, gotcha_index, graph_apply, passes, trigger
+from engram.consolidate import background, episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.knowledge import replies
@@ -281,6 +281,7 @@ def _run(project: Any, session: str, cfg: dict[str, Any], models: Models, say: P
 
     mark = episode_file.read_mark(project.episode_path(session))
     events, size = read_stream(project.events_path(session))
+    events = background.resolved(events)
     conn = connect(project.db_path)
     try:
         done = _validated_mark(conn, project, session, mark, events)

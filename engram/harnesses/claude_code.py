@@ -130,8 +130,15 @@ def tool_call(tool: str, tin: dict, resp, error: str | None) -> list[dict]:
         code = exit_code_of(error) if error else 0
         if not error and (tin.get("run_in_background") is True or r.get("backgroundTaskId")):
             code = call["ok"] = None  # launched in the background (asked, or auto-backgrounded): its end is unknown
+            call["task_id"] = _s(r.get("backgroundTaskId"))  # TaskOutput tells how it ended
         call.update(action="shell", command=_s(tin.get("command")), output=output or (error or ""),
                     exit_code=code if code is not None or not error else 1)
+    elif tool == "TaskOutput" and _d(r.get("task")).get("task_type", "local_bash") == "local_bash":
+        task = _d(r.get("task"))
+        code = task.get("exitCode")
+        call.update(action="task_output", task_id=_s(task.get("task_id")) or _s(tin.get("task_id")),
+                    status=_s(task.get("status")), output=_s(task.get("output")),
+                    exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None)
     elif tool in ("Grep", "Glob", "LS"):
         count = r.get("numFiles") if isinstance(r.get("numFiles"), int) else r.get("numLines")
         call.update(action="search", pattern=_s(tin.get("pattern")), path=_s(tin.get("path")),

@@ -190,6 +190,17 @@ def test_a_command_sent_to_the_background_has_no_known_exit_status(proj):
     send("PostToolUse", proj, tool_name="Bash", tool_input={"command": "git status", "run_in_background": False},
          tool_response={"stdout": "clean", "stderr": "", "interrupted": False})
     assert [e["exit_code"] for e in events(proj, "s1")] == [None, None, 0]
+    assert events(proj, "s1")[0]["task_id"] == "bi3ggk38e"
+    # the agent reads the task later: TaskOutput's result says how it ended
+    send("PostToolUse", proj, tool_name="TaskOutput", tool_input={"task_id": "bi3ggk38e", "block": True, "timeout": 600000},
+         tool_response={"retrieval_status": "success", "task": {
+             "task_id": "bi3ggk38e", "task_type": "local_bash", "status": "failed", "description": "Run deploy",
+             "output": "\x1b[31mxcodebuild: error: Unable to find a device matching the provided destination specifier\x1b[0m\n",
+             "exitCode": 1}})
+    ended = events(proj, "s1")[-1]
+    assert (ended["type"], ended["task_id"], ended["status"], ended["exit_code"]) == ("background_result", "bi3ggk38e",
+                                                                                      "failed", 1)
+    assert ended["output"].startswith("xcodebuild: error: Unable to find a device")
 
 
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
