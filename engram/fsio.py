@@ -38,6 +38,16 @@ class NotRegular(OSError):
     """A path that is a FIFO, a device, a directory or a symlink where a file was expected."""
 
 
+# The system's scratch folders: what an agent writes or runs there (a PR body, a one-off check
+# script, a background task's output) belongs to no project.
+SCRATCH_DIRS = ("/tmp/", "/private/tmp/", "/var/tmp/", "/var/folders/", "/private/var/folders/")
+
+
+def scratch(path: str) -> bool:
+    """Whether `path` lies in one of the system's scratch folders."""
+    return path.replace("\\", "/").startswith(SCRATCH_DIRS)
+
+
 def inside(path: str, root: str) -> bool:
     """Whether `path` resolves (symlinks followed) to `root` or below it."""
     real, top = os.path.realpath(path), os.path.realpath(root)

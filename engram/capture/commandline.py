@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from engram.capture import shellcmd
+from engram.fsio import scratch
 from engram.text import clip_words, strip_ansi
 
 FILTERS = {"head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "wc", "sort", "uniq", "tee",
@@ -322,11 +323,12 @@ def _is_file_arg(word: str) -> bool:
 def purpose(normalised: str) -> str:
     """test / build / lint / format / setup / run, or "" for a command that is not a project command."""
     words = shellcmd.stripped(normalised.split())
-    if not words:
-        return ""
+    if not words or any(scratch(w) for w in words[:3]):
+        return ""  # `go run /tmp/urlcheck.go`: a one-off script in a scratch folder is no project's command
     kind = shellcmd.classify(normalised)
-    script = words[2] if len(words) > 2 and words[1] == "run" else ""
-    joined = " ".join(w for w in words[:3] if not w.startswith("-")).lower()  # not `git log --format=…`
+    named = shellcmd.stripped(canonical(normalised).split())  # without the subset it selects (`--filter x`)
+    script = named[2] if len(named) > 2 and named[1] == "run" and not _is_file_arg(named[2]) else ""
+    joined = " ".join(w for w in named[:3] if not w.startswith("-")).lower()  # not `git log --format=…`, `git add x/format.go`
     if kind == shellcmd.TEST:
         return "test"
     if tuple(words[:2]) in SETUP:  # `pre-commit install` sets the hooks up; `pre-commit run` lints

@@ -194,7 +194,10 @@ def test_a_failure_that_prints_only_passing_checks_is_not_said_to_fail_on_them()
 
 @pytest.mark.parametrize("command, purpose", [
     ("pre-commit install -f --hook-type commit-msg", "setup"), ("pre-commit run --all-files", "lint"),
-    ("git log --format=%H v1..HEAD", ""), ("npm run format", "format")])
+    ("git log --format=%H v1..HEAD", ""), ("npm run format", "format"),
+    # nor the files it names, nor the subset it selects; a script in a scratch folder is no project's
+    ("git add internal/format/format.go", ""), ("bun run --filter @chkit/codegen typecheck", "lint"),
+    ("go run /tmp/urlcheck.go", ""), ("python3 /private/tmp/check_links.py", ""), ("go run ./cmd/repiq --json", "run")])
 def test_a_commands_purpose_reads_its_words_not_its_options(command, purpose):
     assert commandline.purpose(command) == purpose
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engram.fsio import scratch
 from engram.text import clip_words, squash, strip_injected
 
 RULE_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md")
@@ -22,8 +23,6 @@ RULE_DIRS = (".cursor/rules/", ".claude/rules/", ".windsurf/rules/", ".github/in
 # Files of the tools around the agent (transcript exports, checkpoints, dependencies): no part
 # of the project a next session needs to know.
 TOOL_DIRS = (".specstory/", ".entire/", "node_modules/", ".git/", ".venv/", "__pycache__/")
-# The system's scratch folders (a PR body in /tmp, a background task's output): nobody's project.
-SCRATCH = ("/tmp/", "/private/tmp/", "/var/tmp/", "/var/folders/", "/private/var/folders/")
 _TOKEN = re.compile(r"[\s`*'\"()\[\],;]+")  # what separates a path from the words around it
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
 _CHANGED = re.compile(r"\b(?:creat|add|wr[io]t|updat|sav|record|document)\w*", re.I)
@@ -31,8 +30,7 @@ MAX_SAID = 4
 
 
 def tool_file(path: str) -> bool:
-    p = path.replace("\\", "/")
-    return p.startswith(SCRATCH) or any(d in "/" + p for d in ("/" + x for x in TOOL_DIRS))
+    return scratch(path) or any(d in "/" + path.replace("\\", "/") for d in ("/" + x for x in TOOL_DIRS))
 
 
 def rules_file(path: str) -> bool:
