@@ -362,10 +362,11 @@ _EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit 
 # A check's line that says it passed or was skipped (pre-commit's "gitleaks.....Passed").
 _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s*$")
 # A line that opens with its verdict ("ERROR: …", "fatal: …", "error[E0425]: …",
-# "ModuleNotFoundError: …"): what a tool says went wrong, where a line that only holds an
+# "ModuleNotFoundError: …", "sqlalchemy.exc.ProgrammingError: …", "java.lang.IllegalStateException"):
+# what a tool says went wrong, where a line that only holds an
 # error word may be a warning on the way ("Opening `/dev/tty` failed (6)") or a trace's
 # opening ("Traceback (most recent call last):").
-_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|[A-Z]\w*(?:Error|Exception)\b)")
+_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w*(?:Error|Exception)\b)")
 
 
 def first_error(output: str, limit: int = 220) -> str:

@@ -216,3 +216,10 @@ def test_an_exit_status_alone_is_no_error_signature():
 def test_a_subcommand_that_groups_actions_takes_its_action_into_the_family(command, family):
     """`gh pr merge` is no way round a failed `gh pr create`, nor `git worktree add` one of `remove`."""
     assert commandline.family(command) == family
+
+
+def test_an_exception_named_with_its_module_is_the_verdict():
+    """A Python trace ends in `sqlalchemy.exc.ProgrammingError: …`: that line, not the trace's opening."""
+    out = ("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    rows = q.all()\n"
+           "sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn) column x.unit does not exist\n[SQL: SELECT]")
+    assert commandline.first_error(out).startswith("sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn)")
