@@ -131,6 +131,10 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
                 ev["output"] = bounded(head, 400, "output", cut)  # why the read showed nothing
         else:
             ev["type"] = "search" if kind == shellcmd.SEARCH else "command"
+            if ev["exit_code"] not in (0, None) and len(output) > out_max:
+                from engram.capture.commandline import error_signature  # the verdict the cut would lose
+
+                ev["error_summary"] = bounded(error_signature(output[:MAX_SCAN]), 800, "error_summary", cut)
         if ev["type"] in ("test_run", "build", "command", "search"):
             ev["output"] = bounded(str(output), out_max, "output", cut)
         if call.get("task_id"):

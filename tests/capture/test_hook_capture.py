@@ -203,6 +203,19 @@ def test_a_command_sent_to_the_background_has_no_known_exit_status(proj):
     assert ended["output"].startswith("xcodebuild: error: Unable to find a device")
 
 
+def test_a_long_failure_keeps_the_line_that_says_what_failed(proj):
+    """The output is kept as its head and tail: a failed command's verdict in the middle (a Python
+    trace's exception before a long SQL statement) is kept as its error summary."""
+    trace = ("Traceback (most recent call last):\n" + "  File \"x.py\", line 1, in <module>\n" * 60
+             + "sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn) column c.unit does not exist\n"
+             + "[SQL: SELECT " + ", ".join(f"c.col{i}" for i in range(400)) + " FROM c]\n")
+    send("PostToolUseFailure", proj, tool_name="Bash", tool_input={"command": "uv run python scripts/count.py"},
+         error="Exit code 1\n" + trace)
+    [ev] = events(proj, "s1")
+    assert "ProgrammingError" not in ev["output"]  # cut away with the middle
+    assert ev["error_summary"].startswith("sqlalchemy.exc.ProgrammingError: (psycopg2.errors.UndefinedColumn)")
+
+
 def test_seq_is_gap_free_and_determinism_but_for_ts(proj, tmp_path, monkeypatch):
     # capture alone: a worker consolidating run-a meanwhile would give run-b's first read a
     # note (and its `injected` event) or not, as the race goes
