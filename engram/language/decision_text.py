@@ -33,7 +33,7 @@ class _Lazy:
         return getattr(self._compiled, name)
 
 
-_SENTENCE = _Lazy(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE = _Lazy(r"(?<=[.!?;])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n+")  # 。！？ end a sentence unspaced
 _STOPPERS = (r"\s+(?:for|because|since|so that|so|to|when|whenever|if|in|inside|within|as|unless|until|"
              r"instead of|rather than|over|from now on|going forward|here|there|anymore|again)\b|[,.;:!?()]")
 _OBJECT = r"([^,.;:!?()]{1,80}?)(?=" + _STOPPERS + r"|$)"

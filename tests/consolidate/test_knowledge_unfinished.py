@@ -119,6 +119,13 @@ def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
     ("We need to add a button to the form.", False),
     ("So from now on every time I commit the tool will link our chat to the commit?", False),  # a question
     ("Why on earth did you reformat every file?", True),  # a reproach is a rule
+    # the same in Spanish, Portuguese and Japanese
+    ("NUNCA tenes que generar esto a mano.", True), ("Yo nunca te pedí que crees scripts.", True),
+    ("Todas las tablas deben migrarse desde SPISA.", True), ("No funciona el build de nuevo.", False),
+    ("Lembrando que todas as strings devem estar em Localizable.", True), ("Todos os testes passam agora.", False),
+    ("コミットは必ず/commitスキルを使ってください。", True), ("今後はPRのタイトルを英語で書いて。", True),
+    ("該当機体のモーダルをスマホ時には表示させないようにして。", False),  # one change asked for
+    ("npm:react で monthly_downloads が常に 0 になっている。", False),  # "always" describing
 ])
 def test_a_requirement_of_the_work_is_an_instruction_and_a_tasks_spec_is_not(sentence, rule):
     found = [i["name"] for i in user_words.instructions([_prompt(1, f"I looked at it. {sentence}")])]

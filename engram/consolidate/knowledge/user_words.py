@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from engram.language import decision_text
-from engram.text import clip_words, strip_injected
+from engram.text import cjk_count, clip_words, strip_injected
 
 _LINK = re.compile(r"https?://(?:www\.)?github\.com/[^\s/]+/[^\s/]+/(issues|pull)/(\d+)\S*|https?://([^\s/]+)\S*")
 _BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f]+")
@@ -38,14 +38,28 @@ _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"you (?:should|must|need to|have to)|no need to|only|keep|"
                    r"why (?:on earth )?(?:are|did|do|would) you|"
                    r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|next time|going forward|"
-                   r"in (?:the )?future|use\b|prefer)\b", re.I)
+                   r"in (?:the )?future|use\b|prefer|"
+                   # the same openers in Spanish and Portuguese (the corpus's dev projects hold both)
+                   r"nunca|siempre|sempre|evit[ae]|asegu?r[aá]te de|certifique-se|lembre(?:-se)? (?:de|que)|"
+                   r"lembrando que|recuerd[ae] (?:que|de)|a partir de (?:ahora|agora)|de ahora en adelante|"
+                   r"daqui (?:pra|para) frente|(?:yo|eu) nunca te ped[ií]|"
+                   r"no (?:vuelvas a|toques|uses|hagas|crees|modifiques|edites|borres)|"
+                   r"n[aã]o (?:use|fa[cç]a|crie|altere|mexa|toque|edite|apague|mude))\b", re.I)
+# Japanese puts the verb last: a rule is marked anywhere in the sentence ("必ず…", "…しないで",
+# "今後は…"); "…ようにして" and "…べき" ask for one change as often as for a rule, and "常に" also
+# describes ("常に 0 になっている": it is always 0).
+_RULE_JA = re.compile(r"必ず|絶対|禁止|しないで|しないこと|使わないで|ないでください|今後|以後")
 # A requirement stated of the work, not of one step: a modal whose subject is everything ("Everything
 # has to be touch friendly") or that sets one place against another ("This filter should be in the
 # context, not in the view"). A modal alone ("the modal should close") is a task's spec.
-_MODAL = re.compile(r"\b(?:should|must|has to|have to|needs to|need to)\b", re.I)
-_UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so)[,]?\s+)*(?:everything|all|every|each|any)\b", re.I)
+_MODAL = re.compile(r"\b(?:should|must|has to|have to|needs to|need to|"
+                    r"deve|devem|debe|deben|deber[ií]a|t[eê]m que|tiene que|tienen que|ten[eé]s que|hay que|"
+                    r"precisa|precisam)\b", re.I)
+_UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so|e|y)[,]?\s+)*(?:everything|all|every|each|any|"
+                        r"tod[oa]s?|cada|qualquer|cualquier)\b", re.I)
 _CONTRAST = re.compile(r"(?:,\s*|\s+and\s+)not\b|\b(?:instead of|rather than)\b", re.I)
-_RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop|next time|from now on|going forward)\b", re.I)
+_RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop|next time|from now on|going forward|"
+                         r"nunca|siempre|sempre)\b|必ず|絶対|禁止", re.I)
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
                        r"every time|next time|going forward)\b", re.I)
@@ -115,8 +129,10 @@ def _rule(s: str) -> bool:
     """A sentence phrased as a standing instruction (_RULE's openers, or a requirement of the
     work). A question asks, it does not rule ("from now on will it link each commit?"), unless
     it reproaches ("why did you reformat every file?")."""
-    if s.rstrip().endswith("?") and not _REPROACH.match(s):
+    if s.rstrip().endswith(("?", "\uff1f")) and not _REPROACH.match(s):
         return False
+    if cjk_count(s) >= 6:
+        return bool(_RULE_JA.search(s))
     return bool(_RULE.match(s) or _requirement(s)) and len(s.split()) >= 3
 
 
