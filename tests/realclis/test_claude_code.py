@@ -31,3 +31,20 @@ def test_subcommands_that_start_no_session_leave_none(sandbox):
     assert sb.sessions() == {}
     status = json.loads(sb.engram("status", "--json").stdout)
     assert sum(p.get("sessions", 0) for p in status.get("projects", [])) == 0, status
+
+
+def test_a_command_sent_to_the_background_is_known_only_once_its_task_is_read(sandbox):
+    """The real client answers a backgrounded Bash call at once with the task's id, and TaskOutput
+    later with its exit code: the command is recorded unknown, then consolidated as the failure it was."""
+    sb = sandbox("claude-code")
+    sb.install()
+    run = sb.run("deploy it", [{"shell": "sh -c 'sleep 1; echo deploy: error: no device; exit 3'", "background": True},
+                               {"task_output": True}, {"say": "The deploy failed."}])
+    assert run.returncode == 0, run.stderr[-3000:]
+    ((_, events),) = sb.sessions().items()
+    started = next(e for e in events if str(e.get("command", "")).startswith("sh -c"))
+    assert started["exit_code"] is None and started["task_id"], started
+    ended = next(e for e in events if e["type"] == "background_result")
+    assert (ended["task_id"], ended["exit_code"]) == (started["task_id"], 3), ended
+    assert "deploy: error: no device" in ended["output"]
+    assert real_clis.working_commands(sb.run("go on", [{"say": "ok"}]).bodies()) == []

@@ -6,7 +6,8 @@ Google's generateContent; all three stream server-sent events. This server binds
 abstract steps, so one scenario drives all three clients:
 
     {"read": path}                     read a file
-    {"shell": command}                 run a shell command
+    {"shell": command}                 run a shell command ("background": true: Claude Code's run_in_background)
+    {"task_output": true}              Claude Code: read the task the last backgrounded command started
     {"edit": path, "old": s, "new": s} replace text in a file
     {"write": path, "content": s}      create a file
     {"mcp": tool, "args": {...}}       call an MCP tool whose name ends with `tool`
@@ -24,6 +25,7 @@ context engram injected reaches the model inside them).
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -54,11 +56,15 @@ def _pick(names: list[str], *wanted: str) -> str | None:
     return None
 
 
-def _claude_call(step: Step, names: list[str]) -> tuple[str, dict[str, Any]] | None:
+def _claude_call(step: Step, names: list[str], body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if "read" in step:
         return "Read", {"file_path": step["read"]}
     if "shell" in step:
-        return "Bash", {"command": step["shell"], "description": "run it"}
+        return "Bash", {"command": step["shell"], "description": "run it",
+                        **({"run_in_background": True} if step.get("background") else {})}
+    if "task_output" in step:
+        found = re.findall(r"with ID: (\w+)", json.dumps(body.get("messages") or []))
+        return ("TaskOutput", {"task_id": found[-1], "block": True, "timeout": 30000}) if found else None
     if "edit" in step:
         return "Edit", {"file_path": step["edit"], "old_string": step["old"], "new_string": step["new"]}
     if "write" in step:
@@ -224,7 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
         text = "OK."
         if tools:
             step = self.server.owner.step(*_claude_progress(body))
-            call = _claude_call(step, _names(tools)) if step else None
+            call = _claude_call(step, _names(tools), body) if step else None
             text = (step or {}).get("say", "Done.")
         model = body.get("model", "claude")
         if call:
