@@ -17,20 +17,19 @@ graph, and a `retire` key closes it without a successor:
 
 from __future__ import annotations
 
-import posixpath
 import re
 from typing import Any
 
 from engram.capture import commandline as cl
 from engram.consolidate.knowledge.commands import code_failure, ran, shell_events
 from engram.consolidate.knowledge.commands import failed as failed_run
+from engram.consolidate.knowledge.repositories import (ISSUE_URL, PR_URL, closed_keys, elsewhere, own_repositories,
+                                                       reference)
 from engram.consolidate.knowledge.user_words import clean_prompt, substantive
 from engram.language import decision_text
 from engram.text import clip_words
 
 MAX_TODOS = 8
-_PR_URL = re.compile(r"https?://[^/\s]+/([^/\s]+/[^/\s]+)/pull/(\d+)")
-_ISSUE_URL = re.compile(r"https?://[^/\s]+/([^/\s]+/[^/\s]+)/issues/(\d+)")
 _PR_ACT = re.compile(r"^gh pr (merge|close)\s+(?:\S+\s+)*?#?(\d+)\b")
 _VERDICTS = ("test_run", "build", "command")  # a command: only its test, build and lint parts
 
@@ -139,7 +138,7 @@ def pull_requests(events: list[dict[str, Any]], root: str = "") -> tuple[list[di
             if key in (pr["key"], pr["alias"]):
                 del opened[k]
 
-    own = _own_repositories(events, root)
+    own = own_repositories(events, root)
     for ev in events:
         if ev.get("type") == "tool_call" and "merge_pull_request" in str(ev.get("tool")):
             m = re.search(r'"(?:pull_?[nN]umber|number)"\s*:\s*(\d+)', str(ev.get("input") or ""))
@@ -149,80 +148,24 @@ def pull_requests(events: list[dict[str, Any]], root: str = "") -> tuple[list[di
             continue
         for part, folder in cl.normalise_in(ev["command"]):
             branch = _branch_after(branch, part)
-            act, gone, there = _PR_ACT.match(part), _deleted_branch(part), _elsewhere(part, folder, own, root)
+            act, gone, there = _PR_ACT.match(part), _deleted_branch(part), elsewhere(part, folder, own, root)
             ended = _ended_in_output("pr", part, ev) if ran(ev) else []
             for number in ended + ([act.group(2)] if act and ran(ev) else []):
-                for key in _keys("pr", number, there, opened):
+                for key in closed_keys("pr", number, there, opened):
                     close(key)
             if gone and ran(ev):
                 close("pr-branch:" + gone)
             elif part.startswith("gh pr create") and ran(ev):
-                m = _PR_URL.search(str(ev.get("output") or ""))
+                m = PR_URL.search(str(ev.get("output") or ""))
                 title = re.search(r"(?:-t|--title)\s+(\"[^\"]*\"|'[^']*')", ev["command"])
                 if m:
-                    there = "" if m.group(1).lower() in own else there  # a worktree of this repository
-                    ref = f"{m.group(1)}#{m.group(2)}" if there else m.group(2)  # another repository's: named
-                    mine = branch if not there else ""
+                    ref = reference(m, there, own)
+                    mine = branch if "#" not in ref else ""  # another repository's PR is on none of ours
                     opened["pr:" + ref] = {
                         "key": "pr:" + ref, "alias": "pr-branch:" + mine if mine else "",
                         "number": ref, "branch": mine, "evidence": [ev["seq"]],
                         "title": title.group(1).strip("\"'") if title else ""}
     return list(opened.values()), closed
-
-
-def _keys(kind: str, number: str, there: str, opened: dict[str, Any]) -> list[str]:
-    """The keys a `gh pr|issue` act on `number` closes: this repository's, the named one's, or,
-    from another folder (`there` "?"), the other repository's item with that number when one is
-    open, else this repository's (the folder may be a worktree of it)."""
-    if there != "?":
-        return [f"{kind}:{there}#{number}" if there else f"{kind}:{number}"]
-    return [k for k in opened if k.endswith("#" + number)] or [f"{kind}:{number}"]
-
-
-def _own_repositories(events: list[dict[str, Any]], root: str) -> set[str]:
-    """The repositories (`owner/name`, lower case) this project is: those of the pull requests and
-    issues the session opened where it works, naming no other, and any whose name is the project
-    folder's (a worktree elsewhere opens PRs of the same repository). A `--repo` naming one of
-    them is this repository."""
-    name = posixpath.basename(root.rstrip("/")).lower()
-    own = set()
-    for ev in shell_events(events):
-        for part, folder in cl.normalise_in(ev["command"]):
-            if part.startswith(("gh pr create", "gh issue create")):
-                here = not _elsewhere(part, folder, set(), root)
-                own.update(slug.lower() for slug, _ in _PR_URL.findall(str(ev.get("output") or ""))
-                           + _ISSUE_URL.findall(str(ev.get("output") or ""))
-                           if here or slug.lower().rsplit("/", 1)[-1] == name)
-    return own
-
-
-def _elsewhere(part: str, folder: str, own: set[str], root: str) -> str:
-    """Whether a `gh` command acts on another repository than the session's: the repository its
-    `--repo` / `-R` names (unless one of `own`), "?" when its command line first moved to a folder
-    outside the project at `root` (`cd ~/other && gh pr create`; a folder of the project, such
-    as a worktree under its `.git`, is not outside), else "". Such a pull request is not the project's: its number is not this
-    repository's, nor is the branch checked out here its branch."""
-    words = cl.split_words(part)
-    named = next((w.split("=", 1)[1] for w in words if w.startswith("--repo=")), "")
-    for flag in ("--repo", "-R"):
-        if flag in words[:-1]:
-            named = words[words.index(flag) + 1]
-    if named:
-        return "" if named.lower() in own else named
-    return "?" if _outside(folder, root) else ""
-
-
-def _outside(folder: str, root: str) -> bool:
-    """Whether `cd folder` from `root` leaves it (a home path is inside when its end of the path
-    is the end of root's: "~/dev/app/web" under "/home/me/dev/app")."""
-    if not folder or not folder.startswith(("/", "~")) and ".." not in folder:
-        return False
-    mine = [c for c in root.split("/") if c]
-    if folder.startswith("~"):
-        tail = [c for c in folder[1:].split("/") if c]
-        return not any(tail[: len(mine) - k] == mine[k:] for k in range(len(mine)))
-    path = posixpath.normpath(posixpath.join(root or "/", folder))
-    return not root or not (path == root.rstrip("/") or path.startswith(root.rstrip("/") + "/"))
 
 
 def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -255,22 +198,21 @@ def issues(events: list[dict[str, Any]], root: str = "") -> tuple[list[dict[str,
     numbers from the tool's own output, titles from the command line."""
     opened: dict[str, dict[str, Any]] = {}
     closed: list[str] = []
-    own = _own_repositories(events, root)
+    own = own_repositories(events, root)
     for ev in shell_events(events):
         if not ran(ev):
             continue
         for part, folder in cl.normalise_in(ev["command"]):
-            close, there = _ISSUE_CLOSE.match(part), _elsewhere(part, folder, own, root)
+            close, there = _ISSUE_CLOSE.match(part), elsewhere(part, folder, own, root)
             for number in ([close.group(1)] if close else []) + _ended_in_output("issue", part, ev):
-                for key in _keys("issue", number, there, opened):
+                for key in closed_keys("issue", number, there, opened):
                     closed.append(key)
                     opened.pop(key, None)
             if part.startswith("gh issue create"):
-                m = _ISSUE_URL.search(str(ev.get("output") or ""))
+                m = ISSUE_URL.search(str(ev.get("output") or ""))
                 title = _TITLE.search(ev["command"])
                 if m:
-                    there = "" if m.group(1).lower() in own else there  # a worktree of this repository
-                    ref = f"{m.group(1)}#{m.group(2)}" if there else m.group(2)  # another repository's: named
+                    ref = reference(m, there, own)
                     opened["issue:" + ref] = {"key": "issue:" + ref, "number": ref,
                                               "title": title.group(1).strip("\"'") if title else "",
                                               "evidence": [ev["seq"]]}
