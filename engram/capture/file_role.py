@@ -23,7 +23,8 @@ from engram.text import clip_words
 HEAD_CHARS = 4000
 MAX_ROLE = 160
 _SKIP = ("copyright", "license", "licence", "spdx", "eslint", "prettier", "noqa", "type:", "pylint",
-         "@ts-", "-*-", "vim:", "!/", "fmt:", "pragma", "generated", "do not edit", "@flow")
+         "@ts-", "-*-", "vim:", "!/", "fmt:", "pragma", "generated", "do not edit", "@flow",
+         "mark:", "created by")  # Swift's `// MARK: - Section` and Xcode's "Created by … on …" header
 _DEFS = (("class ", "("), ("def ", "("), ("async def ", "("), ("function ", "("), ("export function ", "("),
          ("export async function ", "("), ("export class ", " "), ("export default function ", "("),
          ("export const ", " "), ("func ", "("), ("fn ", "("), ("pub fn ", "("), ("struct ", " "),
@@ -57,7 +58,9 @@ def _comment(lines: list[str]) -> str:
         if not opener:
             return ""  # code starts: no leading comment
         text = _clean(s.replace('"""', "").replace("'''", ""))
-        if _useful(text) and _useful(s):  # the raw line too: "-*- coding -*-" loses its marks when cleaned
+        # the raw line too: "-*- coding -*-" loses its marks when cleaned; one word is a name (Xcode's
+        # header opens with the file's and the project's), not what the file is for
+        if _useful(text) and _useful(s) and len(text.split()) > 1:
             return text
     return ""
 

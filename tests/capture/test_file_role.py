@@ -17,6 +17,10 @@ from engram.capture import file_role
     ("src/calc.py", "import os\n\nclass Calc:\n    pass\n\ndef add(a, b):\n    return a + b\n", "defines Calc, add()"),
     ("src/empty.py", "", ""),
     ("data.json", '{"a": 1}', ""),
+    # Xcode's header names the file, the project and its author; Swift's MARK opens a section
+    ("App/LeagueTierBadge.swift", "//\n//  LeagueTierBadge.swift\n//  FitToday\n//\n//  Created by V on 1/1/26.\n//\n\n"
+     "import SwiftUI\n\n// MARK: - Color Hex Init\nstruct LeagueTierBadge: View {}\n", "defines LeagueTierBadge"),
+    ("App/Repo.swift", "// MARK: - TrainerStudentRepository\nstruct Repo {}\n", "defines Repo"),
 ])
 def test_role(path, content, role):
     assert file_role.role(path, content) == role
