@@ -23,6 +23,9 @@ from typing import Iterator
 # bash mode's (`!cmd`) command and output, the harness's own notes.
 SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>", "<command-message>", "Caveat:",
                  "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                 # a background task's end, which the client hands the model with no UserPromptSubmit
+                 # (tests/realclis/test_claude_code.py)
+                 "<task-notification>",
                  "[Request interrupted", "This session is being continued from a previous conversation")
 
 
@@ -61,6 +64,16 @@ def parse_records(data: str) -> list[dict]:
 def _content(rec: dict):
     msg = rec.get("message")
     return msg.get("content") if isinstance(msg, dict) else None
+
+
+def _notification(rec: dict) -> bool:
+    """A user record holding a background task's `<task-notification>`: the client hands it to
+    the model with no UserPromptSubmit (tests/realclis/test_claude_code.py); an answer it ended
+    had fired Stop, and the answer to it fires Stop again."""
+    c = _content(rec)
+    if isinstance(c, list):
+        c = "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+    return rec.get("type") == "user" and isinstance(c, str) and c.lstrip().startswith("<task-notification>")
 
 
 def _prompt_text(rec: dict) -> str | None:
@@ -129,6 +142,11 @@ def _session_payloads(records: list[dict]) -> Iterator[tuple[str, dict]]:
         text = _prompt_text(rec)
         if text is not None and in_turn:
             yield stop()  # at the turn's last record's time, before this prompt's
+        if _notification(rec):  # a background task's end wakes the agent, whose last answer had ended
+            if in_turn:
+                yield stop()
+                last_text = ""
+            continue
         _dated(common, rec)
         if text is not None:
             in_turn, reentry, last_text = True, False, ""

@@ -251,7 +251,8 @@ def test_specstory_copilot_terminal_result(result, response):
 
 @pytest.mark.parametrize("typed", ["<bash-input>git push</bash-input>",
                                    "<bash-stdout>[entire] Pushing session logs to origin...</bash-stdout><bash-stderr></bash-stderr>",
-                                   "<local-command-stdout>Compacted</local-command-stdout>"])
+                                   "<local-command-stdout>Compacted</local-command-stdout>",
+                                   "<task-notification>\n<task-id>b1</task-id>\n<status>failed</status>\n</task-notification>"])
 def test_a_claude_code_record_in_the_users_place_that_no_prompt_carries_is_skipped(typed):
     """Bash mode (`!cmd`) and slash commands write these as user records; no UserPromptSubmit carries them."""
     from engram.history import transcripts
@@ -271,3 +272,23 @@ def test_a_session_that_opens_with_undated_records_starts_at_its_first_time():
                 "message": {"role": "user", "content": "add the badges"}}]
     start = next(p for e, p in transcripts.payloads(records) if e == "SessionStart")
     assert start[REPLAY_TS] == "2026-03-17T22:38:34.415Z"
+
+
+def test_a_background_tasks_notification_ends_the_answer_before_it_and_is_no_prompt():
+    """The agent had answered; the task's end wakes it: Stop, then its next answer, then Stop, and
+    no UserPromptSubmit (the real client fires none)."""
+    from engram.history import transcripts
+
+    def rec(kind, content, ts):
+        return {"type": kind, "sessionId": "s", "cwd": "/p", "timestamp": ts,
+                "message": {"role": kind, "content": content}}
+
+    records = [rec("user", "deploy it", "2026-03-17T10:00:00Z"),
+               rec("assistant", [{"type": "text", "text": "Started the deploy in the background."}], "2026-03-17T10:00:05Z"),
+               rec("user", "<task-notification>\n<task-id>b1</task-id>\n<status>failed</status>\n</task-notification>",
+                   "2026-03-17T10:09:00Z"),
+               rec("assistant", [{"type": "text", "text": "The deploy failed: no device."}], "2026-03-17T10:09:05Z")]
+    got = [(e, p.get("prompt") or p.get("last_assistant_message")) for e, p in transcripts.payloads(records)
+           if e in ("UserPromptSubmit", "Stop")]
+    assert got == [("UserPromptSubmit", "deploy it"), ("Stop", "Started the deploy in the background."),
+                   ("Stop", "The deploy failed: no device.")]

@@ -48,3 +48,16 @@ def test_a_command_sent_to_the_background_is_known_only_once_its_task_is_read(sa
     assert (ended["task_id"], ended["exit_code"]) == (started["task_id"], 3), ended
     assert "deploy: error: no device" in ended["output"]
     assert real_clis.working_commands(sb.run("go on", [{"say": "ok"}]).bodies()) == []
+
+
+def test_a_background_tasks_notification_fires_no_prompt_hook(sandbox):
+    """The client tells the model a background task ended (`<task-notification>`) without a
+    UserPromptSubmit: the transcript converter must not make a prompt of it either."""
+    sb = sandbox("claude-code")
+    sb.install()
+    run = sb.run("deploy it", [{"shell": "sh -c 'sleep 1; exit 3'", "background": True}, {"shell": "sleep 4"},
+                               {"shell": "echo hi"}, {"say": "done"}])
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "task-notification" in run.bodies()
+    ((_, events),) = sb.sessions().items()
+    assert [e["prompt"] for e in events if e["type"] == "user_prompt"] == ["deploy it"]
