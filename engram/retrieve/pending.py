@@ -22,6 +22,7 @@ from engram.retrieve import tiers
 from engram.text import clip, strip_injected
 
 RECENT_STREAMS = 5
+RECENT_STATEMENTS = 40  # per stream: a turn's consolidation applies what came before
 NAME_MAX = 80
 
 
@@ -34,12 +35,19 @@ def _stated(ev: dict) -> list[str]:
 
 
 def _statements(path: str, after_seq: int) -> list[dict]:
-    """The events of a stream past `after_seq` whose lines name a prompt or a decision (a
-    superset of those `_stated` reads), oldest first: only those lines are parsed, and a
-    session's stream is mostly tool calls and injections (~15 ms of `engram query` at the
-    bench's streams)."""
-    found = [ev for ev in jsonio.tail_objects(path, jsonio.MAX_JSONL_BYTES, (b'"user_prompt"', b'"decision"'))
-             if isinstance(ev.get("seq"), int) and ev["seq"] > after_seq]
+    """The newest `RECENT_STATEMENTS` events of a stream past `after_seq` whose lines name a
+    prompt or a decision (a superset of those `_stated` reads), oldest first: only those
+    lines are parsed, and a session's stream is mostly tool calls and injections. The bound
+    keeps the query's cost flat where no worker ran (`ENGRAM_NO_WORKER`, a crashed drain):
+    500 unapplied prompts took ~25 ms of decision parsing, where a turn holds a few."""
+    found = []
+    for ev in jsonio.tail_objects(path, jsonio.MAX_JSONL_BYTES, (b'"user_prompt"', b'"decision"')):
+        seq = ev.get("seq")
+        if not isinstance(seq, int) or seq <= after_seq:
+            continue
+        found.append(ev)
+        if len(found) >= RECENT_STATEMENTS:
+            break
     found.reverse()
     return found
 

@@ -190,3 +190,16 @@ def test_pending_reads_the_prompts_and_decisions_of_a_stream_as_reading_every_ev
         kept = ("user_prompt", "decision")  # pending._stated reads no other type
         want = [ev for ev in read_events(str(path), after)[0] if ev["type"] in kept]
         assert [ev for ev in pending._statements(str(path), after) if ev["type"] in kept] == want
+
+
+def test_pending_reads_only_the_newest_statements_of_a_stream(tmp_path):
+    """A stream no worker consolidated (hundreds of prompts) costs the query what a turn's does."""
+    from engram import jsonio
+    from engram.retrieve import pending
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(jsonio.dumps({"type": "user_prompt", "seq": i, "prompt": f"use X{i} for the queue"}) + "\n"
+                            for i in range(1, 501)))
+    got = pending._statements(str(path), 0)
+    assert [ev["seq"] for ev in got] == list(range(501 - pending.RECENT_STATEMENTS, 501))
+    assert [ev["seq"] for ev in pending._statements(str(path), 490)] == list(range(491, 501))
