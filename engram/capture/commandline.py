@@ -26,6 +26,14 @@ NOISE = {"cd", "pushd", "popd", "echo", "printf", "sleep", "true", "false", "cle
          "pwd", ":"}
 SELECTORS = {"-k", "-t", "--grep", "-g", "--testNamePattern", "--testPathPattern", "-run", "--run",
              "--filter", "--reporter", "--tests", "--test"}
+# Options whose value says where a command acts (a folder, a manifest, a configuration file):
+# `canonical` drops the option with its path, never the path alone (`pnpm --dir /x/app lint`
+# is `pnpm lint`, not `pnpm --dir lint`, which runs nothing).
+PLACE_OPTIONS = {"-C", "-f", "-c", "--dir", "--cwd", "--prefix", "--directory", "--manifest-path", "--project",
+                 "--config", "--file", "--rootdir", "--git-dir", "--work-tree"}
+# Options naming the repository a command acts on (`gh pr create --repo o/other`): another
+# value is another target, not another way to reach the same one.
+REPO_OPTIONS = {"--repo", "-R"}
 MESSAGE_FLAGS = {"-m", "--message", "--title", "--body", "-b", "-F"}
 SECRET_NAMES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASS")
 LINTERS = {"eslint", "prettier", "ruff", "black", "isort", "flake8", "pylint", "mypy", "pyright", "golangci-lint",
@@ -292,11 +300,11 @@ def canonical(normalised: str) -> str:
     if runs and len(words) > lead + runs and _is_file_arg(words[lead + runs]) and words[lead + runs][:1] not in "'\"":
         lead += runs  # the program and the file it runs, then the file's own arguments as any
     out, skip = words[: lead + 1], False
-    for w in words[lead + 1:]:
+    for i, w in enumerate(words[lead + 1:], lead + 1):
         if skip:
             skip = False
             continue
-        if w in SELECTORS:
+        if w in SELECTORS or w in PLACE_OPTIONS and i + 1 < len(words) and _is_file_arg(words[i + 1]):
             skip = True
             continue
         if w.split("=", 1)[0] in SELECTORS or "::" in w or _is_file_arg(w) or w[:1] in "'\"":

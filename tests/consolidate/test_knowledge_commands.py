@@ -37,6 +37,9 @@ def test_normalise_keeps_the_meaningful_parts(line, parts):
     ("node scratch.js", "node scratch.js", ""),  # the file an interpreter runs is what it runs
     ("bun run src/cli.ts git pr --path .", "bun run src/cli.ts git pr --path .", "run"),  # not `bun run git pr`
     ("go run ./cmd/app npm:react", "go run ./cmd/app npm:react", "run"),
+    ("pnpm --dir /home/u/app lint -- src/a.test.tsx", "pnpm lint", "lint"),  # the place goes with its option
+    ("docker compose -f deploy/compose.yml up", "docker compose up", "run"),
+    ("pytest -x tests/test_a.py", "pytest -x", "test"),  # a flag stays: only a place option takes the path
 ])
 def test_canonical_form_and_purpose(part, canon, purpose):
     assert cl.canonical(part) == canon
@@ -217,6 +220,10 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
      False),  # "run" is any project task: another one is not a way round
     ("railway service create web", "error: unexpected argument 'web' found", "railway service --help",
      False),  # asking for help is not a way round
+    ("gh pr create --repo o/shared --title x", 'head branch "main" is the same as base branch "main"',
+     "gh pr create --title y", False),  # a PR in another repository: not a way round
+    ("gh pr create -R o/shared --title x", "could not find any commits", "gh pr create -R o/shared --fill",
+     True),
 ])
 def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
     gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])

@@ -229,11 +229,22 @@ def _launched(failed: str, ok: str) -> bool:
 
 def _retargeted(failed: str, ok: str) -> bool:
     """The same options on another object ("capture prepare-cli" after "capture prepare-core"
-    found nothing): another action, not a way round the failure."""
+    found nothing), or the same action in another repository (`gh pr create` here after `gh pr
+    create --repo o/other` failed there): another action, not a way round the failure."""
     a, b = cl.split_words(failed), cl.split_words(ok)
+    if _repository(a) != _repository(b):
+        return True
     opts = [w for w in a if w.startswith("-")] == [w for w in b if w.startswith("-")]
     pa, pb = _operands(a), _operands(b)
     return opts and len(pa) == len(pb) and pa != pb
+
+
+def _repository(words: list[str]) -> str:
+    """The repository a command line names with `--repo` / `-R` ("" for the one it runs in)."""
+    for prev, w in zip(words, words[1:]):
+        if prev in cl.REPO_OPTIONS:
+            return w
+    return next((w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in cl.REPO_OPTIONS and "=" in w), "")
 
 
 def _operands(words: list[str]) -> list[str]:
