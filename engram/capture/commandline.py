@@ -494,7 +494,10 @@ _GROUPS = {("gh", "pr"), ("gh", "issue"), ("gh", "run"), ("gh", "repo"), ("gh", 
 def family(normalised: str) -> tuple[str, ...]:
     """The program and its subcommand ("git checkout", "npm run test:offline", "rm"), and the
     action of a subcommand that groups actions ("gh pr create", "git worktree remove")."""
-    words = [w for w in shellcmd.stripped(split_words(normalised)) if not w.startswith("-")]
+    said = shellcmd.stripped(split_words(normalised))
+    # an option's value is no subcommand: `git -C /x/app commit` is `git commit`
+    words = [w for i, w in enumerate(said) if not w.startswith("-")
+             and not (i and said[i - 1] in PLACE_OPTIONS | REPO_OPTIONS)]
     if not words:
         return ()
     if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":

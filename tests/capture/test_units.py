@@ -212,7 +212,8 @@ def test_an_exit_status_alone_is_no_error_signature():
     ("gh pr create --title x", ("gh", "pr", "create")), ("gh pr merge 8 --squash", ("gh", "pr", "merge")),
     ("git worktree remove --force /tmp/x", ("git", "worktree", "remove")),
     ("dotnet ef database drop --force", ("dotnet", "ef", "database", "drop")),
-    ("git push origin main", ("git", "push")), ("git stash", ("git", "stash"))])
+    ("git push origin main", ("git", "push")), ("git stash", ("git", "stash")),
+    ("git -C /home/u/app commit -m x", ("git", "commit")), ("pnpm --dir /home/u/app lint", ("pnpm", "lint"))])
 def test_a_subcommand_that_groups_actions_takes_its_action_into_the_family(command, family):
     """`gh pr merge` is no way round a failed `gh pr create`, nor `git worktree add` one of `remove`."""
     assert commandline.family(command) == family

@@ -224,6 +224,12 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
      "gh pr create --title y", False),  # a PR in another repository: not a way round
     ("gh pr create -R o/shared --title x", "could not find any commits", "gh pr create -R o/shared --fill",
      True),
+    ("git -C /home/u/app add a.md", "bug: pre-commit's script is installed in migration mode",
+     "git -C /home/u/dotfiles add b.md", False),  # another checkout
+    ("git -C /home/u/app commit -m x", "bug: pre-commit's script is installed in migration mode",
+     "git -C /home/u/app status", False),  # another subcommand: the folder is no subcommand
+    ("git -C /home/u/app push", "error: failed to push some refs", "git -C /home/u/app/sub push --force-with-lease",
+     True),
 ])
 def test_a_gotchas_way_round_is_a_safe_variant_of_the_same_command_line(failed, error, worked, advertised):
     gs = commands.gotchas([_shell(1, failed, 1, error), _shell(2, worked)])

@@ -232,7 +232,7 @@ def _retargeted(failed: str, ok: str) -> bool:
     found nothing), or the same action in another repository (`gh pr create` here after `gh pr
     create --repo o/other` failed there): another action, not a way round the failure."""
     a, b = cl.split_words(failed), cl.split_words(ok)
-    if _repository(a) != _repository(b):
+    if _repository(a) != _repository(b) or _apart(_place(a), _place(b)):
         return True
     opts = [w for w in a if w.startswith("-")] == [w for w in b if w.startswith("-")]
     pa, pb = _operands(a), _operands(b)
@@ -245,6 +245,19 @@ def _repository(words: list[str]) -> str:
         if prev in cl.REPO_OPTIONS:
             return w
     return next((w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in cl.REPO_OPTIONS and "=" in w), "")
+
+
+def _place(words: list[str]) -> str:
+    """The folder a command line names absolutely with a place option (`git -C /x/app`), or ""."""
+    for prev, w in zip(words, words[1:]):
+        if prev in cl.PLACE_OPTIONS and w.startswith(("/", "~")):
+            return w.rstrip("/")
+    return ""
+
+
+def _apart(a: str, b: str) -> bool:
+    """Two absolute folders neither of which holds the other: two checkouts, not one."""
+    return bool(a and b) and not (a == b or a.startswith(b + "/") or b.startswith(a + "/"))
 
 
 def _operands(words: list[str]) -> list[str]:
