@@ -26,11 +26,12 @@ NOISE = {"cd", "pushd", "popd", "echo", "printf", "sleep", "true", "false", "cle
          "pwd", ":"}
 SELECTORS = {"-k", "-t", "--grep", "-g", "--testNamePattern", "--testPathPattern", "-run", "--run",
              "--filter", "--reporter", "--tests", "--test"}
-# Options whose value says where a command acts (a folder, a manifest, a configuration file):
-# `canonical` drops the option with its path, never the path alone (`pnpm --dir /x/app lint`
-# is `pnpm lint`, not `pnpm --dir lint`, which runs nothing).
+# Options whose value is a path (where a command acts, a manifest, a configuration file, where
+# it writes): `canonical` drops the option with its path, never the path alone (`pnpm --dir
+# /x/app lint` is `pnpm lint`, not `pnpm --dir lint`, and `go build -o` builds nothing).
 PLACE_OPTIONS = {"-C", "-f", "-c", "--dir", "--cwd", "--prefix", "--directory", "--manifest-path", "--project",
-                 "--config", "--file", "--rootdir", "--git-dir", "--work-tree"}
+                 "--config", "--file", "--rootdir", "--git-dir", "--work-tree", "-o", "--output", "--out",
+                 "--out-dir", "--outDir", "--outdir", "--output-dir", "--target-dir", "--startup-project"}
 # Options naming the repository a command acts on (`gh pr create --repo o/other`): another
 # value is another target, not another way to reach the same one.
 REPO_OPTIONS = {"--repo", "-R"}

@@ -150,6 +150,14 @@ def fold_leftovers(items: list[tuple[dict, float]]) -> tuple[list[tuple[dict, fl
     return out, riders
 
 
+def _unless_working(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
+    """A command run with no status recorded (one session) that another session saw work is
+    said once, as working: not in both groups."""
+    working = {str(n.get("name")) for n, _ in items if tiers.data_of(n).get("kind") == "command"}
+    return [(n, a) for n, a in items if tiers.data_of(n).get("kind") != "command_run"
+            or str(tiers.data_of(n).get("command")) not in working]
+
+
 def render(items: list[tuple[dict, float]], budget: int, header: str,
            low_prefix: str = tiers.LOW_PREFIX) -> tuple[str | None, list[tuple[str, int]]]:
     """(text or None, [(node id, tier shown)]) for ranked (node, activation) pairs."""
@@ -157,7 +165,7 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
     seen: set[str] = set()
     items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))  # type: ignore[func-returns-value]
              and tiers.data_of(it[0]).get("kind") != "mention"]  # a subagent named once: bookkeeping, not a rule
-    items, riders = fold_leftovers(items)
+    items, riders = fold_leftovers(_unless_working(items))
     rest = []
     for node, act in items:
         g = group_of(node)

@@ -44,6 +44,14 @@ def test_a_node_is_shown_once():
     assert text.count("node 1") == 1 and shown == [("n001", tiers.FULL)]
 
 
+def test_a_command_seen_working_is_not_also_listed_as_run_without_a_status():
+    work = _node(1, name="bun test", data='{"kind": "command"}', description="`bun test` runs the tests")
+    run = _node(2, name="bun test (exit status not recorded)", data='{"kind": "command_run", "command": "bun test"}')
+    other = _node(3, name="bun run e2e (exit status not recorded)", data='{"kind": "command_run", "command": "bun run e2e"}')
+    text, shown = sections.render([(work, 1.0), (run, 1.0), (other, 1.0)], 1000, "H")
+    assert text.count("bun test") == 1 and "`bun run e2e`" in text and "n002" not in {i for i, _ in shown}
+
+
 def test_shares_leave_room_for_every_group_before_the_rest():
     """Thirty long commands first in the ranking cannot take a later group's share."""
     cmds = [(_node(i, data='{"kind": "command"}', description=f"`cmd{i}` " + "word " * 20), 1.0) for i in range(30)]
