@@ -41,6 +41,7 @@ def test_normalise_keeps_the_meaningful_parts(line, parts):
     ("docker compose -f deploy/compose.yml up", "docker compose up", "run"),
     ("pytest -x tests/test_a.py", "pytest -x", "test"),  # a flag stays: only a place option takes the path
     ("go build -o /tmp/app ./cmd/app", "go build", "build"),
+    ("dotnet ef database update --connection \"Host=db;Port=5432\"", "dotnet ef database update", "run"),
     ("dotnet ef database update --startup-project ../Api", "dotnet ef database update", "run"),
 ])
 def test_canonical_form_and_purpose(part, canon, purpose):
