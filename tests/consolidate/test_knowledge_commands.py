@@ -342,3 +342,14 @@ def test_a_tool_failing_behind_a_filter_pipe_is_the_gotcha_and_its_later_form_th
     # a log read through a filter holds error lines of another program: no failure of the command
     log = [_shell(1, "cat build.log | grep -n error", 0, "12:clang: error: linker command failed")]
     assert not commands.failed(log[0]) and commands.gotchas(log) == []
+
+
+@pytest.mark.parametrize("command,output", [
+    ("uv run ruff check --fix .", "Found 17 errors (13 fixed, 4 remaining)."),
+    ("npx eslint src", "/app/src/a.ts\n  3:7  error  'x' is unused\n\n\u2716 1 problem (1 error, 0 warnings)"),
+    ("flake8 app", "app/models.py:12:80: E501 line too long (88 > 79 characters)"),
+])
+def test_a_checker_reporting_findings_is_the_codes_failure_not_a_gotcha(command, output):
+    events = [_shell(1, command, 1, output), _shell(2, "uv run ruff check .", 0, "All checks passed!")]
+    assert commands.code_failure(events[0]) and commands.gotchas(events) == []
+
