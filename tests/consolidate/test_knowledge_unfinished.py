@@ -102,6 +102,11 @@ def test_instructions_in_the_users_words():
     assert not any("httpx" in name for name in found)
 
 
+def test_a_pasted_block_and_the_sentence_handing_it_over_are_no_instructions():
+    log = "Use recent output as context:\n```\n== warnings ==\nMake sure x is set\n```\nGoing forward, run the linter before you push."
+    assert [i["name"] for i in user_words.instructions([_prompt(1, log)])] == ["Going forward, run the linter before you push."]
+
+
 @pytest.mark.parametrize("sentence,explicit", [("Next time you made changes to the code, let me commit.", True),
                                                ("Going forward, run the linter before you push.", True),
                                                ("In the future ask before deleting migrations.", False)])

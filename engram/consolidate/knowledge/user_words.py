@@ -66,6 +66,9 @@ _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember
 _CLAUSE = re.compile(r"[,;]\s+|(?<!\s)\s+(?:and|then)\s+", re.I)
 _ADDRESSED = re.compile(r"^(?:(?:ok(?:ay)?|so|also|please|pls)[,!.]?\s+)*(?:@agent-[\w.-]+\w[\s,:]*)+", re.I)
 MAX_INSTRUCTIONS = 8
+# A fenced block a prompt pastes (a log, a diff) is data, not the user's words; so is the
+# sentence that hands it over ("Use this output as context:").
+_FENCED = re.compile(r"(?:[^.!?\n]*:\s*)?```.*?(?:```|$)", re.S)
 
 
 def _link(m: re.Match) -> str:
@@ -184,7 +187,7 @@ def instructions(events: list[dict[str, Any]], earlier: set[str] = frozenset()) 
     for ev in events:
         if ev.get("type") != "user_prompt" or headline(ev.get("prompt")):
             continue  # a document handed over ("Implement the following plan:"): its steps are a task, not rules
-        text = clean_prompt(ev.get("prompt"))
+        text = clean_prompt(_FENCED.sub(" ", str(ev.get("prompt") or "")))
         taken = {d["text"] for d in decision_text.decision_sentences(str(ev.get("prompt") or ""))}
         said = [x.strip() for x in decision_text.sentences(text)]
         for i, s in enumerate(said):
