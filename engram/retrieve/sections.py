@@ -150,12 +150,33 @@ def fold_leftovers(items: list[tuple[dict, float]]) -> tuple[list[tuple[dict, fl
     return out, riders
 
 
+def _folder(description: str) -> str:
+    """Where a command works, as its description says it ("… (in `services/api`); …",
+    consolidate/knowledge/nodes.py); "" for the project's root."""
+    at = description.find(" (in `")
+    return description[at + 6: description.find("`)", at + 6)] if at >= 0 else ""
+
+
 def _unless_working(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
     """A command run with no status recorded (one session) that another session saw work is
-    said once, as working: not in both groups."""
+    said once, as working: not in both groups; and of the forms of one command that work in
+    one folder (`uv run pytest -v`, `uv run pytest -x -q`), the first only: the others differ
+    in options, and eight of them left no room for the project's other commands."""
     working = {str(n.get("name")) for n, _ in items if tiers.data_of(n).get("kind") == "command"}
-    return [(n, a) for n, a in items if tiers.data_of(n).get("kind") != "command_run"
-            or str(tiers.data_of(n).get("command")) not in working]
+    forms: set[tuple[str, str]] = set()
+    out = []
+    for n, a in items:
+        data = tiers.data_of(n)
+        if data.get("kind") == "command_run" and str(data.get("command")) in working:
+            continue
+        if data.get("kind") == "command":
+            form = (" ".join(w for w in str(n.get("name")).split() if not w.startswith("-")),
+                    _folder(str(n.get("description") or "")))
+            if form in forms:
+                continue
+            forms.add(form)
+        out.append((n, a))
+    return out
 
 
 def render(items: list[tuple[dict, float]], budget: int, header: str,

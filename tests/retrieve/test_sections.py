@@ -52,6 +52,17 @@ def test_a_command_seen_working_is_not_also_listed_as_run_without_a_status():
     assert text.count("bun test") == 1 and "`bun run e2e`" in text and "n002" not in {i for i, _ in shown}
 
 
+def test_of_the_forms_of_one_command_working_in_one_folder_the_first_is_said():
+    def cmd(i: int, name: str, where: str = "") -> tuple[dict, float]:
+        folder = f" (in `{where}`)" if where else ""
+        return _node(i, name=name, data='{"kind": "command"}', description=f"`{name}` runs the tests{folder}."), 1.0
+
+    items = [cmd(1, "uv run pytest -v", "api"), cmd(2, "uv run pytest -x -q", "api"), cmd(3, "uv run pytest -q", "web"),
+             cmd(4, "uv run ruff check", "api")]
+    text, shown = sections.render(items, 1000, "H")
+    assert [i for i, _ in shown] == ["n001", "n003", "n004"] and "-x -q" not in text
+
+
 def test_shares_leave_room_for_every_group_before_the_rest():
     """Thirty long commands first in the ranking cannot take a later group's share."""
     cmds = [(_node(i, data='{"kind": "command"}', description=f"`cmd{i}` " + "word " * 20), 1.0) for i in range(30)]
