@@ -174,12 +174,16 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = _verdict_key(ev)
         if key is None or not _known(ev) or harness_refused(ev):
             continue  # a run whose exit status nobody reported is neither a failure nor a pass
+        if _passed(ev):
+            for other, err in open_.items():  # a command between may have changed the files (`lint:fix`)
+                if other != key:
+                    err["ran"].append(ev)
         if not _passed(ev):
             if commandline.cannot_run(ev.get("error_summary") or ev.get("output")) and not ev.get("failed"):
                 continue  # the command could not run: a gotcha (consolidate/knowledge), not the code's error
             if key not in open_:
                 cause = [p for s, p in writes_since if s > last_pass[key]] if key in last_pass else []
-                open_[key] = {"fail": ev, "writes": [], "cause": cause, "repeats": 0}
+                open_[key] = {"fail": ev, "writes": [], "cause": cause, "repeats": 0, "ran": []}
             else:
                 open_[key]["repeats"] += 1
         else:
@@ -199,8 +203,11 @@ def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[st
     resolution = ""
     if passed:
         cmd = clip_words(passed.get("command"), 60)
+        between = err["ran"][-1] if err["ran"] else None
         resolution = (f"Fixed by changing {', '.join(files[:5])}; `{cmd}` then passed" if files
+                      else f"`{cmd}` passed after `{clip_words(between.get('command'), 60)}`" if between
                       else f"`{cmd}` passed on a re-run without a file change (flaky, or the environment)")
+        evidence += [between["seq"]] if between and not files else []
     cause = list(dict.fromkeys(err["cause"]))
     root = clip_words(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
     return {"text": _failure_text(fail), "root_cause": root, "resolution": resolution,

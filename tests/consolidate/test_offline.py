@@ -35,6 +35,17 @@ def test_fail_fix_pass_becomes_an_error_with_its_resolution(root):
     assert [seqs[x] for x in err["evidence"]] == ["test_run", "file_write", "test_run"]
 
 
+def test_a_check_passing_after_another_command_says_that_command_not_a_flaky_rerun():
+    def run(seq: int, command: str, code: int) -> dict:
+        return {"seq": seq, "type": "command", "command": command, "exit_code": code,
+                "output": "src/a.ts:3:7 lint/style: format" if code else ""}
+
+    (err,) = oe.errors([run(1, "bun run lint", 1), run(2, "bun run lint:fix", 0), run(3, "bun run lint", 0)])
+    assert err["resolution"] == "`bun run lint` passed after `bun run lint:fix`" and err["evidence"] == [1, 3, 2]
+    (again,) = oe.errors([run(1, "bun run lint", 1), run(2, "bun run lint", 0)])
+    assert "without a file change" in again["resolution"]
+
+
 def test_decisions_explicit_and_implicit(root):
     s = fix_session(root)
     _offline(s)
