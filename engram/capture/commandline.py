@@ -503,6 +503,13 @@ def family(normalised: str) -> tuple[str, ...]:
              and not (i and said[i - 1] in PLACE_OPTIONS | REPO_OPTIONS)]
     if not words:
         return ()
+    if words[:2] == ["nix", "run"] and len(words) > 2:  # `nix run nixpkgs#goreleaser -- check`: goreleaser's
+        return family(" ".join([words[2].rsplit("#", 1)[-1], *said[said.index(words[2]) + 1:]]))
+    if (words[0].rsplit("/", 1)[-1],) in _RUNS_A_FILE or words[0].startswith("python"):
+        if len(said) > 1 and said[1] in ("-c", "-e"):
+            return words[0], said[1]  # code given inline is not the script `python x.py` runs
+        if len(words) > 1 and _is_file_arg(words[1]):
+            return words[0], words[1]
     if words[0] in ("npm", "yarn", "pnpm", "bun") and len(words) > 2 and words[1] == "run":
         return tuple(words[:3])
     fam = tuple(words[:2]) if len(words) > 1 and not _is_file_arg(words[1]) else tuple(words[:1])

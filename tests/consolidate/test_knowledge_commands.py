@@ -227,6 +227,10 @@ def test_failing_tests_behind_a_chained_build_are_the_codes_problem_not_a_gotcha
      "gh pr create --title y", False),  # a PR in another repository: not a way round
     ("gh pr create -R o/shared --title x", "could not find any commits", "gh pr create -R o/shared --fill",
      True),
+    ("uv run python scripts/e2e.py", "psycopg2.errors.UndefinedColumn: column \"x\" does not exist",
+     "uv run python -c \"import sqlalchemy\"", False),  # inline code is not the script
+    ("nix run nixpkgs#goreleaser -- check", "error=configuration is valid, but uses deprecated properties",
+     "nix run nixpkgs#goreleaser -- release --snapshot", False),  # the program's other subcommand
     ("git -C /home/u/app add a.md", "bug: pre-commit's script is installed in migration mode",
      "git -C /home/u/dotfiles add b.md", False),  # another checkout
     ("git -C /home/u/app commit -m x", "bug: pre-commit's script is installed in migration mode",
@@ -348,6 +352,7 @@ def test_a_tool_failing_behind_a_filter_pipe_is_the_gotcha_and_its_later_form_th
     ("uv run ruff check --fix .", "Found 17 errors (13 fixed, 4 remaining)."),
     ("npx eslint src", "/app/src/a.ts\n  3:7  error  'x' is unused\n\n\u2716 1 problem (1 error, 0 warnings)"),
     ("flake8 app", "app/models.py:12:80: E501 line too long (88 > 79 characters)"),
+    ("uv run ruff check --fix src/g.py", "E501 Line too long (99 > 88)\n --> src/g.py:47:89"),
 ])
 def test_a_checker_reporting_findings_is_the_codes_failure_not_a_gotcha(command, output):
     events = [_shell(1, command, 1, output), _shell(2, "uv run ruff check .", 0, "All checks passed!")]

@@ -38,7 +38,8 @@ MAX_GOTCHAS = 8
 _FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
 # What a checker prints about the code it checked: a count of findings, or a finding's place.
-_LINT_FINDINGS = re.compile(r"\bFound \d+ errors?\b|\b\d+ (?:problems?|issues?|errors?) \(|^\S+:\d+:\d+: ", re.M)
+_LINT_FINDINGS = re.compile(r"\bFound \d+ errors?\b|\b\d+ (?:problems?|issues?|errors?) \(|^\S+:\d+:\d+: |--> \S+:\d+:\d+",
+                            re.M)
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
 _NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
 _RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git", "reset"): {"--hard"},
@@ -106,7 +107,7 @@ def code_failure(ev: dict[str, Any]) -> bool:
     text = str(ev.get("error_summary") or ev.get("output") or "")
     if any(m in text for m in _CODE_ERRORS) or any(ln.lstrip().startswith(_FAILING) for ln in text.split("\n")):
         return True
-    if _LINT_FINDINGS.search(text) and any(cl.purpose(p) in ("lint", "format") for p in cl.normalise(ev["command"])):
+    if _LINT_FINDINGS.search(text + "\n" + str(ev.get("output") or "")) and any(cl.purpose(p) in ("lint", "format") for p in cl.normalise(ev["command"])):
         return True  # a checker reporting what it found in the code ("Found 17 errors (13 fixed, 4 remaining).")
     return ev.get("type") != "test_run" and bool(testparse.parse(str(ev.get("output") or ""))["failed"])
 
