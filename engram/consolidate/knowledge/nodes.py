@@ -110,7 +110,7 @@ def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
     failing, passing = unfinished.checks(session)
     for f in failing:
         out.append(_unfinished(f"Failing at the end: {f['command']}", f"`{f['command']}` was failing when the "
-                               f"session ended: {f['what']}.", f["key"], f["evidence"]))
+                               f"session ended: {f['what'].rstrip('.')}.", f["key"], f["evidence"]))
     todo, had_list = unfinished.todos(session)
     if todo:
         out.append(_unfinished("Open items of the agent's task list", f"Open in the agent's task list: {todo['text']}.",
