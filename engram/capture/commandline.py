@@ -21,7 +21,10 @@ from engram.fsio import scratch
 from engram.text import clip_words, strip_ansi
 
 FILTERS = {"head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "wc", "sort", "uniq", "tee",
-           "cat", "jq", "awk", "sed", "cut", "tr", "column", "fold", "nl", "xargs"}
+           "cat", "jq", "awk", "sed", "cut", "tr", "column", "fold", "nl", "xargs",
+           # PowerShell's (`dotnet build | Select-Object -First 50`)
+           "Select-Object", "Select-String", "Tee-Object", "Out-String", "Out-Host", "Format-Table", "Format-List",
+           "Where-Object", "Sort-Object", "Measure-Object"}
 NOISE = {"cd", "pushd", "popd", "echo", "printf", "sleep", "true", "false", "clear", "set", "export", "source",
          "pwd", ":"}
 SELECTORS = {"-k", "-t", "--grep", "-g", "--testNamePattern", "--testPathPattern", "-run", "--run",
@@ -331,6 +334,10 @@ def _is_file_arg(word: str) -> bool:
     return not word.startswith("-") and ("/" in word or bool(_SOURCE_EXT.search(word)) or "*" in word)
 
 
+_PIECES = re.compile(r"[:._/-]")
+_CMDLET = re.compile(r"^[A-Z][a-z]+-[A-Z][A-Za-z]+$")
+
+
 def purpose(normalised: str) -> str:
     """test / build / lint / format / setup / run, or "" for a command that is not a project command."""
     words = shellcmd.stripped(normalised.split())
@@ -339,14 +346,17 @@ def purpose(normalised: str) -> str:
     kind = shellcmd.classify(normalised)
     named = shellcmd.stripped(canonical(normalised).split())  # without the subset it selects (`--filter x`)
     script = named[2] if len(named) > 2 and named[1] == "run" and not _is_file_arg(named[2]) else ""
-    joined = " ".join(w for w in named[:3] if not w.startswith("-")).lower()  # not `git log --format=…`, `git add x/format.go`
+    # the words' parts (`lint:fix`, `golangci-lint`), not `git log --format=…`, `git add x/format.go`, `rg FormatTags`
+    pieces = {p for w in named[:3] if not w.startswith("-") for p in _PIECES.split(w.lower())}
     if kind == shellcmd.TEST:
         return "test"
+    if _CMDLET.match(words[0]):
+        return ""  # a PowerShell cmdlet (`Get-ChildItem`): the shell's, not the project's
     if tuple(words[:2]) in SETUP:  # `pre-commit install` sets the hooks up; `pre-commit run` lints
         return "setup"
-    if "format" in joined or words[0] in ("prettier", "black", "isort", "gofmt"):
+    if pieces & {"format", "fmt"} or words[0] in ("prettier", "black", "isort", "gofmt"):
         return "format"
-    if "lint" in joined or "check" in script or "typecheck" in joined or words[0] in LINTERS:
+    if any(p.endswith("lint") for p in pieces) or "typecheck" in pieces or "check" in script or words[0] in LINTERS:
         return "lint" if words[0] != "tsc" or "--noEmit" in words else "build"
     if kind == shellcmd.BUILD:
         return "build"

@@ -18,6 +18,7 @@ from engram.consolidate.knowledge import commands
     ('$env:DOTNET_ENVIRONMENT="Development"; dotnet run --yes', ["DOTNET_ENVIRONMENT=Development dotnet run --yes"]),
     ("export RUST_LOG=debug && cargo run && cargo test", ["RUST_LOG=debug cargo run", "RUST_LOG=debug cargo test"]),
     ("export API_KEY=abc123 && make deploy", ["make deploy"]),  # a secret-looking variable is dropped
+    ("dotnet build -c Release | Select-Object -First 50", ["dotnet build -c Release"]),  # PowerShell's filters
 ])
 def test_normalise_keeps_the_meaningful_parts(line, parts):
     assert cl.normalise(line) == parts
@@ -41,6 +42,9 @@ def test_normalise_keeps_the_meaningful_parts(line, parts):
     ("docker compose -f deploy/compose.yml up", "docker compose up", "run"),
     ("pytest -x tests/test_a.py", "pytest -x", "test"),  # a flag stays: only a place option takes the path
     ("go build -o /tmp/app ./cmd/app", "go build", "build"),
+    ("rg -n ParseGameFormatTags", "rg -n ParseGameFormatTags", ""),  # a word holding "Format" formats nothing
+    ("Get-ChildItem", "Get-ChildItem", ""),  # a PowerShell cmdlet is the shell's
+    ("npx oxlint src", "npx oxlint src", "lint"),
     ("dotnet ef database update --connection \"Host=db;Port=5432\"", "dotnet ef database update", "run"),
     ("dotnet ef database update --startup-project ../Api", "dotnet ef database update", "run"),
 ])
