@@ -91,7 +91,7 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         if isinstance(content, str):
             ev["hash"] = "sha256:" + sha256_hex(content)[:32]
             ev["lines"] = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-            _add_role(ev, content)
+            _add_role(ev, content, head=not isinstance(call.get("offset"), int) or call["offset"] <= 1)
         for k in ("offset", "limit", "content_type"):
             if call.get(k) is not None:
                 ev[k] = call[k]
@@ -176,11 +176,12 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
     return ev
 
 
-def _add_role(ev: dict, content: str) -> None:
-    """What the file is for (capture/file_role.py), when its head says it."""
+def _add_role(ev: dict, content: str, head: bool = True) -> None:
+    """What the file is for (capture/file_role.py), when its head says it (`head`: the content
+    starts at the file's first line)."""
     from engram.capture import file_role
 
-    found = file_role.role(ev["path"], content) if ev.get("path") else ""
+    found = file_role.role(ev["path"], content, head) if ev.get("path") else ""
     if found:
         ev["role"] = redact(found)
 

@@ -94,13 +94,16 @@ def signature(line: str) -> str:
     return " ".join(line.rstrip().rstrip("{:").split())
 
 
-def role(path: str, content: str) -> str:
-    """One line saying what the file at `path` is for, or ""."""
+def role(path: str, content: str, head: bool = True) -> str:
+    """One line saying what the file at `path` is for, or "". Not at its `head` (a read from the
+    middle), only its definitions say it: a first comment there is any comment ("If both
+    exist, compare contents"), a first heading any section's."""
     if not isinstance(content, str) or not content.strip():
         return ""
     lines = content[:HEAD_CHARS].split("\n")
     ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    finds = (_heading,) if ext in ("md", "markdown", "rst", "txt") else (_comment, _package, _definitions)
+    finds = ((_heading,) if ext in ("md", "markdown", "rst", "txt") else (_comment, _package, _definitions)) \
+        if head else (_definitions,)
     for find in finds:
         found = find(lines)
         if found and not addresses_agent(found):

@@ -286,6 +286,21 @@ def test_a_read_and_a_whole_file_write_carry_the_files_role(proj):
     assert roles == {"src/calc.py": "defines add()", "src/money.py": "Money arithmetic in Decimal, never float."}
 
 
+def test_a_read_from_the_middle_of_a_file_gives_no_comment_for_its_role(proj):
+    """Its first comment is any comment ("If both exist, compare contents"), not what the file is for."""
+    path = proj / "src" / "finder.py"
+    path.write_text('"""Find files."""\n\n\ndef find():\n    # if both exist, compare contents\n    return 1\n')
+    middle = "    # if both exist, compare contents\n    return 1\n"
+    send("PostToolUse", proj, tool_name="Read", tool_input={"file_path": str(path), "offset": 5, "limit": 2},
+         tool_response={"type": "text", "file": {"filePath": str(path), "content": middle, "startLine": 5}})
+    (ev,) = [e for e in events(proj, "s1") if e["type"] == "file_read"]
+    assert "role" not in ev and ev["offset"] == 5
+    defs = "def total():\n    return 2\n"  # the definitions it shows are the file's, wherever the read starts
+    send("PostToolUse", proj, tool_name="Read", tool_input={"file_path": str(path), "offset": 7, "limit": 2},
+         tool_response={"type": "text", "file": {"filePath": str(path), "content": defs, "startLine": 7}})
+    assert [e.get("role") for e in events(proj, "s1") if e["type"] == "file_read"] == [None, "defines total()"]
+
+
 def test_a_replayed_payload_is_dated_by_its_record_only_in_a_replay(proj):
     from engram.hook import REPLAY_TS
 
