@@ -157,18 +157,23 @@ def _folder(description: str) -> str:
     return description[at + 6: description.find("`)", at + 6)] if at >= 0 else ""
 
 
-def _unless_working(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
+def _said_once(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
     """A command run with no status recorded (one session) that another session saw work is
-    said once, as working: not in both groups; and of the forms of one command that work in
+    said once, as working: not in both groups; a check failing at the end of a session once,
+    where we left off, not again as a known problem; and of the forms of one command that work in
     one folder (`uv run pytest -v`, `uv run pytest -x -q`), the first only: the others differ
     in options, and eight of them left no room for the project's other commands."""
     working = {str(n.get("name")) for n, _ in items if tiers.data_of(n).get("kind") == "command"}
+    failing = tuple(f"`{str(tiers.data_of(n).get('key'))[6:]}{end}" for n, _ in items
+                    if str(tiers.data_of(n).get("key") or "").startswith("check:") for end in ("`", " "))
     forms: set[tuple[str, str]] = set()
     out = []
     for n, a in items:
         data = tiers.data_of(n)
         if data.get("kind") == "command_run" and str(data.get("command")) in working:
             continue
+        if n.get("type") == "error" and failing and str(n.get("name") or "").startswith(failing):
+            continue  # "`x` was failing when the session ended" says it
         if data.get("kind") == "command":
             form = (" ".join(w for w in str(n.get("name")).split() if not w.startswith("-")),
                     _folder(str(n.get("description") or "")))
@@ -186,7 +191,7 @@ def render(items: list[tuple[dict, float]], budget: int, header: str,
     seen: set[str] = set()
     items = [it for it in items if not (it[0]["id"] in seen or seen.add(it[0]["id"]))  # type: ignore[func-returns-value]
              and tiers.data_of(it[0]).get("kind") != "mention"]  # a subagent named once: bookkeeping, not a rule
-    items, riders = fold_leftovers(_unless_working(items))
+    items, riders = fold_leftovers(_said_once(items))
     rest = []
     for node, act in items:
         g = group_of(node)

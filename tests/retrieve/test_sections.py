@@ -52,6 +52,15 @@ def test_a_command_seen_working_is_not_also_listed_as_run_without_a_status():
     assert text.count("bun test") == 1 and "`bun run e2e`" in text and "n002" not in {i for i, _ in shown}
 
 
+def test_a_check_failing_at_the_end_of_a_session_is_not_also_a_known_problem():
+    left = _node(1, name="Failing at the end: bun run lint", data='{"kind": "unfinished", "key": "check:bun run lint"}',
+                 description="`bun run lint` was failing when the session ended: Found 2 errors.")
+    err = _node(2, name="`bun run lint` failed (exit 1): Found 2 errors.", type="error")
+    other = _node(3, name="`bun run build` failed (exit 1): TS2304", type="error")
+    text, shown = sections.render([(left, 1.0), (err, 0.9), (other, 0.9)], 1000, "H")
+    assert [i for i, _ in shown] == ["n001", "n003"] and text.count("Found 2 errors") == 1
+
+
 def test_of_the_forms_of_one_command_working_in_one_folder_the_first_is_said():
     def cmd(i: int, name: str, where: str = "") -> tuple[dict, float]:
         folder = f" (in `{where}`)" if where else ""
