@@ -10,10 +10,11 @@ of whole processes:
 
 * bare: `python -P -c pass`, the same interpreter: the baseline of every ratio;
 * the hooks as `engram install` starts them (config.HOOK_ARGS), each run a session's
-  first (its state file deleted before, outside the timing): PostToolUse Edit in a
+  first (its state file and stream deleted before, outside the timing): PostToolUse Edit in a
   project with no memory and of a file linked to decisions at 5,000 nodes, PostToolUse
   Read of a file with >= 3 strong nodes (the first-read note), SessionStart at 5,000 and
-  50,000 nodes, UserPromptSubmit at 5,000 (and at 50,000, no goal);
+  50,000 nodes, UserPromptSubmit at 5,000 (and at 50,000, no goal); and, no goal, the
+  session's second prompt at 5,000 (its state and stream restored as the first left them);
 * `engram query <word>` (the console script) at 50,000 nodes, with its vector seeds and
   with --no-vectors.
 
@@ -49,6 +50,7 @@ GOALS = {
     "SessionStart, 50k": (2.0, "x"),
     "UserPromptSubmit, 5k": (2.0, "x"),
     "UserPromptSubmit, 50k": (None, "x"),
+    "UserPromptSubmit, 5k, a later prompt": (None, "x"),
     "engram query, 50k + vectors": (100.0, "ms"),
     "engram query, 50k --no-vectors": (None, "ms"),
 }
@@ -132,13 +134,39 @@ def cases(keep: str) -> dict[str, tuple]:
     hook_case("UserPromptSubmit, 5k", "UserPromptSubmit", r5, env5, payload("UserPromptSubmit", "lat-u5", r5, f5))
     hook_case("UserPromptSubmit, 50k", "UserPromptSubmit", r50, env50,
               payload("UserPromptSubmit", "lat-u50", r50, f50))
+    later = payload("UserPromptSubmit", "lat-v5", r5, f5)
+    out["UserPromptSubmit, 5k, a later prompt"] = (hook + ["UserPromptSubmit"], json.dumps(later).encode(), env5,
+                                                   _after_first_prompt(hook, later, env5, r5))
     out["engram query, 50k + vectors"] = (query, b"", env50, None)
     out["engram query, 50k --no-vectors"] = (query + ["--no-vectors"], b"", env50, None)
     return out
 
 
-def _forget(forget: tuple | None) -> None:
-    if forget:
+def _after_first_prompt(hook: list[str], data: dict, env: dict, root: str):
+    """A restore of the session as its first prompt (one naming nothing) left it, state and
+    stream, for the row of a later prompt: no keyword seeds, no earlier replies, the turn's
+    own budget."""
+    import shutil
+
+    from engram.config import Project
+    from retrieval_bench import _forget as forget_state
+
+    project = Project(os.path.realpath(root), env["ENGRAM_HOME"])
+    session = data["session_id"]
+    forget_state(env["ENGRAM_HOME"], root, session)
+    first = dict(data, prompt="Let us begin.")  # names nothing: the measured prompt finds all it names unshown
+    subprocess.run(hook + ["UserPromptSubmit"], input=json.dumps(first).encode(), env=env, capture_output=True,
+                   check=True, timeout=60)
+    saved = [(path, path + ".first") for path in (project.state_path(session), project.events_path(session))]
+    for path, copy in saved:
+        shutil.copyfile(path, copy)
+    return lambda: [shutil.copyfile(copy, path) for path, copy in saved]
+
+
+def _forget(forget) -> None:
+    if callable(forget):
+        forget()
+    elif forget:
         from retrieval_bench import _forget as forget_state
 
         forget_state(*forget)
