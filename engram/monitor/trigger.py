@@ -40,7 +40,6 @@ import os
 
 from engram import jsonio
 from engram.fsio import write_atomic
-from engram.monitor import metacognitive
 
 TYPE_CHECKING = False  # `typing` costs every hook ~20 ms
 if TYPE_CHECKING:
@@ -77,6 +76,8 @@ def _deliver(ctx, st: dict, via: str) -> list[str]:
 
 
 def after_tool_calls(ctx, st: dict, batch: list[dict]) -> list[str]:
+    from engram.monitor import metacognitive
+
     notes = _deliver(ctx, st, "tool_calls")
     try:
         flags, events = metacognitive.observe(st, batch, ctx.project.dir)
@@ -106,6 +107,11 @@ def queue_checks(ctx, disabled: bool, batch: list[dict]) -> None:
 
 def before_prompt(ctx, st: dict) -> list[str]:
     notes = _deliver(ctx, st, "prompt")
+    m = st.get("metacog")
+    if not isinstance(m, dict) or not m.get("calls"):
+        return notes  # no tool call yet (a session's first prompt): no size to record, no metrics to load
+    from engram.monitor import metacognitive
+
     try:
         metacognitive.record_session(ctx.project.dir, ctx.session, st)
     except Exception as exc:
