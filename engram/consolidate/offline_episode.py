@@ -27,10 +27,10 @@ import sys
 from typing import Any
 
 from engram.capture import commandline
-from engram.consolidate.knowledge import user_words
+from engram.consolidate.knowledge import replies, user_words
 from engram.consolidate.knowledge.commands import code_failure, harness_refused
 from engram.language import decision_text
-from engram.text import clip_words
+from engram.text import clip_words, squash
 
 MAX_FILES = 15
 MAX_TOOLS = 5
@@ -278,7 +278,7 @@ def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     learned: dict[str, dict[str, Any]] = {}  # one turn's reply follows each of its lookups
     out = []
     for ev in events:
-        if ev.get("type") == "learned" and str(ev.get("text") or "").strip():
+        if ev.get("type") == "learned" and replies.says_something(squash(str(ev.get("text") or ""))):
             src = by_seq.get(ev.get("ref"), {})
             seqs = [s for s in (ev.get("ref"), ev["seq"]) if s in by_seq]
             if ev["text"] in learned:

@@ -181,6 +181,18 @@ def test_a_short_reply_that_only_announces_its_next_step_is_not_kept_as_a_passag
     assert [seq for seq, _, _ in replies.passages(events)] == [2, 3, 4]
 
 
+@pytest.mark.parametrize("text,kept", [
+    ("Entendido, aguardando suas instruções.", False),
+    ("Now I have a complete picture. Let me write the plan.", False),
+    ("Excellent research complete. Let me check the remaining two tests before writing it up.", False),
+    ("Done. The ECOG scale maps to OMOP concept 4178962, and Karnofsky has no standard concept.", True),
+])
+def test_a_reply_of_acknowledgements_and_next_steps_says_nothing(text, kept):
+    from engram.consolidate.knowledge import replies
+
+    assert replies.says_something(text) is kept
+
+
 def test_the_last_reply_is_the_last_that_says_something():
     from engram.consolidate.knowledge.unfinished import last_session
 

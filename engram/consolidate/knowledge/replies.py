@@ -22,6 +22,21 @@ MIN_WORDS = 8
 _INTENT = re.compile(r"^(?:\W*(?:perfect|great|excellent|good|ok(?:ay)?|alright|now|first|next)\b[!,.]*\s*)*"
                      r"(?:let me(?! know)|let's|let us|i'll|i will|i'm going to)\b", re.I)
 INTENT_WORDS = 20
+# A short sentence that only acknowledges ("Excellent research complete.", "Now I have a
+# complete picture.", "Entendido, aguardando suas instruções.", "No response requested."):
+# a reply of these and next steps found nothing, whatever its length.
+ACK_WORDS = 6
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def says_something(text: str) -> bool:
+    """A reply holds MIN_WORDS words outside its acknowledgements and announced next steps."""
+    words = len(text.split())
+    if words < MIN_WORDS or (words <= INTENT_WORDS and _INTENT.match(text)):
+        return False
+    kept = [s for s in _SENTENCE.split(text)
+            if len(s.split()) > ACK_WORDS and not (len(s.split()) <= INTENT_WORDS and _INTENT.match(s))]
+    return sum(len(s.split()) for s in kept) >= MIN_WORDS
 
 
 def passages(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
@@ -31,7 +46,6 @@ def passages(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
         if e.get("type") != "turn_complete" or not isinstance(e.get("agent_summary"), str):
             continue
         text = squash(strip_injected(e["agent_summary"]))
-        words = len(text.split())
-        if words >= MIN_WORDS and not (words <= INTENT_WORDS and _INTENT.match(text)):
+        if says_something(text):
             out.append((int(e["seq"]), str(e.get("ts") or ""), text))
     return out
