@@ -155,9 +155,25 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
     for s in sentences(text):
         m = re.search(r"\b(?:used?|using|chose|choose|went with|switched to|picked|implemented|kept)\s+"
                       r"(.{2,60}?)\s+(?:instead of|rather than|over)\s+" + _OBJECT, s, re.I)
-        if m:
+        if m and not _not_chosen(s[: m.start()], m.group(0)):
             out.append({"text": s[:300], "chosen": _clean(m.group(1)), "alternative": _clean(m.group(2))})
     return out
+
+
+# What comes before the verb when no choice was made: a guess or a step not yet taken ("the
+# issue is likely that I need to use X instead of Y"), someone's wish ("the user wants to use
+# X instead of Y"), or what another party does ("Railway is using Railpack instead of the
+# Dockerfile": an observation, not the agent's choice).
+_UNMADE = re.compile(r"\b(?:likely|probably|maybe|perhaps|might|could|should|would|need to|needs to|wants?|"
+                     r"if|whether)\b", re.I)
+_OTHERS_DOING = re.compile(r"\b(?:is|are|was|were)\s*$", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|we|i'm|we're|i've|we've)\b", re.I)
+
+
+def _not_chosen(before: str, said: str) -> bool:
+    if _UNMADE.search(before):
+        return True
+    return said.lower().startswith("using") and bool(_OTHERS_DOING.search(before)) and not _FIRST_PERSON.search(before)
 
 
 # -- what a decision is about ------------------------------------------------------------

@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+from engram.language import decision_text
+
 PROBE = r"""
 from engram.language import decision_text as dt
 
@@ -41,3 +45,15 @@ def test_a_sentence_naming_only_what_is_ruled_out_is_a_fragment_not_a_decision()
     assert [d["text"] for d in decision_sentences(said)] == []
     assert [d["text"] for d in decision_sentences("Use Redis instead of Memcached for the cache.")] == [
         "Use Redis instead of Memcached for the cache."]
+
+
+@pytest.mark.parametrize("reply,chosen", [
+    ("I used a guard clause instead of try/except in the parser.", "guard clause"),
+    ("We are using httpx rather than requests now.", "httpx"),
+    ("Railway is using Railpack (their auto-builder) instead of the Dockerfile.", None),  # another's doing
+    ("The issue is likely that I need to use AccessTools.TypeByName instead of typeof().", None),  # a guess
+    ("The user wants to use ModBehaviour instead of BaseUnityPlugin.", None),  # someone's wish
+])
+def test_an_implicit_decision_is_a_choice_the_agent_made(reply, chosen):
+    got = decision_text.alternative_choices(reply)
+    assert ([c["chosen"] for c in got] or [None])[0] == chosen
