@@ -107,7 +107,11 @@ _NOW_SETTING = _Lazy(
 
 # A sentence that only names what is ruled out ("… can we try it. instead of npm publish"): the
 # choice is in a sentence before it, so alone it is a fragment, no decision.
-_FRAGMENT = ("instead of ", "rather than ")
+_FRAGMENT = ("instead of ", "rather than ", "so we can ", "so that ", "so it ")  # a purpose clause alone
+# A sentence asking to find something out is a question whatever its mark: "I want to know if
+# we can add a second icon instead of the arrow", "research whether we can use X instead of Y".
+_INQUIRY = _Lazy(r"\b(?:want to know|wondering|find out|figure out|(?:research|see|check|look into|investigate)"
+                 r"(?:ing)? (?:if|whether))\b", re.I)
 
 
 def decision_sentences(text: str) -> list[dict[str, Any]]:
@@ -121,7 +125,8 @@ def decision_sentences(text: str) -> list[dict[str, Any]]:
     out = []
     said = sentences(text)
     for i, s in enumerate(said):
-        if s.rstrip().endswith("?") or len(s) > 300 or s.lstrip().lower().startswith(_FRAGMENT):
+        if s.rstrip().endswith("?") or len(s) > 300 or s.lstrip().lower().startswith(_FRAGMENT) \
+                or _INQUIRY.search(s):
             continue
         now = _NOW_SETTING.match(s)
         if not (now or (_OPENER.match(s) and _DECISION_SHAPED.search(s))):

@@ -31,7 +31,7 @@ print(dt.decision_sentences("ok. Let's use pytest for the tests, not nose."))
 
 def test_importing_compiles_no_pattern_and_a_use_compiles_each_once():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out[0] == "65 0"  # _USE is counted twice: alone and in _CHOICE
+    assert out[0] == "66 0"  # _USE is counted twice: alone and in _CHOICE
     same, kept, compiled = out[1].split()
     assert same == "True" and kept == "True" and int(compiled) > 0
     assert out[2] == "{'subject': ['job', 'queu'], 'choice': ['redis'], 'ruled_out': ['rabbitmq'], 'dropped': [], 'refers': False, 'also': [], 'verbs': []}"
@@ -57,3 +57,13 @@ def test_a_sentence_naming_only_what_is_ruled_out_is_a_fragment_not_a_decision()
 def test_an_implicit_decision_is_a_choice_the_agent_made(reply, chosen):
     got = decision_text.alternative_choices(reply)
     assert ([c["chosen"] for c in got] or [None])[0] == chosen
+
+
+@pytest.mark.parametrize("prompt", [
+    "I want to know if we can add a second icon instead of the current arrow box.",
+    "Also I want you to research whether we can use the phoenix icon instead of the down arrow.",
+    "So we can have images instead of little boxes and arrows.",
+])
+def test_a_request_to_find_out_or_a_purpose_clause_is_no_decision(prompt):
+    assert decision_text.decision_sentences(prompt) == []
+    assert decision_text.decision_sentences("Let's use the phoenix icon instead of the down arrow.")
