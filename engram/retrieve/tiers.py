@@ -143,7 +143,7 @@ def guarded(node: dict, text: str) -> str:
 
 
 def _loose(text: str) -> str:
-    return " ".join(text.casefold().replace("`", "").rstrip("…").split())
+    return " ".join(text.casefold().replace("`", "").strip("…").split())  # a long path is cut from its start
 
 
 def _head_and_body(name: str, text: str) -> tuple[str, str]:

@@ -51,6 +51,12 @@ def test_a_description_that_repeats_the_name_is_not_said_twice():
         "- Finding: npm test failed (exit 1): src/a.ts(3,1): error TS2307. Fixed in b.ts. [files: src/a.py]")
 
 
+def test_a_long_path_cut_from_its_start_is_found_in_its_description_and_shown_once():
+    path = "services/protocol-processor-service/src/protocol_processor/tools/unit_normalizer.py"
+    n = _node(1, name="…" + path[-60:], summary="", description=f"{path}: Unit and value normalizer.")
+    assert tiers.line(n, tiers.FULL, labelled=False).count("unit_normalizer.py") == 1
+
+
 def test_a_name_with_markup_characters_is_found_in_its_description_and_shown_once():
     desc = "After npm run build 2>&1 | head -50: The fixes have been pushed to PR #379. Tests <b>pass</b>."
     n = _node(1, name="After npm run build 2>&1 | head -50: The fixes have been pushed…", summary="",
