@@ -90,6 +90,16 @@ def test_a_command_that_stopped_working_is_retired_by_the_variant_that_works():
     assert commands.retired_commands(events, working) == {"npm test": "npx vitest run"}
 
 
+def test_a_task_that_stopped_working_is_retired_only_by_the_same_task():
+    """"run" is any task: `./deploy.sh` failing is not undone by `go run ./cmd/app` working."""
+    events = [_shell(1, "./deploy.sh release", 0, "deployed"), _shell(2, "./deploy.sh release", 1, "bash: xcrun: command not found"),
+              _shell(3, "go run ./cmd/app", 0, "ok"), _shell(4, "./deploy.sh release --dry-run", 0, "ok")]
+    working = commands.project_commands(events[:3])
+    assert commands.retired_commands(events[:3], working) == {}
+    working = commands.project_commands(events)
+    assert commands.retired_commands(events, working) == {"./deploy.sh release": "./deploy.sh release --dry-run"}
+
+
 def test_a_gotcha_is_a_failure_and_the_variant_that_worked_after_the_last_repeat():
     blocked = "error: Your local changes to the following files would be overwritten by checkout:\n\tlogs/a.json"
     events = [_shell(1, "git checkout main", 1, blocked), _shell(2, "git stash"),

@@ -179,7 +179,8 @@ def retired_commands(events: list[dict[str, Any]], working: dict[str, dict[str, 
             what, canon = cl.purpose(part), cl.canonical(part)
             if not what or canon in working and working[canon]["last_seq"] > ev["seq"]:
                 continue
-            later = [c for c, r in working.items() if r["purpose"] == what and r["last_seq"] > ev["seq"] and c != canon]
+            later = [c for c, r in working.items() if r["purpose"] == what and r["last_seq"] > ev["seq"] and c != canon
+                     and (what != "run" or cl.family(c) == cl.family(canon))]  # "run" is any task: the same one by family
             if later:
                 out[canon] = later[0]
     return out
