@@ -31,11 +31,14 @@ _CONTEXT_TAGS = ("hook_context", "system-reminder", "session_context")
 # "<ide_opened_file>The user opened the file ... in the IDE.</ide_opened_file>"; Claude Code's
 # "<task-notification>" when a background task ends, for which UserPromptSubmit fires too;
 # the output of its bash mode (`!cmd`) and slash commands, which its transcripts record in the
-# user's place; docs/harnesses.md): never the user's words.
+# user's place; an agent-running app's `<system_instruction>`; docs/harnesses.md): never the
+# user's words.
 # The line Claude Code writes after a background task's notification, not the user's words.
 _TASK_FOLLOW_UP = "Read the output file to retrieve the result:"
 _HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification", "bash-stdout",
-                 "bash-stderr", "local-command-stdout", "local-command-stderr")
+                 "bash-stderr", "local-command-stdout", "local-command-stderr",
+                 # an app running the agent for the user (Conductor) puts its own rules in the prompt
+                 "system_instruction", "system-instruction")
 
 
 def strip_injected(prompt: str) -> str:

@@ -68,3 +68,11 @@ def test_strip_ansi_leaves_what_a_coloured_tool_said():
     assert strip_ansi("cut at the end \x1b[") == "cut at the end " and strip_ansi("lone \x1b") == "lone "
     assert strip_ansi("an unended \x1b]0;title") == "an unended "
     assert strip_ansi("plain, é and 漢字") == "plain, é and 漢字"
+
+
+def test_an_agent_running_apps_instructions_are_not_the_users_words():
+    """Conductor opens a session's prompt with its own rules, in two spellings of one tag."""
+    prompt = ("<system_instruction>\nYou are working inside Conductor. Use this branch for new PRs.\n"
+              "</system_instruction>\n\n<system-instruction>\nUse `git branch -m` to rename the branch. Use the "
+              "prefix \"KeKs0r/\".\n</system-instruction>\n\nwhy is this PR failing?")
+    assert strip_injected(prompt) == "why is this PR failing?"
