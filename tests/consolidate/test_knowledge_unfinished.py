@@ -103,7 +103,8 @@ def test_instructions_in_the_users_words():
 
 
 def test_a_pasted_block_and_the_sentence_handing_it_over_are_no_instructions():
-    log = "Use recent output as context:\n```\n== warnings ==\nMake sure x is set\n```\nGoing forward, run the linter before you push."
+    log = ("Fix it. Use recent output from `.specstory` as context:\n```\n== warnings ==\nMake sure x is set\n```\n"
+           "Going forward, run the linter before you push.")
     assert [i["name"] for i in user_words.instructions([_prompt(1, log)])] == ["Going forward, run the linter before you push."]
 
 

@@ -67,8 +67,9 @@ _CLAUSE = re.compile(r"[,;]\s+|(?<!\s)\s+(?:and|then)\s+", re.I)
 _ADDRESSED = re.compile(r"^(?:(?:ok(?:ay)?|so|also|please|pls)[,!.]?\s+)*(?:@agent-[\w.-]+\w[\s,:]*)+", re.I)
 MAX_INSTRUCTIONS = 8
 # A fenced block a prompt pastes (a log, a diff) is data, not the user's words; so is the
-# sentence that hands it over ("Use this output as context:").
-_FENCED = re.compile(r"(?:[^.!?\n]*:\s*)?```.*?(?:```|$)", re.S)
+# sentence that hands it over ("Use the recent conversation from `.specstory` as context:"),
+# from the last sentence end (a mark and a space, or a line's end) before its colon.
+_FENCED = re.compile(r"(?:(?:(?<=[.!?]\s)|(?<=\n)|^)(?:[^\n.!?]|[.!?](?!\s))*:\s*)?```.*?(?:```|$)", re.S)
 
 
 def _link(m: re.Match) -> str:
