@@ -38,7 +38,15 @@ _TASK_FOLLOW_UP = "Read the output file to retrieve the result:"
 _HARNESS_TAGS = ("ide_opened_file", "ide_selection", "ide_diagnostics", "task-notification", "bash-stdout",
                  "bash-stderr", "local-command-stdout", "local-command-stderr",
                  # an app running the agent for the user (Conductor) puts its own rules in the prompt
-                 "system_instruction", "system-instruction")
+                 "system_instruction", "system-instruction",
+                 # another agent of a Claude Code team: `<teammate-message teammate_id="ui" …>`
+                 "teammate-message")
+
+
+def _opening(text: str, tag: str) -> int:
+    """Where `<tag>` or `<tag attr="…">` first opens in `text`, or -1."""
+    bare, with_attrs = text.find(f"<{tag}>"), text.find(f"<{tag} ")
+    return min((i for i in (bare, with_attrs) if i >= 0), default=-1)
 
 
 def strip_injected(prompt: str) -> str:
@@ -49,7 +57,7 @@ def strip_injected(prompt: str) -> str:
     file an IDE had open, or a task's notification, stored as one reads as a task the user set."""
     out, rest = [], prompt
     while True:
-        starts = [(rest.find(f"<{tag}>"), tag) for tag in _CONTEXT_TAGS + _HARNESS_TAGS]
+        starts = [(_opening(rest, tag), tag) for tag in _CONTEXT_TAGS + _HARNESS_TAGS]
         at, tag = min(((i, t) for i, t in starts if i >= 0), default=(-1, ""))
         close = rest.find(f"</{tag}>", at) if at >= 0 else -1
         if at < 0 or close < 0:

@@ -76,3 +76,9 @@ def test_an_agent_running_apps_instructions_are_not_the_users_words():
               "</system_instruction>\n\n<system-instruction>\nUse `git branch -m` to rename the branch. Use the "
               "prefix \"KeKs0r/\".\n</system-instruction>\n\nwhy is this PR failing?")
     assert strip_injected(prompt) == "why is this PR failing?"
+
+
+def test_a_teammates_message_is_not_the_users_words():
+    prompt = '<teammate-message teammate_id="ui" color="blue" summary="plan">\n## Plan\n1. Use a bar chart\n</teammate-message>'
+    assert strip_injected(prompt + "\nlooks good, go ahead") == "looks good, go ahead"
+    assert strip_injected(prompt) == ""
