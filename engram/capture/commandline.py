@@ -461,6 +461,21 @@ def missing_program(command: str, output: str) -> str:
     return ""
 
 
+_SAID_BY = re.compile(r"([\w.+-]+): ")
+
+
+def filter_failed(command: str, signature: str) -> str:
+    """The filter of the line's pipeline that its error names (`… 2>&1 | tail -20` -> "tail: 2: No
+    such file or directory": a shell whose hook appended a redirection, a wrong count), other
+    than refusing an option (`blamed`'s gotcha), or "": the way round is the line written
+    otherwise (redirected to a file), as for a line the shell could not parse."""
+    m = _SAID_BY.match(signature.strip())
+    if not m or m.group(1) not in FILTERS or _BLAMED.match(signature.strip()):
+        return ""
+    later = [(shellcmd.stripped(_words(seg)) or [""])[0] for part in parts(command) for seg in _pipeline(part)[1:]]
+    return m.group(1) if m.group(1) in later else ""
+
+
 # What a shell prints when it could not parse the line (PowerShell 5 has no `&&`; bash, zsh and
 # sh quoting errors): the way round is the same line written otherwise.
 _SYNTAX = re.compile(r"not a valid statement separator|ParserError|syntax error near unexpected token|"

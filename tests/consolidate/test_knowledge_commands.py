@@ -372,3 +372,15 @@ def test_a_checker_reporting_findings_is_the_codes_failure_not_a_gotcha(command,
     events = [_shell(1, command, 1, output), _shell(2, "uv run ruff check .", 0, "All checks passed!")]
     assert commands.code_failure(events[0]) and commands.gotchas(events) == []
 
+
+def test_a_filter_that_broke_the_line_is_gone_round_by_the_line_written_otherwise():
+    """A hook appended `2>> log` to every xcodebuild, so `… 2>&1 | tail -20` made tail read a file
+    named 2; redirecting to a file and grepping it worked."""
+    events = [_shell(1, "xcodebuild test -scheme App 2>&1 | tail -20", 1, "tail: 2: No such file or directory"),
+              _shell(2, "xcodebuild test -scheme App > /tmp/test.log 2>&1; grep -E 'error|Test Case' /tmp/test.log", 0,
+                     "Test Case '-[AppTests testA]' passed")]
+    assert cl.filter_failed(events[0]["command"], "tail: 2: No such file or directory") == "tail"
+    assert cl.filter_failed("tail -20 build.log", "tail: build.log: No such file or directory") == ""  # no pipe
+    [g] = commands.gotchas(events)
+    assert (g["command"], g["worked"]) == (events[0]["command"], events[1]["command"])
+

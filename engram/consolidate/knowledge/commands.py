@@ -333,7 +333,8 @@ def gotchas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             parts = _same_program(named, cl.segments(nxt["command"])) if named else cl.normalise(nxt["command"])
             syntax = not named and cl.shell_syntax(sig)  # the shell refused the line: its way round is it rewritten
             # a missing filter (`… | head`): normalise drops it, so only the whole line says what failed
-            hidden = cl.missing_program(ev["command"], sig) not in {"", *(_program(p) for p in fail)}
+            hidden = cl.missing_program(ev["command"], sig) not in {"", *(_program(p) for p in fail)} \
+                or bool(cl.filter_failed(ev["command"], sig))  # a filter normalise dropped broke the line
             fixed = (_rewritten(fail, parts) and nxt["command"] != ev["command"] if syntax or hidden
                      else _variant(fail, parts, cl.cannot_run(ev.get("error_summary") or ev.get("output")))
                      and not _rerun(fail, parts, ev["command"], nxt["command"]))
