@@ -269,3 +269,23 @@ def test_files_written_after_the_last_commit_are_the_projects_only():
     assert unfinished.uncommitted(events) == (None, True)
     pending, _ = unfinished.uncommitted(events + [{"seq": 6, "type": "file_write", "path": "App/Paywall.swift"}])
     assert pending["files"] == ["App/Paywall.swift"]
+
+
+def test_a_branch_committed_on_and_not_seen_pushed_is_left_open():
+    def run(seq: int, command: str, output: str = "", code: int = 0) -> dict:
+        return {"seq": seq, "type": "command", "command": command, "exit_code": code, "output": output}
+
+    events = [run(1, 'git commit -m "fix: the banner"', "[fix/issue-179 9a25469] fix: the banner\n 2 files changed"),
+              run(2, 'git commit -m "chore: y"', "[main 1111111] chore: y"),
+              run(3, "git push", "To github.com:o/r.git\n   0000000..1111111  main -> main"),
+              run(4, 'git commit -m "feat: a"', "[feat/a 2222222] feat: a"),
+              run(5, "git push -u origin feat/a", "! [rejected] feat/a -> feat/a (fetch first)", 1)]
+    waiting, pushed = unfinished.unpushed(events)
+    assert [(b["branch"], b["sha"], b["message"]) for b in waiting] == [
+        ("fix/issue-179", "9a25469", "fix: the banner"), ("feat/a", "2222222", "feat: a")]
+    assert pushed == ["unpushed:main"]
+    waiting, pushed = unfinished.unpushed(events + [run(6, "git push -u origin feat/a")])
+    assert [b["branch"] for b in waiting] == ["fix/issue-179"] and pushed[-1] == "unpushed:feat/a"
+    opened = run(6, 'gh pr create --title "fix" --body "x" --head fix/issue-179', "https://github.com/o/r/pull/186")
+    assert [b["branch"] for b in unfinished.unpushed(events + [opened])[0]] == ["feat/a"]
+

@@ -139,6 +139,11 @@ def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
                                pending["key"], pending["evidence"]))
     elif committed:
         retire.append({"key": "uncommitted", "by": None, "reason": "committed"})
+    waiting, pushed = unfinished.unpushed(session)
+    for b in waiting:
+        out.append(_unfinished(f"Branch {b['branch']} not pushed", f"Branch `{b['branch']}` has commits not seen "
+                               f"pushed (last: `{b['sha']}` {b['message']}).", b["key"], b["evidence"]))
+    retire += [{"key": k, "by": None, "reason": "pushed"} for k in pushed]
     state = unfinished.last_session(session, said)
     if state:
         asked = "; ".join(f'"{a}"' for a in state["asked"])

@@ -11,6 +11,8 @@ graph, and a `retire` key closes it without a successor:
   remote branch, which closes it on GitHub, or `gh pr view|list` printing it merged or closed;
   an issue likewise by `gh issue close n` or `gh issue view|list` printing it closed);
 * `leftover:<path>`: a file an `rm` failed to delete (retired when a later rm or mv succeeds);
+* `unpushed:<branch>`: a branch the session committed on (`git commit` printed "[branch sha]
+  message") with no push of it seen after (retired when a later push of it succeeds);
 * `last-request`: the session's last user request when no reply to it was recorded (the
   session ended, or was cut, before the agent answered); an answered one retires it.
 """
@@ -234,6 +236,46 @@ def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bo
         return None, True
     return {"key": "uncommitted", "files": after[:8], "more": max(0, len(after) - 8),
             "evidence": [commits[-1]]}, True
+
+
+_COMMITTED = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+_PUSHED = re.compile(r"(?:->|\.\.\.?)\s*(?:refs/heads/)?([^\s]+)\s*$|\[new branch\]\s+\S+\s+->\s+(\S+)", re.M)
+
+
+def unpushed(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """([branches with a commit no push of them followed], [keys of branches pushed]): what
+    `git commit` printed ("[fix/x 9a25469] fix: the banner") and what a `git push` that ran
+    printed ("   1a2b3c4..9a25469  fix/x -> fix/x") or named (`git push -u origin fix/x`), or a
+    `gh pr create` opened from (its `--head`); one that names no branch and printed none
+    pushes the branch last committed on."""
+    last: dict[str, dict[str, Any]] = {}
+    pushed: list[str] = []
+    current = ""
+    for ev in shell_events(events):
+        if not ran(ev):
+            continue
+        out = str(ev.get("output") or "")
+        for part in cl.normalise(ev["command"]):
+            fam = cl.family(part)[:2]
+            if fam == ("git", "commit"):
+                for branch, sha, message in _COMMITTED.findall(out)[:1]:
+                    current = branch
+                    last[branch] = {"key": "unpushed:" + branch, "branch": branch, "sha": sha[:7],
+                                    "message": clip_words(message, 80), "evidence": [ev["seq"]]}
+            elif fam == ("git", "push") and not {"--delete", "-d"} & set(cl.split_words(part)) or \
+                    cl.family(part) == ("gh", "pr", "create"):  # a PR opened from it: it was on the remote
+                words = cl.split_words(part)
+                head = [b for a, b in zip(words, words[1:]) if a in ("--head", "-H")]
+                named = head if fam == ("gh", "pr") else [b or n for n, b in _PUSHED.findall(out)] or \
+                    [w for w in words[3:] if not w.startswith("-")][-1:]
+                named = named or [current]
+                for branch in named:
+                    branch = branch.split(":")[-1].removeprefix("refs/heads/")
+                    branch = current if branch == "HEAD" else branch
+                    if branch:
+                        last.pop(branch, None)
+                        pushed.append("unpushed:" + branch)
+    return list(last.values())[:3], pushed
 
 
 def _in_project(path: str) -> bool:
