@@ -262,20 +262,26 @@ def unpushed(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[s
                     current = branch
                     last[branch] = {"key": "unpushed:" + branch, "branch": branch, "sha": sha[:7],
                                     "message": clip_words(message, 80), "evidence": [ev["seq"]]}
-            elif fam == ("git", "push") and not {"--delete", "-d"} & set(cl.split_words(part)) or \
-                    cl.family(part) == ("gh", "pr", "create"):  # a PR opened from it: it was on the remote
-                words = cl.split_words(part)
-                head = [b for a, b in zip(words, words[1:]) if a in ("--head", "-H")]
-                named = head if fam == ("gh", "pr") else [b or n for n, b in _PUSHED.findall(out)] or \
-                    [w for w in words[3:] if not w.startswith("-")][-1:]
-                named = named or [current]
-                for branch in named:
-                    branch = branch.split(":")[-1].removeprefix("refs/heads/")
-                    branch = current if branch == "HEAD" else branch
-                    if branch:
-                        last.pop(branch, None)
-                        pushed.append("unpushed:" + branch)
+            else:
+                for branch in _pushed(part, out, current):
+                    last.pop(branch, None)
+                    pushed.append("unpushed:" + branch)
     return list(last.values())[:3], pushed
+
+
+def _pushed(part: str, out: str, current: str) -> list[str]:
+    """The branches a part put on the remote: a `git push` (not a deletion) by what it printed,
+    else by the branch it names, else the current one; a `gh pr create` by its `--head`, else
+    the current one (a PR is opened from a branch the remote has)."""
+    words = cl.split_words(part)
+    if cl.family(part) == ("gh", "pr", "create"):
+        named = [b for a, b in zip(words, words[1:]) if a in ("--head", "-H")]
+    elif cl.family(part)[:2] == ("git", "push") and not {"--delete", "-d"} & set(words):
+        named = [b or n for n, b in _PUSHED.findall(out)] or [w for w in words[3:] if not w.startswith("-")][-1:]
+    else:
+        return []
+    branches = [b.split(":")[-1].removeprefix("refs/heads/") for b in named or [current]]
+    return [b for b in (current if b == "HEAD" else b for b in branches) if b]
 
 
 def _in_project(path: str) -> bool:
