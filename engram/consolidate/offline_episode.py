@@ -196,16 +196,21 @@ def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: e["evidence"][0])[:MAX_ERRORS]
 
 
+def _said(ev: dict[str, Any]) -> str:
+    """A command as the memory says it: its meaningful parts (no redirections, no filter pipes)."""
+    return clip_words(" && ".join(commandline.normalise(str(ev.get("command") or ""))) or ev.get("command"), 60)
+
+
 def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[str, Any]:
     fail = err["fail"]
     files = list(dict.fromkeys(p for _, p in err["writes"]))
     evidence = [fail["seq"]] + [s for s, _ in err["writes"]][:8] + ([passed["seq"]] if passed else [])
     resolution = ""
     if passed:
-        cmd = clip_words(passed.get("command"), 60)
+        cmd = _said(passed)
         between = err["ran"][-1] if err["ran"] else None
         resolution = (f"Fixed by changing {', '.join(files[:5])}; `{cmd}` then passed" if files
-                      else f"`{cmd}` passed after `{clip_words(between.get('command'), 60)}`" if between
+                      else f"`{cmd}` passed after `{_said(between)}`" if between
                       else f"`{cmd}` passed on a re-run without a file change (flaky, or the environment)")
         evidence += [between["seq"]] if between and not files else []
     cause = list(dict.fromkeys(err["cause"]))
