@@ -166,11 +166,11 @@ def alternative_choices(text: str) -> list[dict[str, Any]]:
 
 
 # What comes before the verb when no choice was made: a guess or a step not yet taken ("the
-# issue is likely that I need to use X instead of Y"), someone's wish ("the user wants to use
-# X instead of Y"), or what another party does ("Railway is using Railpack instead of the
+# issue is likely that I need to use X instead of Y"), an option offered ("Or switch to using
+# X instead of Y"), someone's wish ("the user wants to use X instead of Y"), or what another party does ("Railway is using Railpack instead of the
 # Dockerfile": an observation, not the agent's choice).
 _UNMADE = re.compile(r"\b(?:likely|probably|maybe|perhaps|might|could|should|would|need to|needs to|wants?|"
-                     r"if|whether)\b", re.I)
+                     r"if|whether|or|option|alternatively)\b", re.I)  # "Or switch to using X instead of Y": offered
 _OTHERS_DOING = re.compile(r"\b(?:is|are|was|were)\s*$", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i'm|we're|i've|we've)\b", re.I)
 

@@ -53,6 +53,7 @@ def test_a_sentence_naming_only_what_is_ruled_out_is_a_fragment_not_a_decision()
     ("Railway is using Railpack (their auto-builder) instead of the Dockerfile.", None),  # another's doing
     ("The issue is likely that I need to use AccessTools.TypeByName instead of typeof().", None),  # a guess
     ("The user wants to use ModBehaviour instead of BaseUnityPlugin.", None),  # someone's wish
+    ("- Or switch to using `bun publish` instead of changeset publish.", None),  # an option offered
 ])
 def test_an_implicit_decision_is_a_choice_the_agent_made(reply, chosen):
     got = decision_text.alternative_choices(reply)
