@@ -286,6 +286,10 @@ def test_a_branch_committed_on_and_not_seen_pushed_is_left_open():
     assert pushed == ["unpushed:main"]
     waiting, pushed = unfinished.unpushed(events + [run(6, "git push -u origin feat/a")])
     assert [b["branch"] for b in waiting] == ["fix/issue-179"] and pushed[-1] == "unpushed:feat/a"
+    forced = run(6, "git push --force-with-lease", "To github.com:o/r.git\n + 1a2b3c4...2222222 feat/a -> feat/a (forced update)")
+    assert unfinished.unpushed(events + [forced])[1][-1] == "unpushed:feat/a"
+    new = run(6, "git push -u", " * [new branch]      feat/a -> feat/a\nbranch 'feat/a' set up to track 'origin/feat/a'.")
+    assert unfinished.unpushed(events + [new])[1][-1] == "unpushed:feat/a"
     opened = run(6, 'gh pr create --title "fix" --body "x" --head fix/issue-179', "https://github.com/o/r/pull/186")
     assert [b["branch"] for b in unfinished.unpushed(events + [opened])[0]] == ["feat/a"]
 

@@ -239,7 +239,7 @@ def uncommitted(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bo
 
 
 _COMMITTED = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
-_PUSHED = re.compile(r"(?:->|\.\.\.?)\s*(?:refs/heads/)?([^\s]+)\s*$|\[new branch\]\s+\S+\s+->\s+(\S+)", re.M)
+_PUSHED = re.compile(r"\S\s+->\s+(?:refs/heads/)?(\S+)")  # "   1a2..9a2  fix/x -> fix/x", "* [new branch]  x -> x"
 
 
 def unpushed(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -277,7 +277,7 @@ def _pushed(part: str, out: str, current: str) -> list[str]:
     if cl.family(part) == ("gh", "pr", "create"):
         named = [b for a, b in zip(words, words[1:]) if a in ("--head", "-H")]
     elif cl.family(part)[:2] == ("git", "push") and not {"--delete", "-d"} & set(words):
-        named = [b or n for n, b in _PUSHED.findall(out)] or [w for w in words[3:] if not w.startswith("-")][-1:]
+        named = _PUSHED.findall(out) or [w for w in words[3:] if not w.startswith("-")][-1:]
     else:
         return []
     branches = [b.split(":")[-1].removeprefix("refs/heads/") for b in named or [current]]
