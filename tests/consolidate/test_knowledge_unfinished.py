@@ -125,6 +125,7 @@ def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
     ("We need to add a button to the form.", False),
     ("So from now on every time I commit the tool will link our chat to the commit?", False),  # a question
     ("Why on earth did you reformat every file?", True),  # a reproach is a rule
+    ("Why do you think the overlay is applied to the editor itself?", False),  # a question asking an opinion
     # the same in Spanish, Portuguese and Japanese
     ("NUNCA tenes que generar esto a mano.", True), ("Yo nunca te pedí que crees scripts.", True),
     ("Todas las tablas deben migrarse desde SPISA.", True), ("No funciona el build de nuevo.", False),

@@ -36,7 +36,7 @@ _AGENT = re.compile(r"@agent-[\w.-]+\w")
 _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"(?:don'?t|do not|never|always|stop|avoid|must|make sure|remember to|"
                    r"you (?:should|must|need to|have to)|no need to|only|keep|"
-                   r"why (?:on earth )?(?:are|did|do|would) you|"
+                   r"why (?:on earth )?(?:are|did|do(?! you (?:think|believe|suppose|say|mean|see))|would) you|"
                    r"i (?:never|didn'?t) (?:ask|want)|i (?:told|asked) you|from now on|next time|going forward|"
                    r"in (?:the )?future|use\b|prefer|"
                    # the same openers in Spanish and Portuguese (the corpus's dev projects hold both)
