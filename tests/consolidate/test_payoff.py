@@ -133,6 +133,9 @@ def test_use_by_kind():
     assert payoff.use(said, later + [{"seq": 10, "type": "test_run", "command": "pytest -q"}])[1] == "followed"
     unrelated = {"id": "n_u", "type": "concept", "affected_files": ["z.py"], "data": {}}
     assert payoff.use(unrelated, later) == (None, "")
+    missing = {"id": "n_m", "type": "error", "name": "psql is not found on this machine",
+               "data": {"kind": "gotcha", "key": "missing:psql"}}
+    assert payoff.use(missing, later) == (None, payoff.UNSEEN)  # its use is not running psql: nothing shows it
 
 
 def test_a_tampered_injected_event_is_read_as_nothing():
@@ -180,3 +183,23 @@ def test_what_the_user_said_and_open_work_never_fade(tmp_path):
     faded = dict(conn.execute("SELECT node_id, faded FROM item_state").fetchall())
     assert {k: faded[i] for k, i in ids.items()} == {"decision": 0, "instruction": 0, "unfinished": 0,
                                                        "command": 1, "file": 1}
+
+
+def test_an_item_whose_use_no_session_can_show_never_fades(tmp_path):
+    """A missing tool is used by not running it: showings where no use could be seen do not
+    count towards fading, however many there are."""
+    from engram.graph import items, store
+    from engram.graph.connect import connect
+
+    conn = connect(str(tmp_path / "engram.db"))
+    gotcha = store.create_node(conn, name="psql is not found on this machine", type="error",
+                               data={"kind": "gotcha", "key": "missing:psql"})
+    command = store.create_node(conn, name="make lint", type="concept", data={"kind": "command"})
+    for n in range(1, 4):
+        with store.transaction(conn):
+            items.record_session(conn, f"s{n}", [{"node_id": gotcha, "via": "session_start", "seq": 2, "at": "t",
+                                                  "used_how": payoff.UNSEEN},
+                                                 {"node_id": command, "via": "session_start", "seq": 2, "at": "t"}],
+                                 40, "t", 3)
+    faded = dict(conn.execute("SELECT node_id, faded FROM item_state").fetchall())
+    assert (faded[gotcha], faded[command]) == (0, 1)

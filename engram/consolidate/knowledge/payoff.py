@@ -14,10 +14,11 @@ each item shown, the first later event that used it is looked for (docs/curation
 * an instruction or decision: the session edited a file it is about, ran a command it
   quotes, or ran the tests (a build) it speaks of, and no contradiction warning named it since ("broken" is kept as how it was used:
   it was not followed, and it is not counted as used);
-* anything else (an episode, an error, a finding): one of its files read or edited.
+* anything else (an episode, an error, a finding): one of its files read or edited; one that
+  names no file or command (a missing tool) has no use a session can show: `unseen`.
 
 The rows replace the session's earlier ones (idempotent), the items' sums follow, an item
-shown `fadeAfterUnused` times and never used fades (retrieve/screens/curation.py stops serving it),
+shown `fadeAfterUnused` times where its use could be seen, and never used, fades (retrieve/screens/curation.py stops serving it),
 and the used items are reinforced in the session (graph/decay.py). The evidence of the
 knowledge items the session touched is recorded too (graph/items/evidence.py).
 """
@@ -31,6 +32,9 @@ from engram.graph import decay, items, store
 from engram.graph.items import evidence
 
 KNOWLEDGE = ("command", "command_run", "gotcha", "unfinished", "file")
+# How an item was used when nothing a session does could show it ("psql is not found on this
+# machine": its use is not running psql): such a showing never counts towards fading.
+UNSEEN = "unseen"
 
 
 def injections(events: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], int, str]:
@@ -117,6 +121,8 @@ def use(node: dict[str, Any], evs: list[dict[str, Any]]) -> tuple[dict[str, Any]
         said = str(node.get("name") or "") + " " + str(node.get("description") or "")
         hit = Later.ran(evs, _quoted(said)) or Later.touched(evs, files, writes_only=True) or _checked(said, evs)
         return (hit, "followed") if hit else (None, "")
+    if not files:  # a missing tool, a way round never recorded: nothing the session does shows its use
+        return None, UNSEEN
     hit = Later.touched(evs, files)
     return (hit, "read" if hit and hit.get("type") == "file_read" else "edited") if hit else (None, "")
 

@@ -22,6 +22,10 @@ CHUNK = 500
 _FADES = ("(SELECT type != 'decision' AND coalesce(json_extract(CASE WHEN json_valid(data) THEN data END, '$.kind'), '') "
           "NOT IN ('instruction', 'unfinished') FROM nodes n WHERE n.id = item_state.node_id)")
 
+# The showings that count towards fading: those where the item's use could have been seen
+# (consolidate/knowledge/payoff.py, UNSEEN).
+_SEEN = ("(SELECT count(*) FROM injections j WHERE j.node_id = item_state.node_id AND j.used_how != 'unseen')")
+
 
 def _missing(exc: Exception) -> bool:
     return "no such table" in str(exc)
@@ -111,7 +115,8 @@ def record_session(conn: Any, session: str, rows: list[dict[str, Any]], words: i
 
 def resum(conn: Any, ids: Iterable[str], fade_after: int) -> None:
     """Each item's injected / used counts and last times from its rows; faded when shown
-    `fade_after` times (0: never) and never used, unless it is of a kind that never fades."""
+    `fade_after` times (0: never) where its use could be seen and never used, unless it is of
+    a kind that never fades."""
     ids = sorted(ids)
     for i in range(0, len(ids), CHUNK):
         part = ids[i : i + CHUNK]
@@ -126,7 +131,7 @@ def resum(conn: Any, ids: Iterable[str], fade_after: int) -> None:
             "last_used = (SELECT max(coalesce(used_at, at)) FROM injections j WHERE j.node_id = item_state.node_id "
             "AND j.used_seq IS NOT NULL) "
             f"WHERE node_id IN ({_marks(len(part))})", part)
-        conn.execute(f"UPDATE item_state SET faded = CASE WHEN ? > 0 AND used = 0 AND injected >= ? AND {_FADES} "
+        conn.execute(f"UPDATE item_state SET faded = CASE WHEN ? > 0 AND used = 0 AND {_SEEN} >= ? AND {_FADES} "
                      f"THEN 1 ELSE 0 END WHERE node_id IN ({_marks(len(part))})", (fade_after, fade_after, *part))
 
 
