@@ -105,6 +105,9 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         ev["command"] = bounded(command, 1000, "command", cut)
         ev["exit_code"] = _exit_code(call)
         output = strip_ansi(str(call.get("output") or ""))  # a coloured run's verdict, not its escapes
+        echoed = shellcmd.echoed_status(command, output[-MAX_SCAN:]) if ev["exit_code"] == 0 and "$?" in command else None
+        if echoed:  # `…; echo "EXIT: $?"` printed how the command ended: the harness saw only the echo's 0
+            ev["exit_code"], ev["ok"], ev["exit_echoed"] = echoed, False, True
         if kind == shellcmd.TEST:
             from engram.capture import testparse
 

@@ -186,3 +186,24 @@ def decision_args(command: str) -> dict | None:
                 j += 1
             return out if out["content"] else None
     return None
+
+
+def echoed_status(command: str, output: str) -> int | None:
+    """The status a line's closing `echo "…$?…"` printed (`xcodebuild … > log 2>&1; echo "EXIT: $?"`
+    prints "EXIT: 70"): the harness's status is the echo's, always 0, and the output says how
+    the command before it ended. None when the line ends otherwise, or the output does not
+    show it once among its last lines (a harness may add a note after it)."""
+    last = command.rstrip().rsplit(";", 1)[-1].rsplit("&&", 1)[-1].rsplit("||", 1)[-1].strip()
+    if not last.startswith("echo ") or last.count("$?") != 1:
+        return None
+    said = last[5:].strip()
+    if len(said) >= 2 and said[0] == said[-1] == '"':
+        said = said[1:-1]
+    elif said[:1] in ("'", '"'):
+        return None  # single quotes print `$?` itself
+    before, after = (part.strip() for part in said.split("$?"))
+    lines = [ln.strip() for ln in output.split("\n") if ln.strip()][-3 if before or after else -1:]
+    found = [ln[len(before): len(ln) - len(after)].strip() for ln in lines
+             if ln.startswith(before) and ln.endswith(after) and len(ln) > len(before) + len(after)]
+    found = [n for n in found if n.isdigit()]
+    return int(found[0]) if len(found) == 1 else None

@@ -159,6 +159,19 @@ def test_build_and_other_commands(proj):
     assert c["type"] == "command" and c["exit_code"] == 0
 
 
+def test_a_status_the_command_line_echoed_is_its_status(proj):
+    """`…; echo "EXIT: $?"` makes the harness see the echo's 0: the echoed status is how the command ended."""
+    for cmd, out in [('xcodebuild build > /tmp/b.log 2>&1; echo "EXIT: $?"', "EXIT: 70"),
+                     ('rm -r build 2>&1; echo "exit: $?"', "exit: 0\n\nShell cwd was reset to /p"),
+                     ("make; echo 'EXIT: $?'", "EXIT: $?"),  # single quotes print `$?` itself
+                     ('for f in a b; do make $f; echo "rc=$?"; done', "rc=2\nrc=0")]:  # the loop's last, not one status
+        send("PostToolUse", proj, tool_name="Bash", tool_input={"command": cmd},
+             tool_response={"stdout": out, "stderr": ""})
+    failed, cleaned, quoted, looped = events(proj, "s1")
+    assert (failed["exit_code"], failed["ok"], failed["exit_echoed"]) == (70, False, True)
+    assert [(e["exit_code"], e["ok"], "exit_echoed" in e) for e in (cleaned, quoted, looped)] == [(0, True, False)] * 3
+
+
 def test_a_coloured_run_is_read_without_its_escapes(proj):
     """vitest, pnpm and cargo colour their output: the failing test and the error line are
     what it said, never "\\x1b[31m"."""
