@@ -5,7 +5,8 @@ problems" (gotchas, errors and their fixes), "Decisions and instructions", "File
 known" (other concepts and findings), "Earlier sessions". A first pass gives each group up
 to its SHARE of the budget, in the order its items come (activation, or strength for the
 standing knowledge), so no group crowds out the others; a second pass spends what is left
-in the same order. Files whose description says no more than their name share one line. An item
+in the same order. Files whose description says no more than their name share one line, and so
+do the paths kept out of commits. An item
 that does not fit at its tier is tried at the next lower one (engram.retrieve.tiers), and
 names-only items go on one closing "Also in memory" line. Each node appears once; group
 headings carry the kind, so lines do not repeat it; the files one failed `rm` left behind
@@ -28,8 +29,9 @@ SHARE = {"Where we left off": 0.25, "Commands that work": 0.15, RUN: 0.05, "Know
 _BY_KIND = {"unfinished": "Where we left off", "command": "Commands that work", "command_run": RUN,
             "gotcha": "Known problems", "instruction": "Decisions and instructions", "file": "Files"}
 _BY_TYPE = {"error": "Known problems", "decision": "Decisions and instructions", "episode": "Earlier sessions"}
-# Groups whose items (all, or those that say nothing beyond their name) share one line.
-COMPACT = {"Files": "- Also worked on: ", RUN: "- "}
+# Groups whose items (all, or those of `compact`) share one line.
+COMPACT = {"Files": "- Also worked on: ", RUN: "- ", "Known problems": "- Kept out of commits (unstaged, or left untracked): "}
+KEPT_OUT = "kept-out:"  # a path the sessions keep out of commits (consolidate/knowledge/nodes.py)
 
 
 def group_of(node: dict) -> str:
@@ -43,6 +45,22 @@ def says_more(node: dict) -> bool:
     """A file node whose description says what the file is for (its role), not only its name."""
     role = str(tiers.data_of(node).get("role") or "").strip()
     return bool(role) and not role.casefold().startswith(("package ", "module ")) and len(role.split()) > 1
+
+
+def compact(group: str, node: dict) -> bool:
+    """Whether the node is said by its name alone, on its group's shared line: every command run
+    without a status, a file whose description says no more than its name, a path kept out of commits."""
+    if group == "Files":
+        return not says_more(node)
+    if group == "Known problems":
+        return str(tiers.data_of(node).get("key") or "").startswith(KEPT_OUT)
+    return group in COMPACT
+
+
+def _compact_name(node: dict) -> str:
+    data = tiers.data_of(node)
+    key = str(data.get("key") or "")
+    return key[len(KEPT_OUT):] if key.startswith(KEPT_OUT) else str(data.get("command") or node.get("name") or "")
 
 
 class _Budget:
@@ -80,13 +98,13 @@ class _Budget:
         if self.left <= 0 or (cap is not None and self.spent[group] >= cap):
             return False  # full: no line fits, so none is rendered
         heading = 0 if self.lines[group] or self.compact.get(group) else tiers.tokens(group + ":") + 1
-        if group in COMPACT and (group != "Files" or not says_more(node)):
-            name = inert(tiers.guarded(node, str(tiers.data_of(node).get("command") or node.get("name") or "")), 160)
+        if compact(group, node):
+            name = inert(tiers.guarded(node, _compact_name(node)), 160)
             listed = self.compact[group]
             cost = tiers.tokens(f"`{name}`, ") + (0 if listed else tiers.tokens(COMPACT[group]) + heading)
             if self._spend(group, cost, cap):
                 listed.append(f"`{name}`")
-                self.shown.append((node["id"], tiers.LOW))
+                self.shown.append((node["id"], tiers.FULL))  # its name is all it will ever show: not again
                 return True
             return False
         for level in range(tiers.level(node, act), 0, -1):

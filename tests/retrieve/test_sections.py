@@ -93,6 +93,17 @@ def test_files_whose_description_says_nothing_more_share_one_line():
     assert len(shown) == 4
 
 
+def test_the_paths_kept_out_of_commits_share_one_line_and_a_name_said_is_not_said_again():
+    kept = [(_node(i, type="finding", name=f"{p} is kept out of commits", affected_files="[]",
+                   data=f'{{"kind": "gotcha", "key": "kept-out:{p}"}}', description=f"`{p}` stays untracked"), 1.0)
+            for i, p in enumerate((".claude/", "ops/sessions/a.json"))]
+    gotcha = [(_node(7, type="error", name="`npm ci` fails", affected_files="[]", description="`npm ci` fails: EACCES"), 1.0)]
+    text, shown = sections.render(gotcha + kept, 1000, "H")
+    assert text.split("\n")[1:] == ["Known problems:", "- `npm ci` fails: EACCES",
+                                     "- Kept out of commits (unstaged, or left untracked): `.claude/`, `ops/sessions/a.json`."]
+    assert dict(shown)["n000"] == tiers.FULL  # its name is all it shows: a later prompt does not repeat it
+
+
 @pytest.mark.parametrize("budget", [20, 50, 120, 400])
 def test_token_budget_is_respected(budget):
     items = [(_node(i, description="word " * 80), 0.9 - i * 0.001) for i in range(60)]

@@ -88,12 +88,12 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         out.append(_node("g", name, "finding", desc, {"kind": "gotcha", "tool": g["tool"]}, g["evidence"]))
     for k in commands.kept_out_of_commits(events):
         desc = f"`{k['path']}` is kept out of commits: after `git add` it was unstaged with `{k['command']}`."
-        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},
-                         k["evidence"], confidence=0.6))
+        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc,
+                         {"kind": "gotcha", "key": "kept-out:" + k["path"]}, k["evidence"], confidence=0.6))
     for k in commands.left_untracked(events):
         desc = f"`{k['path']}` stays untracked: the session committed without it (`{k['command']}`)."
-        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc, {"kind": "gotcha"},
-                         k["evidence"], confidence=0.6))
+        out.append(_node("g", f"{k['path']} is kept out of commits", "finding", desc,
+                         {"kind": "gotcha", "key": "kept-out:" + k["path"]}, k["evidence"], confidence=0.6))
     return out
 
 
