@@ -132,6 +132,19 @@ def clip_words(text: object, limit: int) -> str:
     return cut.rstrip(" ,;:" + ELLIPSIS) + ELLIPSIS
 
 
+def short_paths(text: object, longer_than: int = 30) -> str:
+    """`text` with each long path cut to its last part ("[/Users/me/.claude/hooks/safety/block.sh]:"
+    -> "[…/block.sh]:"): in a short name, a path of 70 characters left room for nothing else."""
+    def short(w: str) -> str:
+        if len(w) <= longer_than or "/" not in w.strip("/") or "://" in w:  # a link says where it goes
+            return w
+        lead = w[: w.index("/")]
+        lead = lead if not lead.strip("[('\"`~.") else ""  # an opening bracket or quote stays
+        return lead + ELLIPSIS + "/" + w.rstrip("/").rsplit("/", 1)[1]
+
+    return " ".join(short(w) for w in squash(text).split(" "))
+
+
 def clip_tail(text: object, limit: int) -> str:
     """Like `clip`, keeping the end (a path's file name, an output's last lines)."""
     s = squash(text)

@@ -384,3 +384,14 @@ def test_a_filter_that_broke_the_line_is_gone_round_by_the_line_written_otherwis
     [g] = commands.gotchas(events)
     assert (g["command"], g["worked"]) == (events[0]["command"], events[1]["command"])
 
+
+
+def test_a_gotchas_name_keeps_the_error_and_shortens_the_paths_in_it():
+    from engram.consolidate.knowledge import nodes
+
+    hook = ("error: [/Users/me/.claude/hooks/safety/block-dangerous-commands.sh]: BLOCKED: "
+            "Dangerous command detected matching 'curl .* | sh'.")
+    (p,) = nodes.gotcha_nodes([_shell(1, 'gh pr create --title "x" --body "y"', 1, hook),
+                               _shell(2, "gh pr create --title x --body-file /tmp/pr.md")])
+    assert "[…/block-dangerous-commands.sh]: BLOCKED: Dangerous command" in p["name"]  # not a 60-character path
+    assert "/Users/me/.claude/hooks/safety/block-dangerous-commands.sh" in p["description"]  # said whole there

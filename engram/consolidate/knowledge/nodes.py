@@ -15,7 +15,7 @@ from typing import Any
 from engram import jsonio
 from engram.capture import commandline as cl
 from engram.consolidate.knowledge import commands, environment, tool_errors, unfinished, user_words
-from engram.text import clip_words
+from engram.text import clip_words, short_paths
 
 PURPOSES = {"test": "runs the tests", "build": "builds the project", "lint": "checks the code (lint / types)",
             "format": "formats or checks formatting", "setup": "installs the dependencies", "run": "runs a project task"}
@@ -69,7 +69,8 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
             desc += f" (seen {g['times']} times, no working variant yet)."
         # A failure of the shell itself (a parse error, a refused option) is one gotcha whatever
         # the command: named by its error, so each session's meeting reinforces the same node.
-        name = clip_words(f"Shell: {g['error']}" if g["shell"] else f"{g['command']} fails: {g['error']}", 80)
+        said = short_paths(g["error"])
+        name = clip_words(f"Shell: {said}" if g["shell"] else f"{g['command']} fails: {said}", 80)
         data = {"kind": "gotcha", "family": cl.family_key(g["command"]), "error_key": cl.error_key(g["error"]),
                 "worked": clip_words(g["worked"], 200), "times": g["times"]}
         out.append(_node("g", name, "error", desc, data, g["evidence"]))
