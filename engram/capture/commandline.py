@@ -387,6 +387,9 @@ _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s
 # what a tool says went wrong, where a line that only holds an
 # error word may be a warning on the way ("Opening `/dev/tty` failed (6)") or a trace's
 # opening ("Traceback (most recent call last):").
+# pytest marks the lines that say what failed with "E" and spaces ("E       sqlite3.OperationalError:
+# table t has no column named c"); its "path:105: OperationalError" line only says where.
+_PYTEST_E = re.compile(r"^E {2,}(?=\S)")
 _VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w*(?:Error|Exception)\b)")
 
 
@@ -396,7 +399,7 @@ def first_error(output: str, limit: int = 220) -> str:
     around an error (_BOILERPLATE); "" when none does. A line too long to show whole starts
     at its error word: "Batch entry 10 INSERT INTO … was aborted: ERROR: duplicate key value
     …" is shown from "ERROR"."""
-    lines = [ln.strip() for ln in strip_ansi(str(output or "")).split("\n")]
+    lines = [_PYTEST_E.sub("", ln.strip()) for ln in strip_ansi(str(output or "")).split("\n")]
     said = [i for i, ln in enumerate(lines) if ln and not (ln + " ").startswith(_PASSING)
             and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln)]
     for i in [i for i in said if _VERDICT.match(lines[i])] + said:

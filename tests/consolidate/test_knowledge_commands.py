@@ -61,6 +61,13 @@ def test_error_signature_takes_the_first_error_line_and_the_list_it_opens():
     assert cl.error_signature("all good\nlast line") == "last line"
 
 
+def test_pytests_e_lines_say_what_failed_and_its_location_line_does_not():
+    out = ("    def run(self):\n>       raise OperationalError\n"
+           "E               sqlite3.OperationalError: table user_profiles has no column named first_name\n\n"
+           ".venv/lib/python3.13/site-packages/aiosqlite/core.py:105: OperationalError")
+    assert cl.first_error(out) == "sqlite3.OperationalError: table user_profiles has no column named first_name"
+
+
 def _shell(seq: int, command: str, code: int = 0, output: str = "", type: str = "command", **kw) -> dict:
     return {"seq": seq, "type": type, "command": command, "exit_code": code, "output": output,
             "ts": "2026-11-30T10:00:00Z", **kw}
