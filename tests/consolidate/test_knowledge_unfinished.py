@@ -133,6 +133,13 @@ def test_a_rule_for_next_time_is_an_instruction(sentence, explicit):
     ("コミットは必ず/commitスキルを使ってください。", True), ("今後はPRのタイトルを英語で書いて。", True),
     ("該当機体のモーダルをスマホ時には表示させないようにして。", False),  # one change asked for
     ("npm:react で monthly_downloads が常に 0 になっている。", False),  # "always" describing
+    # German, French, Russian, Ukrainian and Chinese; "immer noch" and "toujours" also say "still"
+    ("Verwende keine globalen Variablen.", True), ("Immer noch der gleiche Fehler im Build.", False),
+    ("N'utilise jamais de print pour le logging.", True), ("Toujours le même problème avec le build.", False),
+    ("Никогда не коммить файлы .env в репозиторий.", True), ("Все сервисы должны логировать в JSON.", True),
+    ("Почини ошибку в контроллере заказов.", False), ("Ніколи не змінюй міграції вручну.", True),
+    ("以后提交信息必须用英文写。", True), ("修复登录页面的错误。", False),
+    ("このファイルは不要なので削除して。", False),  # 不要 in Japanese: "not needed"
 ])
 def test_a_requirement_of_the_work_is_an_instruction_and_a_tasks_spec_is_not(sentence, rule):
     found = [i["name"] for i in user_words.instructions([_prompt(1, f"I looked at it. {sentence}")])]

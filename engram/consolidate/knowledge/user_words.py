@@ -6,6 +6,7 @@
 * `substantive`: a prompt that says what to do, not "continue" / "yes" / "ok merge";
   `bare`: what is left of one that does not, without the mentions and the filler.
 * `instructions`: corrective or imperative sentences ("don't …", "never …", "make sure to …",
+  also in Spanish, Portuguese, German, French, Russian, Ukrainian, Japanese and Chinese,
   "why are you editing …", "use X instead of Y"). A sentence phrased as a rule (always,
   never, don't, must) is explicit; the others keep the implicit band until repeated.
   Sentences decision_text already reads as decisions are left to it.
@@ -44,22 +45,38 @@ _RULE = re.compile(r"^(?:(?:ok(?:ay)?|no|so|and|but|also|please|pls)[,!.]?\s+)*"
                    r"lembrando que|recuerd[ae] (?:que|de)|a partir de (?:ahora|agora)|de ahora en adelante|"
                    r"daqui (?:pra|para) frente|(?:yo|eu) nunca te ped[ií]|"
                    r"no (?:vuelvas a|toques|uses|hagas|crees|modifiques|edites|borres)|"
-                   r"n[aã]o (?:use|fa[cç]a|crie|altere|mexa|toque|edite|apague|mude))\b", re.I)
+                   r"n[aã]o (?:use|fa[cç]a|crie|altere|mexa|toque|edite|apague|mude)|"
+                   # German, French, Russian and Ukrainian ("immer noch" and "toujours" also say "still")
+                   r"niemals|immer(?! noch)|nie|stelle? sicher|achte darauf|ab jetzt|in zukunft|k[uü]nftig|"
+                   r"(?:verwende|benutze|nutze) (?:kein\w*|nie)|"
+                   r"jamais|assure-toi|veille à|à l'avenir|désormais|dorénavant|"
+                   r"n'(?:utilise|ajoute|écris) (?:pas|jamais)|ne (?:touche|modifie|supprime|crée|fais|change) (?:pas|jamais)|"
+                   r"никогда|всегда|обязательно|впредь|в дальнейшем|с этого момента|убедись|запомни|"
+                   r"не (?:используй|делай|трогай|меняй|создавай|удаляй|пиши|добавляй|коммить|пушь)|"
+                   r"ніколи|завжди|обов'язково|надалі|переконайся|запам'ятай|"
+                   r"не (?:використовуй|роби|чіпай|змінюй|створюй|видаляй|пиши|додавай))\b", re.I)
 # Japanese puts the verb last: a rule is marked anywhere in the sentence ("必ず…", "…しないで",
 # "今後は…"); "…ようにして" and "…べき" ask for one change as often as for a rule, and "常に" also
 # describes ("常に 0 になっている": it is always 0).
 _RULE_JA = re.compile(r"必ず|絶対|禁止|しないで|しないこと|使わないで|ないでください|今後|以後")
+# Chinese marks a rule the same way ("必须…", "不要…", "以后…"); "不要" in Japanese says "not
+# needed", so a sentence with kana is read as Japanese.
+_RULE_ZH = re.compile(r"必须|务必|一定要|不要|别再|禁止|永远不要|总是|以后|今后")
 # A requirement stated of the work, not of one step: a modal whose subject is everything ("Everything
 # has to be touch friendly") or that sets one place against another ("This filter should be in the
 # context, not in the view"). A modal alone ("the modal should close") is a task's spec.
 _MODAL = re.compile(r"\b(?:should|must|has to|have to|needs to|need to|"
                     r"deve|devem|debe|deben|deber[ií]a|t[eê]m que|tiene que|tienen que|ten[eé]s que|hay que|"
-                    r"precisa|precisam)\b", re.I)
-_UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so|e|y)[,]?\s+)*(?:everything|all|every|each|any|"
-                        r"tod[oa]s?|cada|qualquer|cualquier)\b", re.I)
+                    r"precisa|precisam|muss|müssen|sollte|sollten|doit|doivent|il faut|"
+                    r"должен|должна|должно|должны|нужно|надо|повинен|повинна|повинні|потрібно|треба)\b", re.I)
+_UNIVERSAL = re.compile(r"^(?:(?:again|also|and|so|e|y|und|et|и|і)[,]?\s+)*(?:everything|all|every|each|any|"
+                        r"tod[oa]s?|cada|qualquer|cualquier|alle|jede[rsn]?|tout|tous|toutes|chaque|"
+                        r"все|всё|каждый|каждая|каждое|всі|усі|кожен|кожна|кожне)\b", re.I)
 _CONTRAST = re.compile(r"(?:,\s*|\s+and\s+)not\b|\b(?:instead of|rather than)\b", re.I)
 _RULE_WORDS = re.compile(r"\b(?:always|never|don'?t|do not|must|stop|next time|from now on|going forward|"
-                         r"nunca|siempre|sempre)\b|必ず|絶対|禁止", re.I)
+                         r"nunca|siempre|sempre|niemals|immer(?! noch)|jamais|никогда|всегда|ніколи|завжди)\b|"
+                         r"必ず|絶対|禁止|必须|永远|不要", re.I)
+_KANA = re.compile(r"[\u3040-\u30ff]")
 # A clause naming a subagent is a rule when it says so ("always use @agent-x for reviews").
 _STANDING = re.compile(r"\b(?:always|never|don'?t|do not|must|make sure|remember to|from now on|whenever|"
                        r"every time|next time|going forward)\b", re.I)
@@ -136,7 +153,7 @@ def _rule(s: str) -> bool:
     if s.rstrip().endswith(("?", "\uff1f")) and not _REPROACH.match(s):
         return False
     if cjk_count(s) >= 6:
-        return bool(_RULE_JA.search(s))
+        return bool((_RULE_JA if _KANA.search(s) else _RULE_ZH).search(s))
     return bool(_RULE.match(s) or _requirement(s)) and len(s.split()) >= 3
 
 
