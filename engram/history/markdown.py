@@ -68,3 +68,28 @@ def before_fence(text: str) -> str:
 def spans(text: str) -> list[str]:
     """The `backticked` spans of a text (each within one line)."""
     return _SPAN.findall(text or "")
+
+
+# What a Copilot export leaves of a tool call in the agent's text: an empty fence.
+_EMPTY_FENCE = re.compile(r"^```[ \t]*\n(?:[ \t]*\n)*```[ \t]*$", re.M)
+# A reasoning summary's title, as OpenAI models write them in Copilot exports: a bold line alone
+# that opens with a gerund ("**Planning code updates**", "**Preparing to run tests**").
+_REASONING = re.compile(r"^\*\*[A-Z][a-z]+ing\b[^*:\n]*\*\*[ \t]*$")  # "**Going forward:**" opens an answer's part
+# Where the agent's answer takes over from its reasoning: a heading, a list, a table, a fence.
+_ANSWER = re.compile(r"^(?:#{1,6} |[-*+] |\d+[.)] |\||```)")
+
+
+def agent_words(text: str) -> str:
+    """An export's agent text without the empty fences its tool calls left and without the
+    reasoning it shows as the agent's words: a gerund-titled bold line and the paragraphs after
+    it, up to a heading, a list, a table or a fence (the answer) or the next such title."""
+    kept, reasoning = [], False
+    for para in re.split(r"\n[ \t]*\n", _EMPTY_FENCE.sub("", text)):
+        first = para.strip().split("\n", 1)[0]
+        if _REASONING.match(first):
+            reasoning = True
+        elif reasoning and _ANSWER.match(first):
+            reasoning = False
+        if not reasoning:
+            kept.append(para)
+    return "\n\n".join(kept).strip()

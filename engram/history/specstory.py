@@ -71,13 +71,13 @@ def _agent(body: str, out: CodexPayloads, unescape: bool) -> None:
     """A v2 agent section: its tool blocks in order, its text as the agent's replies."""
     pos = 0
     for m in _TOKENS.finditer(body):
-        out.reply(_clean(body[pos:m.start()]))
+        out.reply(markdown.agent_words(_clean(body[pos:m.start()])))
         pos = m.end()
         block = parse(m.group("tool"), unescape) if m.group("tool") else None
         handler = HANDLERS.get(block.name) if block else None
         if handler is not None:
             handler(block, out)
-    out.reply(_clean(body[pos:]))
+    out.reply(markdown.agent_words(_clean(body[pos:])))
 
 
 def payloads(text: str, session_id: str) -> list[tuple[str, dict]]:

@@ -34,7 +34,7 @@ def agent(body: str, out: CodexPayloads) -> None:
         elif seg.startswith("<details>"):
             _found(seg, out)
         elif seg and not seg.startswith("```diff") and seg != "Cancelled":
-            out.reply(seg)
+            out.reply(markdown.agent_words(seg))
 
 
 def _terminal(seg: str, out: CodexPayloads) -> None:

@@ -292,3 +292,17 @@ def test_a_background_tasks_notification_ends_the_answer_before_it_and_is_no_pro
            if e in ("UserPromptSubmit", "Stop")]
     assert got == [("UserPromptSubmit", "deploy it"), ("Stop", "Started the deploy in the background."),
                    ("Stop", "The deploy failed: no device.")]
+
+
+def test_an_exports_reasoning_and_empty_fences_are_not_the_agents_words():
+    """Copilot exports show a model's reasoning summaries ("**Planning code updates**" and the
+    paragraphs under it) and leave an empty fence for each tool call in the agent's text."""
+    from engram.history import markdown
+
+    text = ("**Planning code updates**\n\nI need to implement some fixes.\n```\n\n```\n"
+            "**Preparing to run tests**\n\nThe user has asked me to run the tests.\n\n"
+            "## What I implemented\nFiltering in `context.py`.\n\n**Going forward:**\n\nI will run the CLI first.")
+    assert markdown.agent_words(text) == ("## What I implemented\nFiltering in `context.py`.\n\n"
+                                          "**Going forward:**\n\nI will run the CLI first.")
+    assert markdown.agent_words("**Preparing to use tool**\n\nI must explain the call first.") == ""
+    assert markdown.agent_words("```\n\n```\nI've updated `.env.example`.") == "I've updated `.env.example`."
