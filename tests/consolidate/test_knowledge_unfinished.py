@@ -163,6 +163,22 @@ def test_a_mention_is_removed_and_the_rest_judged_and_alone_is_a_rule_only_when_
     assert [(i["name"], i["kind"], i["explicit"]) for i in found] == expected
 
 
+def test_an_unanswered_pasted_log_is_said_once_by_its_error_line():
+    """A last prompt that is only a pasted test run, with no reply: "Last request … a pasted log: …
+    the error", not the fence's first lines, and not again in what the last session asked."""
+    from engram.consolidate.knowledge import nodes
+
+    log = ("```\n    def run(self):\n        tx_item = self._tx.get()\n" + "        pass\n" * 30 +
+           "E               sqlite3.OperationalError: table user_profiles has no column named first_name\n```")
+    events = [_prompt(1, "Plan improvements to the context handling."),
+              {"seq": 2, "type": "turn_complete", "agent_summary": "Here is the plan for the context.", "tool_calls": 0,
+               "ts": "2026-11-30T09:01:00Z"}, _prompt(3, log)]
+    assert unfinished.last_request(events)["text"] == ("a pasted log: … sqlite3.OperationalError: table user_profiles "
+                                                       "has no column named first_name")
+    descs = [p["description"] for p in nodes.unfinished_nodes(events)[0]]
+    assert sum("no column named first_name" in d for d in descs) == 1
+
+
 def test_a_request_that_pastes_a_log_is_said_by_its_words_and_the_first_error_line():
     values = ", ".join(f"col_{i}" for i in range(40))
     prompt = ("I'm getting this error. why? [2025-10-22 17:21:25] [23505]\n"

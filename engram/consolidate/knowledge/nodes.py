@@ -146,8 +146,10 @@ def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
                                f"pushed (last: `{b['sha']}` {b['message']}).", b["key"], b["evidence"]))
     retire += [{"key": k, "by": None, "reason": "pushed"} for k in pushed]
     state = unfinished.last_session(session, said)
+    last = unfinished.last_request(session)
     if state:
-        asked = "; ".join(f'"{a}"' for a in state["asked"])
+        unanswered = last["text"][:60] if last and not last["replied"] else None  # said on its own line below
+        asked = "; ".join(f'"{a}"' for a in state["asked"] if a[:60] != unanswered)
         desc = (f"Last session ({state['ts']}) asked: {asked}." if asked else f"Last session ({state['ts']}).") + (
             f" Its last reply: \"{state['ended']}\"" if state["ended"] else "")
         out.append(_unfinished("The last session", desc, state["key"], state["evidence"]))
@@ -157,7 +159,6 @@ def unfinished_nodes(session: list[dict[str, Any]], said: set[str] = frozenset()
                            f"tree: `{f['command']}` failed ({f['error']}).", f["key"], f["evidence"])
         node["data"].update(path=f["path"], command=f["command"], error=f["error"])
         out.append(node)
-    last = unfinished.last_request(session)
     if last and not last["replied"]:
         desc = f"Last request of the session of {last['ts']}, with no reply recorded: \"{last['text']}\"."
         out.append(_unfinished("Last request of the previous session", desc, "last-request", last["evidence"]))

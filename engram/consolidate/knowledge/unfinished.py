@@ -304,7 +304,8 @@ def pasted(request: str, prompt: str) -> str:
     error = cl.first_error(log, 96) if len(request) > 160 else ""
     if not _LOG_ERROR.search(error) or error[:40] in request[:160]:
         return request
-    return f"{clip_words(clean_prompt(head), 60)} … {error}"  # within the 160 a request is shown in
+    lead = "a pasted log:" if head.lstrip().startswith("```") else clip_words(clean_prompt(head), 60)
+    return f"{lead} … {error}"  # within the 160 a request is shown in
 
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -344,5 +345,6 @@ def last_request(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     p = prompts[-1]
     turns = [e for e in events if e.get("type") == "turn_complete" and e["seq"] > p["seq"]]
     done = any(str(t.get("agent_summary") or "").strip() or t.get("tool_calls") for t in turns)
-    return {"key": "last-request", "text": clip_words(clean_prompt(p["prompt"]), 300), "replied": done,
+    said = pasted(clean_prompt(p["prompt"]), str(p["prompt"]))  # a pasted log by its first error line
+    return {"key": "last-request", "text": clip_words(said, 300), "replied": done,
             "ts": str(p.get("ts") or "")[:10], "evidence": [p["seq"]]}
