@@ -175,12 +175,21 @@ def _folder(description: str) -> str:
     return description[at + 6: description.find("`)", at + 6)] if at >= 0 else ""
 
 
+def _without_env(words: list[str]) -> list[str]:
+    """A command's words without the variables set before it (`PATH="…:$PATH" go build` is a
+    form of `go build`)."""
+    i = 0
+    while i < len(words) and "=" in words[i] and words[i].split("=", 1)[0].replace("_", "a").isalnum():
+        i += 1
+    return words[i:]
+
+
 def _said_once(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
     """A command run with no status recorded (one session) that another session saw work is
     said once, as working: not in both groups; a check failing at the end of a session once,
     where we left off, not again as a known problem; and of the forms of one command that work in
-    one folder (`uv run pytest -v`, `uv run pytest -x -q`), the first only: the others differ
-    in options, and eight of them left no room for the project's other commands."""
+    one folder (`uv run pytest -v`, `uv run pytest -x -q`, `PATH=… uv run pytest`), the first only: the
+    others differ in options or the variables set before them, and eight of them left no room for the project's other commands."""
     working = {str(n.get("name")) for n, _ in items if tiers.data_of(n).get("kind") == "command"}
     failing = tuple(f"`{str(tiers.data_of(n).get('key'))[6:]}{end}" for n, _ in items
                     if str(tiers.data_of(n).get("key") or "").startswith("check:") for end in ("`", " "))
@@ -193,7 +202,7 @@ def _said_once(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
         if n.get("type") == "error" and failing and str(n.get("name") or "").startswith(failing):
             continue  # "`x` was failing when the session ended" says it
         if data.get("kind") == "command":
-            form = (" ".join(w for w in str(n.get("name")).split() if not w.startswith("-")),
+            form = (" ".join(w for w in _without_env(str(n.get("name")).split()) if not w.startswith("-")),
                     _folder(str(n.get("description") or "")))
             if form in forms:
                 continue
