@@ -387,10 +387,16 @@ _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s
 # what a tool says went wrong, where a line that only holds an
 # error word may be a warning on the way ("Opening `/dev/tty` failed (6)") or a trace's
 # opening ("Traceback (most recent call last):").
+# A line of the code a diagnostic quotes, behind its gutter ("478 478 │ if (x) {", "> 60 │ useEffect(",
+# rustc's "12 |     let x"): the code's words ("conflict", "error") are not what failed.
+_CODE_FRAME = re.compile(r"^>?\s*(?:\d+\s+)*[│|](?:\s|$)")
 # pytest marks the lines that say what failed with "E" and spaces ("E       sqlite3.OperationalError:
 # table t has no column named c"); its "path:105: OperationalError" line only says where.
 _PYTEST_E = re.compile(r"^E {2,}(?=\S)")
-_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w*(?:Error|Exception)\b)")
+# A line that opens with its verdict: an error word, npm's mark, an exception's name, or a
+# linter's rule code and message (ruff's and flake8's "E501 Line too long (99 > 88)", pylint's "C0301").
+_VERDICT = re.compile(r"^\W{0,3}(?:(?i:error|fatal|bug)\b|npm ERR!|(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w*(?:Error|Exception)\b|"
+                      r"(?:\S+:\d+(?::\d+)?:\s+)?[A-Z]{1,3}\d{3,4} [A-Z][a-z])")
 
 
 def first_error(output: str, limit: int = 220) -> str:
@@ -401,7 +407,7 @@ def first_error(output: str, limit: int = 220) -> str:
     …" is shown from "ERROR"."""
     lines = [_PYTEST_E.sub("", ln.strip()) for ln in strip_ansi(str(output or "")).split("\n")]
     said = [i for i, ln in enumerate(lines) if ln and not (ln + " ").startswith(_PASSING)
-            and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln)]
+            and not ln.startswith(_BOILERPLATE) and not _EXIT_ONLY.search(ln) and not _CODE_FRAME.match(ln)]
     for i in [i for i in said if _VERDICT.match(lines[i])] + said:
         ln = lines[i]
         m = _ERROR.search(ln) or _VERDICT.match(ln)

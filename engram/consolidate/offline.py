@@ -250,7 +250,7 @@ def _decision_nodes(g: _Graph, decs: list[dict[str, Any]]) -> None:
 
 def _error_nodes(g: _Graph, errs: list[dict[str, Any]], files: dict[str, str]) -> None:
     for e in errs:
-        desc = e["text"] + (f". Root cause: {e['root_cause']}" if e["root_cause"] else "") + (
+        desc = e["text"].rstrip(".") + (f". Root cause: {e['root_cause']}" if e["root_cause"] else "") + (
             f". {e['resolution']}." if e["resolution"] else "; unresolved when the episode ended.")
         key = g.node("e", e["text"], "error", desc, files=e["files"][:20], evidence=e["evidence"])
         for p in e["files"]:

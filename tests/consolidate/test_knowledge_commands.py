@@ -68,6 +68,22 @@ def test_pytests_e_lines_say_what_failed_and_its_location_line_does_not():
     assert cl.first_error(out) == "sqlite3.OperationalError: table user_profiles has no column named first_name"
 
 
+@pytest.mark.parametrize("output,line", [
+    # biome: the code it quotes ("Files identical (no conflict)") is not what failed
+    ("$ biome check\n at src/x.ts format ━━━━\n  × Formatter would have printed the following content:\n"
+     "    203 189 │   log(`Files identical (no conflict)`),\n  > 60 │ useEffect(\nFound 4 errors.", "Found 4 errors."),
+    # ruff, both layouts: the rule and its message
+    ("E501 Line too long (99 > 88)\n  --> src/graph.py:47:89\n   |\n46 | # Error routing:\n   |\nFound 9 errors.",
+     "E501 Line too long (99 > 88)"),
+    ("src/graph.py:47:89: E501 Line too long (99 > 88)\nFound 9 errors (2 fixed, 7 remaining).",
+     "src/graph.py:47:89: E501 Line too long (99 > 88)"),
+    # rustc: the verdict, not the source line under its gutter
+    ("error[E0425]: cannot find value `x`\n --> src/main.rs:2:5\n  |\n2 |     x + 1 // error here", "error[E0425]: cannot find value `x`"),
+])
+def test_the_first_error_line_is_the_verdict_not_the_code_a_diagnostic_quotes(output, line):
+    assert cl.first_error(output) == line
+
+
 def _shell(seq: int, command: str, code: int = 0, output: str = "", type: str = "command", **kw) -> dict:
     return {"seq": seq, "type": type, "command": command, "exit_code": code, "output": output,
             "ts": "2026-11-30T10:00:00Z", **kw}
