@@ -377,8 +377,10 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
 
 # A runner's line that reports only the exit status of what it ran (bun's `error: script "x"
 # exited with code 1`, yarn's "Command failed with exit code 1", make's "[Makefile:3: test]
-# Error 2", npm's ELIFECYCLE): the error is in the lines before it.
+# Error 2", npm's ELIFECYCLE, turbo's "ERROR run failed: command exited (1)"): the error is in the
+# lines before it.
 _EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE|"
+                        r"\bexited\s+\(-?\d+\)\W*$|"
                         r"^Exit code -?\d+$")  # the last: Claude Code's own first line of a failed call
 # A check's line that says it passed or was skipped (pre-commit's "gitleaks.....Passed").
 _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s*$")

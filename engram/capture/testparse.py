@@ -1,7 +1,7 @@
 """Pass/fail counts and failing test names from test-runner output.
 
-Recognises pytest, unittest, node:test (TAP and spec reporters), jest, vitest, go test
-and cargo test. When none matches, the result says `recognized: False` and carries
+Recognises pytest, unittest, bun test, node:test (TAP and spec reporters), jest, vitest,
+go test and cargo test, also behind a monorepo runner's task prefixes (turbo's "pkg:test: "). When none matches, the result says `recognized: False` and carries
 only the exit code's verdict, so a reader of the JSONL knows the counts are absent,
 not zero.
 
@@ -52,6 +52,31 @@ def _pytest(lines: list[str]) -> dict | None:
                          if ln.startswith(("FAILED ", "ERROR ")) and len(ln.split()) > 1]
                 return _result("pytest", c["passed"], c["failed"], c["skipped"], names)
     return None
+
+
+def _bun(lines: list[str]) -> dict | None:
+    """bun test: " 79 pass" / " 1 fail" / " 2 skip" lines above "Ran 80 tests across 13 files.",
+    a failing test as "(fail) suite > name [11.2ms]"."""
+    if not any(ln.startswith("Ran ") and " tests across " in ln for ln in lines[-40:]):
+        return None
+    c = {"pass": 0, "fail": 0, "skip": 0, "todo": 0}
+    for ln in lines:
+        words = ln.split()
+        if len(words) == 2 and words[0].isdigit() and words[1] in c:
+            c[words[1]] = int(words[0])
+    names = [_vitest_name(ln.strip()[len("(fail) "):]) for ln in lines if ln.lstrip().startswith("(fail) ")]
+    return _result("bun test", c["pass"], c["fail"], c["skip"] + c["todo"], names)
+
+
+def _untasked(line: str) -> str:
+    """A line without the task prefix a monorepo runner puts before each line of its tasks' output
+    (turbo's "@scope/cli:test: "): a token holding `:` and ending in a task name."""
+    head, sep, rest = line.partition(": ")
+    if sep and head and " " not in head and ":" in head:
+        task = head.rsplit(":", 1)[1]
+        if task[:1].isalpha() and task.replace("-", "").replace("_", "").isalnum():
+            return rest
+    return line
 
 
 def _unittest(lines: list[str]) -> dict | None:
@@ -137,7 +162,10 @@ def parse(output: str, command: str = "") -> dict:
     """Parse runner output; always returns the same keys."""
     text = _bounded(output or "")
     lines = text.split("\n")
+    if ": " in text and ":test" in text:  # a monorepo runner's task prefixes (turbo: "pkg:test: ")
+        lines = [_untasked(ln) for ln in lines]
+        text = "\n".join(lines)
     res = _pytest(lines) if (" passed" in text or " failed" in text or " error" in text) else None
-    res = res or _unittest(lines) or _others(text, command)
+    res = res or _bun(lines) or _unittest(lines) or _others(text, command)
     return res or {"framework": None, "recognized": False, "passed": None, "failed": None,
                    "skipped": None, "failing_tests": []}

@@ -50,6 +50,12 @@ def test_decision_args_and_read_targets():
     (" FAIL  a.test.ts > adds\n      Tests  1 failed | 4 passed (5)", "vitest", 4, 1, ["a.test.ts > adds"]),
     ("--- FAIL: TestAdd (0.00s)\n--- PASS: TestSub (0.00s)\nFAIL\tm\t0.1s", "go test", 1, 1, ["TestAdd"]),
     ("test t::b ... FAILED\ntest result: FAILED. 1 passed; 1 failed; 0 ignored", "cargo test", 1, 1, ["t::b"]),
+    # bun test ("Ran N tests across" is no unittest summary), also behind turbo's task prefixes
+    ("(fail) sum > adds [0.2ms]\n 4 pass\n 1 fail\nRan 5 tests across 2 files. [12.0ms]", "bun test", 4, 1,
+     ["sum > adds"]),
+    ("@a/cli:test: (fail) drift > check --strict [11.2ms]\n@a/cli:test:  79 pass\n@a/cli:test:  1 fail\n"
+     "@a/cli:test: Ran 80 tests across 13 files. [30.4s]\n Tasks:    9 successful, 10 total", "bun test", 79, 1,
+     ["drift > check --strict"]),
 ])
 def test_test_output_parsers(output, framework, passed, failed, names):
     r = testparse.parse(output)

@@ -77,6 +77,9 @@ def test_pytests_e_lines_say_what_failed_and_its_location_line_does_not():
      "E501 Line too long (99 > 88)"),
     ("src/graph.py:47:89: E501 Line too long (99 > 88)\nFound 9 errors (2 fixed, 7 remaining).",
      "src/graph.py:47:89: E501 Line too long (99 > 88)"),
+    # turbo's closing line says only the exit status
+    ("$ doppler run -- turbo run test\nDoppler Error: Could not find requested project 'chkit'\n"
+     " ERROR  run failed: command  exited (1)", "Doppler Error: Could not find requested project 'chkit'"),
     # rustc: the verdict, not the source line under its gutter
     ("error[E0425]: cannot find value `x`\n --> src/main.rs:2:5\n  |\n2 |     x + 1 // error here", "error[E0425]: cannot find value `x`"),
 ])

@@ -69,8 +69,10 @@ def _failure(ev: dict[str, Any]) -> str:
     if ev.get("type") == "test_run":
         names = [str(n) for n in ev.get("failing_tests") or []][:3]
         count = ev.get("failed") or len(names)
-        return (f"{count} failing test(s)" if count else "tests failing") + (f": {'; '.join(names)}" if names else "")
-    return cl.error_signature(ev.get("error_summary") or ev.get("output") or "", 160) or "build failing"
+        if count or names:
+            return f"{count} failing test(s)" + (f": {'; '.join(names)}" if names else "")
+    said = cl.error_signature(ev.get("error_summary") or ev.get("output") or "", 160)  # a run that failed before its tests
+    return said or ("tests failing" if ev.get("type") == "test_run" else "build failing")
 
 
 def todos(events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, bool]:
