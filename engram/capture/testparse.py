@@ -1,7 +1,9 @@
 """Pass/fail counts and failing test names from test-runner output.
 
 Recognises pytest, unittest, bun test, node:test (TAP and spec reporters), jest, vitest,
-go test and cargo test, also behind a monorepo runner's task prefixes (turbo's "pkg:test: "). When none matches, the result says `recognized: False` and carries
+go test, cargo test, Maven / surefire, Gradle, dotnet test, ExUnit, RSpec, mocha, XCTest,
+PHPUnit, CTest and meson test, also behind a monorepo runner's task prefixes (turbo's
+"pkg:test: "). When none matches, the result says `recognized: False` and carries
 only the exit code's verdict, so a reader of the JSONL knows the counts are absent,
 not zero.
 
@@ -139,6 +141,76 @@ def _others(text: str, command: str) -> dict | None:
         f = sum(1 for v, _ in rows if v == "FAIL")
         s = sum(1 for v, _ in rows if v == "SKIP")
         return _result("go test", p, f, s, [n for v, n in rows if v == "FAIL"])
+    return _jvm_and_dotnet(text, re) or _others_more(text, re)
+
+
+def _last(found: list) -> tuple | None:
+    return found[-1] if found else None
+
+
+def _jvm_and_dotnet(text: str, re) -> dict | None:
+    """Maven / surefire ("Tests run: 12, Failures: 1, Errors: 0, Skipped: 0", its last line the
+    total), Gradle ("12 tests completed, 1 failed"), dotnet test ("Failed!  - Failed: 1, Passed:
+    11, Skipped: 0, Total: 12", one line a project)."""
+    mvn = _last(re.findall(r"(?m)Tests run: (\d++), Failures: (\d++), Errors: (\d++), Skipped: (\d++)", text))
+    if mvn:
+        run, fail, err, skip = (int(x) for x in mvn)
+        names = re.findall(r"(?m)^\[ERROR\][ \t]++([\w$]++(?:\.[\w$]++)++)(?::\d++)?+ ", text)
+        return _result("surefire", run - fail - err - skip, fail + err, skip, names)
+    gradle = _last(re.findall(r"(?m)^(\d++) tests? completed, (\d++) failed(?:, (\d++) skipped)?+", text))
+    if gradle:
+        run, fail, skip = int(gradle[0]), int(gradle[1]), int(gradle[2] or 0)
+        return _result("gradle", run - fail - skip, fail, skip, re.findall(r"(?m)^(\S++ > \S[^\n]*?) FAILED$", text))
+    dotnet = re.findall(r"(?m)^(?:Passed|Failed)!\s++-\s++Failed:\s++(\d++), Passed:\s++(\d++), Skipped:\s++(\d++)", text)
+    if dotnet:
+        f, p, s = (sum(int(r[i]) for r in dotnet) for i in range(3))
+        return _result("dotnet test", p, f, s, re.findall(r"(?m)^[ \t]++Failed (\S++) \[", text))
+    return None
+
+
+def _others_more(text: str, re) -> dict | None:
+    """ExUnit ("3 doctests, 12 tests, 1 failure, 2 excluded") and RSpec ("12 examples, 1 failure,
+    2 pending"), mocha ("12 passing", "1 failing"), XCTest ("Executed 12 tests, with 1 failure"),
+    PHPUnit ("Tests: 12, Assertions: 30, Failures: 1." / "OK (12 tests, 30 assertions)"), CTest
+    ("92% tests passed, 1 tests failed out of 12") and meson test ("Ok: 11", "Fail: 1")."""
+    line = _last(re.findall(r"(?m)^(\d++ (?:tests?|doctests?|properties|examples?)(?:, \d++ [a-z]++)*+)$", text))
+    if line and "failure" in line:
+        c = {w: 0 for w in ("tests", "failures", "excluded", "skipped", "pending", "invalid")}
+        for n, word in re.findall(r"(\d++) ([a-z]++)", line):
+            key = {"test": "tests", "doctest": "tests", "doctests": "tests", "property": "tests", "properties": "tests",
+                   "example": "tests", "examples": "tests", "failure": "failures"}.get(word, word)
+            if key in c:
+                c[key] += int(n)
+        skipped = c["excluded"] + c["skipped"] + c["pending"]
+        rspec = "example" in line
+        names = (re.findall(r"(?m)^rspec \S++ # (.++)$", text) if rspec
+                 else re.findall(r"(?m)^[ \t]++\d++\) (test [^\n]++)$", text))
+        return _result("rspec" if rspec else "exunit", c["tests"] - c["failures"] - skipped, c["failures"] + c["invalid"],
+                       skipped, names)
+    mocha = dict((w, int(n)) for n, w in re.findall(r"(?m)^[ \t]*+(\d++) (passing|failing|pending)\b", text))
+    if "passing" in mocha or "failing" in mocha:
+        return _result("mocha", mocha.get("passing", 0), mocha.get("failing", 0), mocha.get("pending", 0), [])
+    xc = _last(re.findall(r"Executed (\d++) tests?, with (\d++) failures?", text))
+    if xc:
+        names = [f"{c}.{m}" for c, m in re.findall(r"Test Case '-\[(\S++) (\w++)\]' failed", text)]
+        return _result("xctest", int(xc[0]) - int(xc[1]), int(xc[1]), 0, names)
+    php = _last(re.findall(r"(?m)^Tests: (\d++), Assertions: \d++(?:, ([A-Za-z ]++: \d++(?:, [A-Za-z ]++: \d++)*+))?+", text))
+    if php:
+        counts = dict((k.strip().lower(), int(v)) for k, v in re.findall(r"([A-Za-z ]++): (\d++)", php[1]))
+        bad, skip = counts.get("failures", 0) + counts.get("errors", 0), counts.get("skipped", 0) + counts.get("incomplete", 0)
+        return _result("phpunit", int(php[0]) - bad - skip, bad, skip, [])
+    ok = _last(re.findall(r"(?m)^OK \((\d++) tests?, \d++ assertions?\)", text))
+    if ok:
+        return _result("phpunit", int(ok), 0, 0, [])
+    ctest = _last(re.findall(r"(?m)^\d++% tests passed, (\d++) tests? failed out of (\d++)", text))
+    if ctest:
+        return _result("ctest", int(ctest[1]) - int(ctest[0]), int(ctest[0]), 0,
+                       re.findall(r"(?m)^[ \t]*+\d++ - (\S++) \((?:Failed|SEGFAULT|Timeout|Not Run)", text))
+    meson = dict((k, int(v)) for k, v in re.findall(r"(?m)^(Ok|Fail|Skipped|Timeout|Expected Fail|Unexpected Pass):[ \t]++(\d++)$", text))
+    if "Ok" in meson and "Fail" in meson:
+        bad = meson["Fail"] + meson.get("Timeout", 0) + meson.get("Unexpected Pass", 0)
+        return _result("meson test", meson["Ok"] + meson.get("Expected Fail", 0), bad, meson.get("Skipped", 0),
+                       re.findall(r"(?m)^[ \t]*+\d++/\d++ (\S++)[ \t]++(?:FAIL|TIMEOUT)\b", text))
     return None
 
 

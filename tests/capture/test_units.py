@@ -56,6 +56,23 @@ def test_decision_args_and_read_targets():
     ("@a/cli:test: (fail) drift > check --strict [11.2ms]\n@a/cli:test:  79 pass\n@a/cli:test:  1 fail\n"
      "@a/cli:test: Ran 80 tests across 13 files. [30.4s]\n Tasks:    9 successful, 10 total", "bun test", 79, 1,
      ["drift > check --strict"]),
+    # the JVM, .NET, Elixir, Ruby, mocha, Xcode, PHP, CTest and meson: summaries with no exit status
+    # (an export that records none) still say how a run ended
+    ("[ERROR]   MathTest.testAdd:12 expected:<3>\n[ERROR] Tests run: 12, Failures: 1, Errors: 1, Skipped: 2",
+     "surefire", 8, 2, ["MathTest.testAdd"]),
+    ("MathTest > testAdd() FAILED\n\n12 tests completed, 1 failed, 1 skipped", "gradle", 10, 1, ["MathTest > testAdd()"]),
+    ("  Failed Shop.CartTests.Adds [12 ms]\nFailed!  - Failed:     1, Passed:    11, Skipped:     0, Total:    12",
+     "dotnet test", 11, 1, ["Shop.CartTests.Adds"]),
+    ("  1) test adds (MathTest)\n\n3 doctests, 12 tests, 1 failure, 2 excluded", "exunit", 12, 1, ["test adds (MathTest)"]),
+    ("12 examples, 1 failure, 2 pending\n\nrspec ./spec/math_spec.rb:5 # Math adds", "rspec", 9, 1, ["Math adds"]),
+    ("  11 passing (30ms)\n  1 failing\n", "mocha", 11, 1, []),
+    ("Test Case '-[AppTests.CartTests testAdds]' failed (0.01 seconds).\n"
+     "Executed 12 tests, with 1 failure (0 unexpected) in 0.5 (0.6) seconds", "xctest", 11, 1, ["AppTests.CartTests.testAdds"]),
+    ("FAILURES!\nTests: 12, Assertions: 30, Failures: 1, Errors: 1.", "phpunit", 10, 2, []),
+    ("OK (12 tests, 30 assertions)", "phpunit", 12, 0, []),
+    ("    3 - parser_test (Failed)\n92% tests passed, 1 tests failed out of 12", "ctest", 11, 1, ["parser_test"]),
+    (" 3/12 json_test   FAIL   0.02s\n\nOk:                 11\nFail:               1\nSkipped:            0\n",
+     "meson test", 11, 1, ["json_test"]),
 ])
 def test_test_output_parsers(output, framework, passed, failed, names):
     r = testparse.parse(output)
