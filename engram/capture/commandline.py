@@ -310,9 +310,9 @@ def canonical(normalised: str) -> str:
             continue
         value = words[i + 1] if i + 1 < len(words) else ""
         if w in SELECTORS or w in PLACE_OPTIONS and _is_file_arg(value) or (
-                w.startswith("--") and len(w) > 2 and "=" not in w and value[:1] in "'\"" and value):
-            skip = True  # the option goes with its value (a quoted long option's too: `--connection "…"`)
-            continue
+                w.startswith("-") and len(w) > 3 and "=" not in w and value[:1] in "'\"" and value):
+            skip = True  # the option goes with its value (a quoted long option's too: `--connection "…"`,
+            continue  # xcodebuild's `-destination 'platform=…'`: an option left without it breaks the line
         if w.split("=", 1)[0] in SELECTORS or "::" in w or _is_file_arg(w) or w[:1] in "'\"":
             continue
         out.append(w)

@@ -23,7 +23,7 @@ _TEST_2 = {("go", "test"), ("cargo", "test"), ("cargo", "nextest"), ("npm", "tes
            ("yarn", "test"), ("pnpm", "test"), ("bun", "test"), ("deno", "test"), ("mvn", "test"),
            ("mvn", "verify"), ("gradle", "test"), ("./gradlew", "test"), ("dotnet", "test"),
            ("make", "test"), ("make", "check"), ("mix", "test"), ("swift", "test"), ("stack", "test"),
-           ("cabal", "test"), ("zig", "test"), ("rake", "test"), ("bundle", "rspec")}
+           ("cabal", "test"), ("zig", "test"), ("rake", "test"), ("bundle", "rspec"), ("meson", "test")}
 _BUILD_1 = {"make", "ninja", "tsc", "webpack", "rollup", "esbuild", "gcc", "g++", "clang", "clang++",
             "cc", "javac", "rustc", "msbuild", "bazel", "meson", "scons", "gmake"}
 _BUILD_2 = {("cmake", "--build"), ("cargo", "build"), ("cargo", "check"), ("cargo", "clippy"), ("go", "build"),
@@ -80,9 +80,11 @@ def _classify_words(words: list[str]) -> str:
         words = words[1:]  # `bash scripts/test.sh` is classified by its script
     first = words[0]
     second = next((w for w in words[1:] if not w.startswith("-")), "")
+    if first in ("xcodebuild", "gradle", "./gradlew", "gradlew"):
+        return _actions(words[1:])
     if first.endswith(".sh") or (first.startswith("./") and (first, second) not in _TEST_2 | _BUILD_2):
         name = first.rsplit("/", 1)[-1].lower()
-        return TEST if "test" in name else BUILD if "build" in name else COMMAND
+        return TEST if "test" in name or name in _TEST_1 else BUILD if "build" in name else COMMAND
     if first == "engram" and second == "decide":
         return DECISION
     if first in ("npm", "yarn", "pnpm", "bun") and second == "run" and len(words) > 2:
@@ -101,6 +103,15 @@ def _classify_words(words: list[str]) -> str:
     if first in _SEARCH_1 or (first == "git" and second == "grep"):
         return SEARCH
     return COMMAND
+
+
+def _actions(args: list[str]) -> str:
+    """xcodebuild's actions and Gradle's tasks, wherever they stand among the options
+    (`xcodebuild -scheme App test`, `./gradlew :app:testDebugUnitTest`): a test one makes a test run."""
+    tasks = [w.rsplit(":", 1)[-1] for w in args if not w.startswith("-") and "=" not in w]
+    if any(t.startswith("test") or t.endswith("Test") for t in tasks):
+        return TEST
+    return BUILD if any(t in ("build", "assemble", "archive") or t.startswith("assemble") for t in tasks) else COMMAND
 
 
 def _is_path_arg(word: str) -> bool:

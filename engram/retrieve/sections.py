@@ -202,8 +202,8 @@ def _said_once(items: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
         if n.get("type") == "error" and failing and str(n.get("name") or "").startswith(failing):
             continue  # "`x` was failing when the session ended" says it
         if data.get("kind") == "command":
-            form = (" ".join(w for w in _without_env(str(n.get("name")).split()) if not w.startswith("-")),
-                    _folder(str(n.get("description") or "")))
+            form = (" ".join(sorted(w for w in _without_env(str(n.get("name")).split()) if not w.startswith("-"))),
+                    _folder(str(n.get("description") or "")))  # in any order: `xcodebuild build -scheme A`
             if form in forms:
                 continue
             forms.add(form)

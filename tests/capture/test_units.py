@@ -22,6 +22,11 @@ from engram.errors import ConfigError, UnsafeIdentifier
     ("go test ./...", "test"), ("cargo test", "test"), ("FOO=1 timeout 60 pytest", "test"),
     ("python -m unittest discover", "test"), ("node --test", "test"), ("make test", "test"),
     ("./gradlew test", "test"), ("bash tests/scripts/test-exit-1.sh", "test"),
+    # actions and tasks wherever they stand, a runner by its path, meson's tests
+    ("xcodebuild -scheme App -destination 'platform=iOS Simulator,name=iPhone 17' test", "test"),
+    ("xcodebuild -scheme App build", "build"), ("xcodebuild -showdestinations -scheme App", "command"),
+    ("./gradlew :app:testDebugUnitTest", "test"), ("./gradlew assembleDebug", "build"), ("./gradlew clean", "command"),
+    ("./vendor/bin/phpunit", "test"), ("meson test -C build", "test"),
     ("make", "build"), ("cargo build --release", "build"), ("npm run build", "build"), ("tsc --noEmit", "build"),
     ("python -m build", "build"), ("pip install -e .", "build"), ("go build ./cmd/x", "build"),
     ('engram decide "Use X" --rationale y', "decision"),

@@ -47,6 +47,9 @@ def test_normalise_keeps_the_meaningful_parts(line, parts):
     ("npx oxlint src", "npx oxlint src", "lint"),
     ("dotnet ef database update --connection \"Host=db;Port=5432\"", "dotnet ef database update", "run"),
     ("dotnet ef database update --startup-project ../Api", "dotnet ef database update", "run"),
+    # a single-dash option with a quoted value goes with it: `-destination build` would run on "build"
+    ("xcodebuild -scheme App -destination 'platform=iOS Simulator,name=iPhone 17' build",
+     "xcodebuild -scheme App build", "build"),
 ])
 def test_canonical_form_and_purpose(part, canon, purpose):
     assert cl.canonical(part) == canon

@@ -67,9 +67,10 @@ def test_of_the_forms_of_one_command_working_in_one_folder_the_first_is_said():
         return _node(i, name=name, data='{"kind": "command"}', description=f"`{name}` runs the tests{folder}."), 1.0
 
     items = [cmd(1, "uv run pytest -v", "api"), cmd(2, "uv run pytest -x -q", "api"), cmd(3, "uv run pytest -q", "web"),
-             cmd(4, "uv run ruff check", "api"), cmd(5, 'PATH="/opt/uv/bin:$PATH" uv run pytest', "api")]
+             cmd(4, "uv run ruff check", "api"), cmd(5, 'PATH="/opt/uv/bin:$PATH" uv run pytest', "api"),
+             cmd(6, "xcodebuild build -scheme App", "ios"), cmd(7, "xcodebuild -scheme App build", "ios")]
     text, shown = sections.render(items, 1000, "H")
-    assert [i for i, _ in shown] == ["n001", "n003", "n004"] and "-x -q" not in text and "PATH=" not in text
+    assert [i for i, _ in shown] == ["n001", "n003", "n004", "n006"] and "-x -q" not in text and "PATH=" not in text
 
 
 def test_shares_leave_room_for_every_group_before_the_rest():
