@@ -75,6 +75,10 @@ _EMPTY_FENCE = re.compile(r"^```[ \t]*\n(?:[ \t]*\n)*```[ \t]*$", re.M)
 # A reasoning summary's title, as OpenAI models write them in Copilot exports: a bold line alone
 # that opens with a gerund ("**Planning code updates**", "**Preparing to run tests**").
 _REASONING = re.compile(r"^\*\*[A-Z][a-z]+ing\b[^*:\n]*\*\*[ \t]*$")  # "**Going forward:**" opens an answer's part
+# A paragraph of reasoning about the user, in the third person: a reply speaks to them ("The user
+# is frustrated - the headers lost their rounded corners…", Copilot exports of Claude models).
+_ABOUT_USER = re.compile(r"^The user(?:'s request| (?:is|was|has|had|wants|wanted|asks|asked|says|said|mentioned|"
+                         r"reports|reported|seems|needs|just|clearly|now|would|likely|probably))\b")
 # Where the agent's answer takes over from its reasoning: a heading, a list, a table, a fence.
 _ANSWER = re.compile(r"^(?:#{1,6} |[-*+] |\d+[.)] |\||```)")
 
@@ -82,7 +86,8 @@ _ANSWER = re.compile(r"^(?:#{1,6} |[-*+] |\d+[.)] |\||```)")
 def agent_words(text: str) -> str:
     """An export's agent text without the empty fences its tool calls left and without the
     reasoning it shows as the agent's words: a gerund-titled bold line and the paragraphs after
-    it, up to a heading, a list, a table or a fence (the answer) or the next such title."""
+    it, up to a heading, a list, a table or a fence (the answer) or the next such title, and a
+    paragraph about the user in the third person."""
     kept, reasoning = [], False
     for para in re.split(r"\n[ \t]*\n", _EMPTY_FENCE.sub("", text)):
         first = para.strip().split("\n", 1)[0]
@@ -90,6 +95,6 @@ def agent_words(text: str) -> str:
             reasoning = True
         elif reasoning and _ANSWER.match(first):
             reasoning = False
-        if not reasoning:
+        if not reasoning and not _ABOUT_USER.match(first):
             kept.append(para)
     return "\n\n".join(kept).strip()

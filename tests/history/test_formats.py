@@ -306,3 +306,6 @@ def test_an_exports_reasoning_and_empty_fences_are_not_the_agents_words():
                                           "**Going forward:**\n\nI will run the CLI first.")
     assert markdown.agent_words("**Preparing to use tool**\n\nI must explain the call first.") == ""
     assert markdown.agent_words("```\n\n```\nI've updated `.env.example`.") == "I've updated `.env.example`."
+    assert markdown.agent_words("The user is frustrated - the corners are gone.\n\nFixed: the header keeps its sprite.") \
+        == "Fixed: the header keeps its sprite."
+    assert markdown.agent_words("The user profile page now loads.") == "The user profile page now loads."
