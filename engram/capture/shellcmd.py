@@ -82,6 +82,9 @@ def _classify_words(words: list[str]) -> str:
     second = next((w for w in words[1:] if not w.startswith("-")), "")
     if first in ("xcodebuild", "gradle", "./gradlew", "gradlew"):
         return _actions(words[1:])
+    tasked = _tasks(first, words[1:])
+    if tasked:
+        return tasked
     if first.endswith(".sh") or (first.startswith("./") and (first, second) not in _TEST_2 | _BUILD_2):
         name = first.rsplit("/", 1)[-1].lower()
         return TEST if "test" in name or name in _TEST_1 else BUILD if "build" in name else COMMAND
@@ -105,11 +108,38 @@ def _classify_words(words: list[str]) -> str:
     return COMMAND
 
 
+# Programs that run a project's named tasks, the task anywhere among their words (`make -C build
+# test`, `pnpm --filter web test`, `mise run test`, `./mvnw -B verify`), and the words that name a
+# test run or a build among those tasks.
+_TASK_RUNNERS = {"make", "gmake", "just", "task", "mise", "nx", "turbo", "sbt", "lein", "dune", "bazel", "bazelisk",
+                 "flutter", "dart", "rails", "rake", "mvn", "./mvnw", "mvnw", "npm", "yarn", "pnpm", "bun", "composer"}
+_TEST_TASKS = {"test", "tests", "check", "verify", "spec", "unittest", "e2e"}
+_BUILD_TASKS = {"build", "compile", "assemble", "package", "archive", "typecheck", "type-check"}
+
+
+def _tasks(first: str, args: list[str]) -> str:
+    """TEST or BUILD when a task runner's words name a test run or a build; "" otherwise. Django's
+    `python manage.py test` and Laravel's `php artisan test` are test runs too."""
+    words = [w for w in args if not w.startswith("-")]
+    if first.rsplit("/", 1)[-1] in ("python", "python3", "php") and len(words) > 1 \
+            and words[0].rsplit("/", 1)[-1] in ("manage.py", "artisan") and words[1] == "test":
+        return TEST
+    if first == "cmake" and "--build" in args:
+        return BUILD
+    if first.rsplit("/", 1)[-1] not in _TASK_RUNNERS:
+        return ""
+    names = [w.split(":")[-1] if ":" in w.strip(":") else w for w in words]  # `app:test`, `test:unit`
+    if any(w in _TEST_TASKS or w.startswith("test:") for w in words) or any(n in _TEST_TASKS for n in names):
+        return TEST
+    maven = first.rsplit("/", 1)[-1] in ("mvn", "mvnw") and "install" in words  # builds, tests and installs
+    return BUILD if maven or any(w in _BUILD_TASKS or w.startswith("build:") for w in words) else ""
+
+
 def _actions(args: list[str]) -> str:
     """xcodebuild's actions and Gradle's tasks, wherever they stand among the options
     (`xcodebuild -scheme App test`, `./gradlew :app:testDebugUnitTest`): a test one makes a test run."""
     tasks = [w.rsplit(":", 1)[-1] for w in args if not w.startswith("-") and "=" not in w]
-    if any(t.startswith("test") or t.endswith("Test") for t in tasks):
+    if any(t.startswith("test") or t.endswith("Test") or t == "check" for t in tasks):
         return TEST
     return BUILD if any(t in ("build", "assemble", "archive") or t.startswith("assemble") for t in tasks) else COMMAND
 

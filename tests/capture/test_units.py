@@ -27,6 +27,12 @@ from engram.errors import ConfigError, UnsafeIdentifier
     ("xcodebuild -scheme App build", "build"), ("xcodebuild -showdestinations -scheme App", "command"),
     ("./gradlew :app:testDebugUnitTest", "test"), ("./gradlew assembleDebug", "build"), ("./gradlew clean", "command"),
     ("./vendor/bin/phpunit", "test"), ("meson test -C build", "test"),
+    # a task runner's task anywhere among its words; Django's and Laravel's test commands
+    ("make -C build test", "test"), ("pnpm --filter web test", "test"), ("mise run test", "test"),
+    ("./mvnw -B verify", "test"), ("./gradlew check", "test"), ("bazel test //...", "test"), ("flutter test", "test"),
+    ("python manage.py test accounts", "test"), ("php artisan test", "test"), ("npm run typecheck", "build"),
+    ("cmake --build build", "build"), ("mvn clean install", "build"), ("npm install", "command"),
+    ("mise run lint", "command"), ("bun install", "command"),
     ("make", "build"), ("cargo build --release", "build"), ("npm run build", "build"), ("tsc --noEmit", "build"),
     ("python -m build", "build"), ("pip install -e .", "build"), ("go build ./cmd/x", "build"),
     ('engram decide "Use X" --rationale y', "decision"),
