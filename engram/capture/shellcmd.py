@@ -248,3 +248,30 @@ def echoed_status(command: str, output: str) -> int | None:
              if ln.startswith(before) and ln.endswith(after) and len(ln) > len(before) + len(after)]
     found = [n for n in found if n.isdigit()]
     return int(found[0]) if len(found) == 1 else None
+
+
+# What build tools print as their verdict, last line first (msbuild / dotnet, Gradle, Maven,
+# xcodebuild, Next.js, cargo): read only where the harness recorded no exit status.
+_PASSED_VERDICTS = ("Build succeeded.", "BUILD SUCCESSFUL", "[INFO] BUILD SUCCESS", "** BUILD SUCCEEDED **",
+                    "** TEST SUCCEEDED **", "** ARCHIVE SUCCEEDED **")
+_FAILED_VERDICTS = ("Build FAILED.", "BUILD FAILED", "[INFO] BUILD FAILURE", "** BUILD FAILED **", "** TEST FAILED **",
+                    "Failed to compile", "error: could not compile")
+
+
+def printed_verdict(command: str, output: str) -> int | None:
+    """0 or 1 when a build's (or an xcodebuild test's) output ends in its tool's verdict (an export
+    that records no exit status shows what the tool printed); None otherwise. A success is read
+    only at the end: `dotnet ef` and `dotnet run` print "Build succeeded." before their own work,
+    and Next.js "Compiled successfully" before its type check."""
+    if classify(command) not in (BUILD, TEST):
+        return None
+    after = False  # a line after the verdict that may say otherwise
+    for line in reversed(output[-8000:].split("\n")[-60:]):
+        s = line.strip()
+        if s.startswith(_FAILED_VERDICTS):
+            return 1
+        if s.startswith(_PASSED_VERDICTS):
+            return None if after else 0
+        said = s.lower()
+        after = after or (not s.startswith("0 ") and ("error" in said or "fail" in said or "exception" in said))
+    return None

@@ -172,6 +172,18 @@ def test_a_status_the_command_line_echoed_is_its_status(proj):
     assert [(e["exit_code"], e["ok"], "exit_echoed" in e) for e in (cleaned, quoted, looped)] == [(0, True, False)] * 3
 
 
+def test_a_build_tool_s_printed_verdict_stands_for_a_status_nobody_recorded():
+    """What an export shows of a build with no exit status: the tool's own verdict at its end
+    ("Build succeeded.", "Build FAILED."); not the "Build succeeded." `dotnet ef` prints before its work."""
+    from engram.capture import shellcmd
+
+    assert shellcmd.printed_verdict("dotnet build", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)") == 0
+    assert shellcmd.printed_verdict("dotnet build", "x.cs(3,4): error CS1002\n\nBuild FAILED.") == 1
+    assert shellcmd.printed_verdict("dotnet ef migrations add X", "Build started...\nBuild succeeded.\nDone.") is None
+    assert shellcmd.printed_verdict("dotnet build", "Build succeeded.\nUnhandled exception. System.IO") is None
+    assert shellcmd.printed_verdict("npm run build", "✓ Compiled successfully\nFailed to type check.") is None
+
+
 def test_a_coloured_run_is_read_without_its_escapes(proj):
     """vitest, pnpm and cargo colour their output: the failing test and the error line are
     what it said, never "\\x1b[31m"."""

@@ -35,6 +35,15 @@ def test_a_type_check_run_as_a_plain_command_is_a_check_too():
     assert unfinished.checks(events + [_shell(3, "uv run mypy src/", 0, "Success")])[1] == ["check:uv run mypy"]
 
 
+def test_a_check_run_again_with_no_status_recorded_is_not_known_to_fail_at_the_end():
+    """An export that records no status: the build failed ("Failed to compile.", read from its
+    output), then ran again, how that run ended not shown. It may have passed: not "failing"."""
+    failed = _shell(1, "npm run build", 1, "Failed to compile.", type="build")
+    again = _shell(2, "npm run build", None, "Creating an optimized production build ...", type="build")
+    assert unfinished.checks([failed, again]) == ([], [])
+    assert unfinished.checks([failed])[0][0]["key"] == "check:npm run build"
+
+
 def test_a_failed_chain_says_nothing_about_which_part_failed():
     events = [_shell(1, "npm run lint && npm run build", 1, "error", type="build")]
     assert unfinished.checks(events) == ([], [])

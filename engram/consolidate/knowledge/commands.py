@@ -36,7 +36,8 @@ MAX_COMMANDS = 12
 MAX_GOTCHAS = 8
 # How vitest, jest and mocha mark a failing test ("FAIL  test/a.test.ts > …", "× creates a record").
 _FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
-_CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference")
+_CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference",
+                "Failed to compile", "Type error:", ": error CS")  # webpack / Next.js, the C# compiler
 # What a checker prints about the code it checked: a count of findings, or a finding's place.
 _LINT_FINDINGS = re.compile(r"\bFound \d+ errors?\b|\b\d+ (?:problems?|issues?|errors?) \(|^\S+:\d+:\d+: |--> \S+:\d+:\d+",
                             re.M)

@@ -49,9 +49,13 @@ def checks(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str
     """([failing checks at the end], [keys of checks whose last run passed])."""
     last: dict[str, dict[str, Any]] = {}
     for ev in events:
-        if ev.get("type") not in _VERDICTS or not ev.get("command") or not _verdict_known(ev):
+        if ev.get("type") not in _VERDICTS or not ev.get("command"):
             continue
         parts = [p for p in cl.normalise(ev["command"]) if cl.purpose(p) in ("test", "build", "lint")]
+        if not _verdict_known(ev):  # a later run nobody saw end: how the check ended is not known
+            for part in parts:
+                last.pop(cl.canonical(part), None)
+            continue
         if len(parts) > 1 and not _verdict_ok(ev):
             continue  # which part of a failed chain failed is not known
         for part in parts:
