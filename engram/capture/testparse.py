@@ -1,7 +1,7 @@
 """Pass/fail counts and failing test names from test-runner output.
 
 Recognises pytest, unittest, bun test, node:test (TAP and spec reporters), jest, vitest,
-go test, cargo test, Maven / surefire, Gradle, dotnet test, ExUnit, RSpec, mocha, XCTest,
+go test, cargo test, Maven / surefire, Gradle, dotnet test, ExUnit, RSpec, Playwright, mocha, XCTest,
 PHPUnit, CTest and meson test, also behind a monorepo runner's task prefixes (turbo's
 "pkg:test: "). When none matches, the result says `recognized: False` and carries
 only the exit code's verdict, so a reader of the JSONL knows the counts are absent,
@@ -187,6 +187,12 @@ def _others_more(text: str, re) -> dict | None:
                  else re.findall(r"(?m)^[ \t]++\d++\) (test [^\n]++)$", text))
         return _result("rspec" if rspec else "exunit", c["tests"] - c["failures"] - skipped, c["failures"] + c["invalid"],
                        skipped, names)
+    pw = dict((w, int(n)) for n, w in re.findall(r"(?m)^[ \t]++(\d++) (passed|failed|flaky|skipped|did not run)"
+                                                     r"(?: \(\d[^)\n]*+\))?+[ \t]*+$", text))
+    if "passed" in pw or "failed" in pw:  # Playwright: "  2 failed", "  10 passed (12.3s)"
+        names = [n.strip() for n in re.findall(r"(?m)^[ \t]++(?:\d++\) )?+\[[\w-]++\] › ([^─\n]++)", text)]
+        return _result("playwright", pw.get("passed", 0) + pw.get("flaky", 0), pw.get("failed", 0),
+                       pw.get("skipped", 0) + pw.get("did not run", 0), names)
     mocha = dict((w, int(n)) for n, w in re.findall(r"(?m)^[ \t]*+(\d++) (passing|failing|pending)\b", text))
     if "passing" in mocha or "failing" in mocha:
         return _result("mocha", mocha.get("passing", 0), mocha.get("failing", 0), mocha.get("pending", 0), [])

@@ -77,6 +77,8 @@ def test_decision_args_and_read_targets():
     ("  1) test adds (MathTest)\n\n3 doctests, 12 tests, 1 failure, 2 excluded", "exunit", 12, 1, ["test adds (MathTest)"]),
     ("12 examples, 1 failure, 2 pending\n\nrspec ./spec/math_spec.rb:5 # Math adds", "rspec", 9, 1, ["Math adds"]),
     ("  11 passing (30ms)\n  1 failing\n", "mocha", 11, 1, []),
+    ("  1) [chromium] › tests/nav.spec.ts:12:3 › opens ────\n\n  1 failed\n    [chromium] › tests/nav.spec.ts:12:3 › "
+     "opens ────\n  11 passed (14.2s)", "playwright", 11, 1, ["tests/nav.spec.ts:12:3 › opens"]),
     ("Test Case '-[AppTests.CartTests testAdds]' failed (0.01 seconds).\n"
      "Executed 12 tests, with 1 failure (0 unexpected) in 0.5 (0.6) seconds", "xctest", 11, 1, ["AppTests.CartTests.testAdds"]),
     ("FAILURES!\nTests: 12, Assertions: 30, Failures: 1, Errors: 1.", "phpunit", 10, 2, []),
