@@ -108,7 +108,7 @@ def classify(call: dict, root: str, cfg: dict) -> dict:
         echoed = shellcmd.echoed_status(command, output[-MAX_SCAN:]) if ev["exit_code"] == 0 and "$?" in command else None
         if echoed:  # `…; echo "EXIT: $?"` printed how the command ended: the harness saw only the echo's 0
             ev["exit_code"], ev["ok"], ev["exit_echoed"] = echoed, False, True
-        printed = shellcmd.printed_verdict(command, output) if ev["exit_code"] is None and output else None
+        printed = shellcmd.printed_verdict(kind, output) if ev["exit_code"] is None and output else None
         if printed is not None:  # no status recorded, but the build tool printed its verdict
             ev["exit_code"], ev["ok"], ev["exit_printed"] = printed, printed == 0, True
         if kind == shellcmd.TEST:

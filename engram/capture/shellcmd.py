@@ -258,12 +258,13 @@ _FAILED_VERDICTS = ("Build FAILED.", "BUILD FAILED", "[INFO] BUILD FAILURE", "**
                     "Failed to compile", "error: could not compile")
 
 
-def printed_verdict(command: str, output: str) -> int | None:
-    """0 or 1 when a build's (or an xcodebuild test's) output ends in its tool's verdict (an export
-    that records no exit status shows what the tool printed); None otherwise. A success is read
-    only at the end: `dotnet ef` and `dotnet run` print "Build succeeded." before their own work,
-    and Next.js "Compiled successfully" before its type check."""
-    if classify(command) not in (BUILD, TEST):
+def printed_verdict(kind: str, output: str) -> int | None:
+    """0 or 1 when the output of a build or a test run (`kind`, this module's class of its line)
+    ends in its tool's verdict (an export that records no exit status shows what the tool
+    printed); None otherwise. A success is read only at the end: `dotnet ef` and `dotnet run`
+    print "Build succeeded." before their own work, and Next.js "Compiled successfully" before
+    its type check."""
+    if kind not in (BUILD, TEST):
         return None
     after = False  # a line after the verdict that may say otherwise
     for line in reversed(output[-8000:].split("\n")[-60:]):

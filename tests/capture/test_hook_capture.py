@@ -177,11 +177,14 @@ def test_a_build_tool_s_printed_verdict_stands_for_a_status_nobody_recorded():
     ("Build succeeded.", "Build FAILED."); not the "Build succeeded." `dotnet ef` prints before its work."""
     from engram.capture import shellcmd
 
-    assert shellcmd.printed_verdict("dotnet build", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)") == 0
-    assert shellcmd.printed_verdict("dotnet build", "x.cs(3,4): error CS1002\n\nBuild FAILED.") == 1
-    assert shellcmd.printed_verdict("dotnet ef migrations add X", "Build started...\nBuild succeeded.\nDone.") is None
-    assert shellcmd.printed_verdict("dotnet build", "Build succeeded.\nUnhandled exception. System.IO") is None
-    assert shellcmd.printed_verdict("npm run build", "✓ Compiled successfully\nFailed to type check.") is None
+    def verdict(command: str, output: str) -> int | None:
+        return shellcmd.printed_verdict(shellcmd.classify(command), output)
+
+    assert verdict("dotnet build", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)") == 0
+    assert verdict("dotnet build", "x.cs(3,4): error CS1002\n\nBuild FAILED.") == 1
+    assert verdict("dotnet ef migrations add X", "Build started...\nBuild succeeded.\nDone.") is None
+    assert verdict("dotnet build", "Build succeeded.\nUnhandled exception. System.IO") is None
+    assert verdict("npm run build", "✓ Compiled successfully\nFailed to type check.") is None
 
 
 def test_a_coloured_run_is_read_without_its_escapes(proj):
