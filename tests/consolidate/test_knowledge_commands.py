@@ -153,6 +153,17 @@ def test_failing_tests_and_compile_errors_are_the_codes_problems_not_gotchas():
     assert commands.gotchas(events) == []
 
 
+@pytest.mark.parametrize("command,output", [
+    ("go build ./...", "# example.com/app\n./main.go:12:5: undefined: foo"),  # no error word: its place says it
+    ("./mvnw compile", "[ERROR] COMPILATION ERROR :\n[ERROR] /src/App.java:[12,5] cannot find symbol"),
+    ("./gradlew assembleDebug", "e: file:///app/Main.kt:12:5 Unresolved reference: foo\nCompilation failed"),
+    ("npm run build", "Failed to compile.\n./app/page.tsx:3:1\nType error: Cannot find name 'x'."),
+    ("dotnet build", "Program.cs(3,4): error CS1002: ; expected\n\nBuild FAILED."),
+])
+def test_a_compiler_reporting_what_it_found_in_the_code_failed_on_the_code(command, output):
+    assert commands.code_failure(_shell(1, command, 1, output, type="build"))
+
+
 LONG_STATUS = ("On branch main\nChanges to be committed:\n\tnew file:   src/a.ts\n\nUntracked files:\n"
                '  (use "git add <file>..." to include in what will be committed)\n\t.claude/settings.json\n'
                "\t.entire/.gitignore\n\t.entire/settings.json\n\tsrc/a.ts\n\tnotes.md\n\n")

@@ -37,7 +37,8 @@ MAX_GOTCHAS = 8
 # How vitest, jest and mocha mark a failing test ("FAIL  test/a.test.ts > …", "× creates a record").
 _FAILING = ("FAIL ", "\u00d7 ", "\u2717 ", "\u2715 ")
 _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error[E", ": error:", "undefined reference",
-                "Failed to compile", "Type error:", ": error CS")  # webpack / Next.js, the C# compiler
+                "Failed to compile", "Type error:", ": error CS",  # webpack / Next.js, the C# compiler
+                "COMPILATION ERROR", "Compilation failed", "Unresolved reference")  # Maven, Gradle, Kotlin
 # What a checker prints about the code it checked: a count of findings, or a finding's place.
 _LINT_FINDINGS = re.compile(r"\bFound \d+ errors?\b|\b\d+ (?:problems?|issues?|errors?) \(|^\S+:\d+:\d+: |--> \S+:\d+:\d+",
                             re.M)
@@ -108,8 +109,10 @@ def code_failure(ev: dict[str, Any]) -> bool:
     text = str(ev.get("error_summary") or ev.get("output") or "")
     if any(m in text for m in _CODE_ERRORS) or any(ln.lstrip().startswith(_FAILING) for ln in text.split("\n")):
         return True
-    if _LINT_FINDINGS.search(text + "\n" + str(ev.get("output") or "")) and any(cl.purpose(p) in ("lint", "format") for p in cl.normalise(ev["command"])):
-        return True  # a checker reporting what it found in the code ("Found 17 errors (13 fixed, 4 remaining).")
+    if _LINT_FINDINGS.search(text + "\n" + str(ev.get("output") or "")) and any(
+            cl.purpose(p) in ("lint", "format", "build", "test") for p in cl.normalise(ev["command"])):
+        return True  # a checker or a compiler reporting what it found in the code ("Found 17 errors
+        # (13 fixed, 4 remaining).", Go's "./main.go:12:5: undefined: foo")
     return ev.get("type") != "test_run" and bool(testparse.parse(str(ev.get("output") or ""))["failed"])
 
 
