@@ -132,6 +132,13 @@ def clip_words(text: object, limit: int) -> str:
     return cut.rstrip(" ,;:" + ELLIPSIS) + ELLIPSIS
 
 
+def sets_variable(word: str) -> bool:
+    """A shell word that sets a variable for the command after it (`PATH="/opt/bin:$PATH"`,
+    `RUST_LOG=debug`): a name of letters, digits and `_`, then `=`."""
+    name, eq, _ = word.partition("=")
+    return bool(eq) and bool(name) and name.replace("_", "a").isalnum()
+
+
 def short_paths(text: object, longer_than: int = 30) -> str:
     """`text` with each long path cut to its last part ("[/Users/me/.claude/hooks/safety/block.sh]:"
     -> "[…/block.sh]:"): in a short name, a path of 70 characters left room for nothing else."""

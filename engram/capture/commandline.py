@@ -18,7 +18,7 @@ import re
 
 from engram.capture import shellcmd
 from engram.fsio import scratch
-from engram.text import clip_words, strip_ansi
+from engram.text import clip_words, sets_variable, strip_ansi
 
 FILTERS = {"head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "wc", "sort", "uniq", "tee",
            "cat", "jq", "awk", "sed", "cut", "tr", "column", "fold", "nl", "xargs",
@@ -298,7 +298,7 @@ def canonical(normalised: str) -> str:
     (`bun run src/cli.ts git pr` is not `bun run git pr`)."""
     words = split_words(normalised)
     lead = 0
-    while lead < len(words) - 1 and "=" in words[lead] and not words[lead].startswith("-"):
+    while lead < len(words) - 1 and sets_variable(words[lead]):
         lead += 1  # `VAR=value` assignments, then the program: never a file argument
     runs = 2 if tuple(words[lead:lead + 2]) in _RUNS_A_FILE else 1 if (words[lead],) in _RUNS_A_FILE else 0
     if runs and len(words) > lead + runs and _is_file_arg(words[lead + runs]) and words[lead + runs][:1] not in "'\"":

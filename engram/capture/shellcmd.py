@@ -8,6 +8,8 @@ The strongest class over all segments wins: test > build > decision > read > sea
 
 from __future__ import annotations
 
+from engram.text import sets_variable
+
 TEST, BUILD, DECISION, READ, SEARCH, COMMAND = "test", "build", "decision", "read", "search", "command"
 _RANK = {TEST: 6, BUILD: 5, DECISION: 4, READ: 3, SEARCH: 2, COMMAND: 1}
 
@@ -48,7 +50,7 @@ def _strip(words: list[str]) -> list[str]:
     i = 0
     while i < len(words):
         w = words[i]
-        if "=" in w and not w.startswith(("-", "=")) and w.split("=", 1)[0].replace("_", "").isalnum():
+        if sets_variable(w):
             i += 1
         elif w in _WRAPPERS or w in _SINGLE_RUNNERS:
             i += 1
@@ -121,17 +123,18 @@ def _tasks(first: str, args: list[str]) -> str:
     """TEST or BUILD when a task runner's words name a test run or a build; "" otherwise. Django's
     `python manage.py test` and Laravel's `php artisan test` are test runs too."""
     words = [w for w in args if not w.startswith("-")]
-    if first.rsplit("/", 1)[-1] in ("python", "python3", "php") and len(words) > 1 \
+    program = first.rsplit("/", 1)[-1]
+    if program in ("python", "python3", "php") and len(words) > 1 \
             and words[0].rsplit("/", 1)[-1] in ("manage.py", "artisan") and words[1] == "test":
         return TEST
     if first == "cmake" and "--build" in args:
         return BUILD
-    if first.rsplit("/", 1)[-1] not in _TASK_RUNNERS:
+    if program not in _TASK_RUNNERS:
         return ""
     names = [w.split(":")[-1] if ":" in w.strip(":") else w for w in words]  # `app:test`, `test:unit`
     if any(w in _TEST_TASKS or w.startswith("test:") for w in words) or any(n in _TEST_TASKS for n in names):
         return TEST
-    maven = first.rsplit("/", 1)[-1] in ("mvn", "mvnw") and "install" in words  # builds, tests and installs
+    maven = program in ("mvn", "mvnw") and "install" in words  # builds, tests and installs
     return BUILD if maven or any(w in _BUILD_TASKS or w.startswith("build:") for w in words) else ""
 
 

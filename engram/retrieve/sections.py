@@ -17,7 +17,7 @@ consolidate/knowledge/user_words.py) is never shown: it only waits to be named a
 from __future__ import annotations
 
 from engram.retrieve import tiers
-from engram.text import inert
+from engram.text import inert, sets_variable
 
 RUN = "Commands run (exit status not recorded)"
 GROUPS = ("Where we left off", "Commands that work", RUN, "Known problems", "Decisions and instructions", "Files",
@@ -179,7 +179,7 @@ def _without_env(words: list[str]) -> list[str]:
     """A command's words without the variables set before it (`PATH="…:$PATH" go build` is a
     form of `go build`)."""
     i = 0
-    while i < len(words) and "=" in words[i] and words[i].split("=", 1)[0].replace("_", "a").isalnum():
+    while i < len(words) and sets_variable(words[i]):
         i += 1
     return words[i:]
 
