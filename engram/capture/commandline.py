@@ -381,7 +381,8 @@ _BOILERPLATE = ("+ CategoryInfo", "+ FullyQualifiedErrorId", "For more informati
 # lines before it.
 _EXIT_ONLY = re.compile(r"exited with (?:exit )?code -?\d+\W*$|failed with exit code -?\d+\W*$|\] Error -?\d+$|ELIFECYCLE|"
                         r"\bexited\s+\(-?\d+\)\W*$|"
-                        r"^Exit code -?\d+$")  # the last: Claude Code's own first line of a failed call
+                        r"^Exit code -?\d+$|"  # Claude Code's own first line of a failed call
+                        r"^(?i:exit(?:[ _](?:code|status))?|status|rc)\s*[:=]\s*-?\d+$")  # a line's own `echo "EXIT: $?"`
 # A check's line that says it passed or was skipped (pre-commit's "gitleaks.....Passed").
 _PASSED = re.compile(r"\.{3}\s*(?:Passed|Skipped|\(no files to check\)Skipped)\s*$")
 # A line that opens with its verdict ("ERROR: …", "fatal: …", "error[E0425]: …",

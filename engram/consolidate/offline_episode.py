@@ -156,7 +156,7 @@ def _failure_text(ev: dict[str, Any]) -> str:
         what = f"{ev.get('failed') or len(names)} failing test(s)"
         return clip_words(f"`{clip_words(cmd, 80)}`: {what}" + (f" ({', '.join(names[:3])})" if names else ""), 300)
     summary = commandline.error_signature(ev.get("error_summary") or ev.get("output") or "", 200)
-    return clip_words(f"`{clip_words(cmd, 80)}` failed (exit {ev.get('exit_code')}): {summary}", 300)
+    return clip_words(f"`{clip_words(cmd, 80)}` failed (exit {ev.get('exit_code')})" + (f": {summary}" if summary else ""), 300)
 
 
 def errors(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

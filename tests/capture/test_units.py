@@ -242,6 +242,9 @@ def test_an_exit_status_alone_is_no_error_signature():
     """`git config --get x` exits 1 when x is unset: with nothing else said, no error to key a gotcha on."""
     assert commandline.error_signature("Exit code 1") == ""
     assert commandline.error_signature("Exit code 1\nfatal: not a git repository") == "fatal: not a git repository"
+    # the status a line's own `; echo "EXIT: $?"` printed is no error either
+    assert commandline.error_signature("** BUILD FAILED **\nEXIT: 65") == "** BUILD FAILED **"
+    assert commandline.error_signature("EXIT: 65") == commandline.error_signature("exit_code=2") == ""
 
 
 @pytest.mark.parametrize("command, family", [

@@ -332,6 +332,14 @@ def test_a_failed_test_run_whose_counts_are_unknown_says_its_error_not_some_fail
     assert err["text"] == "`npm run lint && npm test` failed (exit 1): \u2716 3 problems (3 errors, 0 warnings)"
 
 
+def test_a_failed_test_run_whose_output_says_only_its_status_says_no_error():
+    """`…; echo "EXIT: $?"` printed the status the event already holds: no ": EXIT: 65" after it."""
+    fail = {"seq": 1, "type": "test_run", "command": "xcodebuild test -scheme App > /tmp/t.log 2>&1; echo \"EXIT: $?\"",
+            "exit_code": 65, "recognized": False, "output": "EXIT: 65"}
+    (err,) = oe.errors([fail])
+    assert err["text"].endswith("failed (exit 65)")
+
+
 def test_a_file_of_the_projects_rules_read_once_is_known_and_another_file_read_once_is_not(root):
     (root / ".github").mkdir()
     (root / ".github" / "copilot-instructions.md").write_text("# Rules\nDocument new features here.\n")
