@@ -189,7 +189,15 @@ def body(node: dict, level: int) -> str:
         limit = MAX_SUMMARY
     text = guarded(node, _with_versions(node, text))
     head, text = ("", text) if kind in SELF_CONTAINED and text else _head_and_body(name_of(node), text)
-    return " — ".join(p for p in (head, inert(text, limit)) if p)
+    return " — ".join(p for p in (head, _asked_and_reply(text, limit) if REPLY in text else inert(text, limit)) if p)
+
+
+def _asked_and_reply(text: str, limit: int) -> str:
+    """The last session's line within `limit`: what it was asked gives way before its last reply,
+    which says where it stopped (four long requests had left "Its last reply: "Good, confirmed…")."""
+    asked, reply = text.split(REPLY, 1)
+    reply = inert(reply, max(limit // 2, limit - len(asked) - len(REPLY)))
+    return inert(asked, max(limit - len(reply) - len(REPLY), 80)) + REPLY + reply
 
 
 def _with_versions(node: dict, text: str) -> str:

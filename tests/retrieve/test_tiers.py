@@ -102,3 +102,13 @@ def test_least_is_a_lower_bound_of_the_line(kw):
     n = _node(1, **kw)
     for level in (tiers.FULL, tiers.SUMMARY):
         assert tiers.least(dict(n), level) <= tiers.tokens(tiers.line(dict(n), level, labelled=False))
+
+
+def test_the_last_sessions_requests_give_way_before_its_last_reply():
+    """Four long requests had left the last session's line "Its last reply: "Good, confirmed…"."""
+    reply = "Confirmed the registerStudent call; the trainer DTOs still miss stats.rating, next: map them."
+    desc = 'Last session (2026-03-18) asked: "' + "please fix the CMS connection " * 30 + '". Its last reply: "' + reply + '"'
+    n = _node(1, name="The last session", description=desc, data='{"kind": "unfinished", "key": "last-session"}')
+    body = tiers.body(n, tiers.FULL)
+    assert body.endswith(reply + '"') and body.startswith("Last session (2026-03-18) asked: \"please fix")
+    assert len(body) <= tiers.MAX_DESCRIPTION
