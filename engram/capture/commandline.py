@@ -55,7 +55,7 @@ RUNNERS = {("npm", "run"), ("yarn", "run"), ("pnpm", "run"), ("bun", "run"), ("n
 _ERROR = re.compile(r"(?<![\w./\\-])(?:errors?|fatal|failed|failure|blocked|denied|not found|cannot|can't|"
                     r"not a valid|is not recognized|couldn't|could not|unexpected argument|illegal option|"
                     r"unknown (?:option|command)|no such|exception|traceback|refused|timed out|not recogni[sz]ed|"
-                    r"did not match|invalid|conflict|rejected|aborting|would be overwritten)(?![\w/\\-]|\.\w)|"
+                    r"did not match|invalid|conflict|rejected|aborting|would be overwritten|no matches found)(?![\w/\\-]|\.\w)|"
                     r"(?<![\w./\\-])(?-i:[A-Z]\w*(?:Error|Exception))(?![\w/\\-]|\.\w)", re.I)
 # Lines a test runner prints for what passed (vitest / jest "✓", TAP "ok", "PASS file").
 _PASSING = ("\u2713", "\u2714", "\u221a", "PASS ", "ok ")
@@ -443,13 +443,18 @@ def cannot_run(output: str) -> bool:
 # the output even where the transcript recorded no exit status (an export that shows none).
 _REFUSED = re.compile(r"not a valid statement separator|ParserError|illegal option|invalid option|"
                       r"couldn't find a project to run|unexpected argument|is not recognized as the name|"
+                      r"\bno matches found: |"  # zsh: a glob that matched nothing stops the line (_SYNTAX)
                       r"^[^\S\n]*(?:fatal|error): ", re.I | re.M)
 
 
-# What a shell prints when a program is not there: bash / sh / zsh, PowerShell, cmd.exe.
+# What a shell prints when a program is not there: bash / sh / zsh, PowerShell, cmd.exe; and a
+# script run by its path that is not there (zsh's "no such file or directory: scripts/x.sh",
+# bash's "bash: ./x.sh: No such file or directory").
 _NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): command not found(?!:)|command not found: ([\w.+-]+)|"
                         r"^\S*sh: \d+: ([\w.+-]+): not found|The term '([\w.+-]+)' is not recognized|"
-                        r"^'([\w.+-]+)' is not recognized as an internal or external command", re.M)
+                        r"^'([\w.+-]+)' is not recognized as an internal or external command|"
+                        r"no such file or directory: ([\w.+-]*/[\w./+-]+)$|"
+                        r"^\S*sh: (?:line \d+: )?([\w.+-]*/[\w./+-]+): No such file or directory$", re.M)
 
 
 def programs(command: str) -> set[str]:
@@ -489,9 +494,11 @@ def filter_failed(command: str, signature: str) -> str:
 
 
 # What a shell prints when it could not parse the line (PowerShell 5 has no `&&`; bash, zsh and
-# sh quoting errors): the way round is the same line written otherwise.
+# sh quoting errors) or would not run it (zsh stops a line whose glob matched nothing, an unquoted
+# URL's `?` too): the way round is the same line written otherwise.
 _SYNTAX = re.compile(r"not a valid statement separator|ParserError|syntax error near unexpected token|"
-                     r"unexpected EOF while looking for matching|unterminated quoted string|parse error near", re.I)
+                     r"unexpected EOF while looking for matching|unterminated quoted string|parse error near|"
+                     r"\bno matches found: ", re.I)
 
 
 def shell_syntax(output: str) -> bool:
@@ -505,7 +512,7 @@ def refused(output: str) -> bool:
     return cannot_run(text) or bool(_REFUSED.search(text))
 
 
-_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?<![/g-z_.-])[\w.-]*/[\w./-]*[\w.-]", re.I)
+_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+(?:\.\d+)*|'[^']*'|\"[^\"]*\"|`[^`]*`|(?<![/g-z_.-])[\w.*-]*/[\w./*-]*[\w.*-]", re.I)
 
 
 def error_key(output: str) -> str:

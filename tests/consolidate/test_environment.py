@@ -20,6 +20,11 @@ def _shell(seq: int, command: str, code: int | None = 1, output: str = "") -> di
     ("psql -f x.sql", "'psql' is not recognized as an internal or external command,\noperable program", "psql"),
     ("./build.sh", "./build.sh: line 3: protoc: command not found", ""),  # the script looked for it, not the line
     ("make test", "make: *** No rule to make target 'test'.  Stop.", ""),
+    # a script run by its path that is not there (zsh, bash); a file a command reads is not the line's program
+    ("scripts/todo-kanban.sh --validate-only TODO.md 2>&1", "(eval):1: no such file or directory: scripts/todo-kanban.sh",
+     "scripts/todo-kanban.sh"),
+    ("./gen.sh && make", "bash: ./gen.sh: No such file or directory", "./gen.sh"),
+    ("cat docs/a.md", "cat: docs/a.md: No such file or directory", ""),
 ])
 def test_the_program_the_command_line_ran_and_its_shell_missed(command, output, program):
     assert environment.not_found(_shell(1, command, 127, output)) == program

@@ -130,3 +130,23 @@ def test_a_missing_program_is_a_fact_until_a_later_session_runs_it(tmp_path):
     b.command('psql "$DATABASE_URL" -c "\\dt"', 0, " public | users | table")
     _done(b, "b")
     assert _live(b, "gotcha") == []
+
+
+def test_a_script_run_by_a_path_that_is_not_there_is_said_where_it_was_run(tmp_path):
+    """A project's notes named `scripts/todo-kanban.sh`; it lives elsewhere (zsh: exit 127)."""
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Add the mail feature to TODO.md.")
+    a.command("scripts/todo-kanban.sh --validate-only TODO.md 2>&1", 127,
+              "(eval):1: no such file or directory: scripts/todo-kanban.sh")
+    _done(a, "a")
+    assert _live(a, "gotcha") == ["scripts/todo-kanban.sh is not found where it was run"]
+
+
+def test_a_glob_that_matched_nothing_again_is_one_shell_gotcha(tmp_path):
+    """zsh stops a line whose glob matched nothing: two commands, one fact about the shell."""
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Smoke-test the server.")
+    a.command("rm -f data/bbs.db* && ./sshbbs -addr=:2222", 1, "(eval):1: no matches found: data/bbs.db*")
+    a.command("rm -f /tmp/frame_*.png ; git status", 1, "(eval):1: no matches found: /tmp/frame_*.png\nOn branch main")
+    _done(a, "a")
+    assert [g for g in _live(a, "gotcha") if "no matches found" in g] == ["Shell: (eval):1: no matches found: data/bbs.db*"]

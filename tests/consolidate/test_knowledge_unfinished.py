@@ -326,3 +326,12 @@ def test_a_branch_committed_on_and_not_seen_pushed_is_left_open():
     opened = run(6, 'gh pr create --title "fix" --body "x" --head fix/issue-179', "https://github.com/o/r/pull/186")
     assert [b["branch"] for b in unfinished.unpushed(events + [opened])[0]] == ["feat/a"]
 
+
+
+@pytest.mark.parametrize("command,output", [
+    ("rm -f data/bbs.db* && ./sshbbs -addr=:2222", "(eval):1: no matches found: data/bbs.db*"),  # nothing to remove
+    ("rm old.log", "rm: old.log: No such file or directory"),
+    ("rm -f out.txt && go test ./...", "--- FAIL: TestX (0.01s)\nFAIL"),  # the tests failed, not the rm
+])
+def test_an_rm_with_nothing_to_remove_or_whose_line_failed_elsewhere_leaves_nothing(command, output):
+    assert unfinished.leftovers([_shell(1, command, 1, output)]) == ([], [])

@@ -75,9 +75,10 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
                 "worked": clip_words(g["worked"], 200), "times": g["times"]}
         out.append(_node("g", name, "error", desc, data, g["evidence"]))
     for m in environment.missing_programs(events, {seq for g in found for seq in g["evidence"]}):
-        desc = f"`{m['program']}` is not found on this machine: `{m['command']}` failed with \"{m['error']}\"" + (
+        where = "where it was run" if "/" in m["program"] else "on this machine"  # a script by its path
+        desc = f"`{m['program']}` is not found {where}: `{m['command']}` failed with \"{m['error']}\"" + (
             f" ({m['times']} times)." if m["times"] > 1 else ".")
-        out.append(_node("g", f"{m['program']} is not found on this machine", "error", desc,
+        out.append(_node("g", f"{m['program']} is not found {where}", "error", desc,
                          {"kind": "gotcha", "key": "missing:" + m["program"], "times": m["times"]},
                          m["evidence"], op="update"))
     for g in tool_errors.gotchas(events):

@@ -176,12 +176,28 @@ def pull_requests(events: list[dict[str, Any]], root: str = "") -> tuple[list[di
     return list(opened.values()), closed
 
 
+# An rm that failed because there was nothing to remove (zsh's unmatched glob, a missing path)
+# left nothing behind.
+_NOTHING_THERE = re.compile(r"no matches found|no such file|does not exist|did not match any files", re.I)
+# What says the removal itself was refused: the tool's own error, a hook's or the system's refusal.
+_REFUSED_RM = re.compile(r"^(?:rm|unlink|git)\b|blocked|denied|not permitted|dangerous", re.I)
+
+
+def _rm_refused(ev: dict[str, Any], parts: list[str]) -> bool:
+    """The line's rm failed (not another part of it), with files left behind."""
+    said = cl.error_signature(ev.get("output") or "")
+    if _NOTHING_THERE.search(said):
+        return False
+    return len(parts) == 1 or bool(_REFUSED_RM.search(said))
+
+
 def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """([files an rm failed to delete and nothing removed since], [keys of files removed])."""
     failed: dict[str, dict[str, Any]] = {}
     removed: list[str] = []
     for ev in shell_events(events):
-        for part in cl.normalise(ev["command"]):
+        parts = cl.normalise(ev["command"])
+        for part in parts:
             words = cl.split_words(part)
             if not words or words[0] not in ("rm", "unlink", "mv") and words[:2] != ["git", "rm"]:
                 continue
@@ -191,7 +207,7 @@ def leftovers(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                 if ran(ev):
                     removed.append("leftover:" + p)
                     failed = {k: v for k, v in failed.items() if not (k == p or k.startswith(p.rstrip("/") + "/"))}
-                elif words[0] != "mv" and failed_run(ev):
+                elif words[0] != "mv" and failed_run(ev) and _rm_refused(ev, parts):
                     failed[p] = {"key": "leftover:" + p, "path": p, "command": clip_words(part, 100),
                                  "error": cl.error_signature(ev.get("output") or ""), "evidence": [ev["seq"]]}
     return list(failed.values())[:5], removed
