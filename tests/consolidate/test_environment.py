@@ -52,3 +52,22 @@ def test_found_programs_leaves_out_one_whose_shell_missed_it():
     events = [_shell(1, "psql -c 'select 1' | head -1", 0, "bash: psql: command not found"),
               _shell(2, "git status", 0, "clean")]
     assert environment.found_programs(events) == {"head", "git"}
+
+
+@pytest.mark.parametrize("command,output,hit", [
+    ("sed -n '1,9p' a.go | cat -A", "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]", ("cat", "-A")),
+    ("grep -P 'x+' a.txt", "grep: invalid option -- 'P'\nusage: grep [-abcdDEFGHhIiJLlMmnOopqRSsUVvwXxZz]", ("grep", "-P")),
+    ("ls --color=auto", "/bin/ls: unrecognized option '--color=auto'", ("ls", "--color")),
+    ("./run.sh", "sed: illegal option -- r", None),  # a script's sed, not the line's
+])
+def test_an_option_the_line_gave_its_program_and_the_program_refused(command, output, hit):
+    assert environment.refused_option(_shell(1, command, 1, output)) == hit
+
+
+def test_a_refused_option_is_a_fact_until_the_option_runs():
+    refused = _shell(1, "sed -n '637,640p' view.go | cat -A", 1, "cat: illegal option -- A")
+    (fact,) = environment.refused_options([refused])
+    assert (fact["program"], fact["option"], fact["error"]) == ("cat", "-A", "cat: illegal option -- A")
+    assert environment.refused_options([refused, _shell(2, "cat -A view.go", 0, "x$")]) == []
+    assert environment.refused_options([refused], explained={1}) == []
+    assert ("cat", "-A") in environment.options_that_ran([_shell(3, "cat -A view.go", 0, "x$")])

@@ -150,3 +150,16 @@ def test_a_glob_that_matched_nothing_again_is_one_shell_gotcha(tmp_path):
     a.command("rm -f /tmp/frame_*.png ; git status", 1, "(eval):1: no matches found: /tmp/frame_*.png\nOn branch main")
     _done(a, "a")
     assert [g for g in _live(a, "gotcha") if "no matches found" in g] == ["Shell: (eval):1: no matches found: data/bbs.db*"]
+
+
+def test_a_refused_option_is_a_fact_until_a_later_session_runs_it(tmp_path):
+    """macOS's BSD cat has no -A: worth knowing before the next session pipes through it."""
+    root = make_root(tmp_path)
+    a = Session(root, "a").start().prompt("Why does the banner misalign?")
+    a.command("sed -n '637,640p' internal/tui/view.go | cat -A", 1, "cat: illegal option -- A\nusage: cat [-belnstuv]")
+    _done(a, "a")
+    assert _live(a, "gotcha") == ["cat -A is refused on this machine"]
+    b = Session(root, "b").start().prompt("Show the tabs in the banner file.")
+    b.command("cat -A internal/seed/banner.txt", 0, "Welcome$")
+    _done(b, "b")
+    assert _live(b, "gotcha") == []

@@ -1,4 +1,5 @@
-"""Facts about the machine a session ran on: programs its shell could not find.
+"""Facts about the machine a session ran on: programs its shell could not find, and options
+its programs refused.
 
 A program the shell reports missing ("bash: psql: command not found", PowerShell's "The term
 'psql' is not recognized ...", cmd.exe's "'psql' is not recognized as an internal or external
@@ -8,10 +9,16 @@ itself ran counts (not one a script it started looked for), and the fact is drop
 later command of the range ran that program without the error; a later session that runs it
 retires it (nodes.py: the key `missing:<program>`). A failure a gotcha already explains (a
 variant that worked, the same error again) is left to that gotcha.
+
+An option a program refused ("cat: illegal option -- A" from BSD cat, GNU's "invalid option --
+'P'", "unrecognized option '--foo'") says which version of the program this machine has (macOS
+tools take BSD flags): the same rules, keyed `refused:<program> <option>`, retired when a later
+command runs the program with that option and no such error.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engram.capture import commandline as cl
@@ -20,6 +27,8 @@ from engram.consolidate.knowledge.commands import failed, quiet, ran, shell_even
 from engram.text import clip_words
 
 MAX_MISSING = 4
+_REFUSED_OPTION = re.compile(r"^(?:\S*/)?([\w.+-]+): (?:illegal option -- (\w)|invalid option -- '?(\w)'?|"
+                             r"unrecognized option '?(--?[\w-]+))", re.M)
 
 
 def _segment(command: str, program: str) -> str:
@@ -66,3 +75,45 @@ def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozens
 def found_programs(events: list[dict[str, Any]]) -> set[str]:
     """Programs that ran without their shell missing them: a `missing:` fact of theirs is over."""
     return {p for ev in shell_events(events) if ran(ev) for p in cl.programs(str(ev["command"])) if p != not_found(ev)}
+
+
+def refused_option(ev: dict[str, Any]) -> tuple[str, str] | None:
+    """(program, option) when a program the command line ran refused one of its options."""
+    runs = cl.programs(str(ev.get("command") or ""))
+    for m in _REFUSED_OPTION.finditer(_text(ev)):
+        letter = m.group(2) or m.group(3)
+        if m.group(1) in runs:
+            return m.group(1), "-" + letter if letter else m.group(4)
+    return None
+
+
+def refused_options(events: list[dict[str, Any]], explained: set[int] = frozenset()) -> list[dict[str, Any]]:
+    """[{"program", "option", "command", "error", "times", "evidence"}]: options refused in this
+    range and not run after without the error; `explained`: the seqs a gotcha already tells."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for ev in shell_events(events):
+        hit = refused_option(ev) if failed(ev) else None
+        if hit:
+            line = next(ln.strip() for ln in _text(ev).split("\n") if _REFUSED_OPTION.match(ln.strip()))
+            rec = found.setdefault(hit, {"program": hit[0], "option": hit[1], "command": _segment(ev["command"], hit[0]),
+                                         "error": clip_words(line, 120), "times": 0, "evidence": []})
+            rec["times"] += 1
+            rec["evidence"] = (rec["evidence"] + [ev["seq"]])[-10:]
+        elif ran(ev) or quiet(ev):
+            for key in set(found) & options_run(ev):
+                del found[key]
+    return [r for r in found.values() if not set(r["evidence"]) <= set(explained)][:MAX_MISSING]
+
+
+def options_run(ev: dict[str, Any]) -> set[tuple[str, str]]:
+    """(program, option) for each option a part of the command line gave its program."""
+    out = set()
+    for seg in cl.segments(str(ev.get("command") or "")):
+        words = shellcmd.stripped(cl.split_words(seg))
+        out |= {(words[0], w.split("=", 1)[0]) for w in words[1:] if w.startswith("-")} if words else set()
+    return out
+
+
+def options_that_ran(events: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """Options that ran without being refused: a `refused:` fact of theirs is over."""
+    return {o for ev in shell_events(events) if ran(ev) and not refused_option(ev) for o in options_run(ev)}

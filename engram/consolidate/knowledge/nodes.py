@@ -81,6 +81,12 @@ def gotcha_nodes(events: list[dict[str, Any]], carried: set[str] = frozenset()) 
         out.append(_node("g", f"{m['program']} is not found {where}", "error", desc,
                          {"kind": "gotcha", "key": "missing:" + m["program"], "times": m["times"]},
                          m["evidence"], op="update"))
+    for r in environment.refused_options(events, {seq for g in found for seq in g["evidence"]}):
+        said = f"{r['program']} {r['option']}"
+        desc = f"`{r['program']}` on this machine does not take `{r['option']}`: `{r['command']}` failed with " \
+               f"\"{r['error']}\"" + (f" ({r['times']} times)." if r["times"] > 1 else ".")
+        out.append(_node("g", f"{said} is refused on this machine", "error", desc,
+                         {"kind": "gotcha", "key": "refused:" + said, "times": r["times"]}, r["evidence"], op="update"))
     for g in tool_errors.gotchas(events):
         name, desc = tool_errors.describe(g)
         out.append(_node("g", name, "error", desc, {"kind": "gotcha", "tool": g["tool"], "times": g["times"]},
@@ -222,6 +228,8 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
     # only if one was recorded)
     ran = [{"key": "missing:" + prog, "by": None, "reason": f"`{prog}` ran"}
            for prog in sorted(environment.found_programs(events))]
+    ran += [{"key": f"refused:{prog} {opt}", "by": None, "reason": f"`{prog} {opt}` ran"}
+            for prog, opt in sorted(environment.options_that_ran(events))]
     return cmds + gotcha_nodes(events, carried) + todo + rules, retire + closed + ran
 
 
