@@ -1,6 +1,6 @@
 """Precision and recall of supersession on the labelled cases, with the latest-wins baseline.
 
-    python bench/supersession_quality.py [--set r1|r2|r3|r4] [--half dev|holdout|all] [--verbose]
+    python bench/supersession_quality.py [--set r1|r2|r3|r4|r5] [--half dev|holdout|all] [--verbose]
 
 `--set r1` (the default) is tests/graph/data/supersession_cases.json (issue 14;
 docs/labelled-sets.md), `--set r2` tests/graph/data/supersession_cases_r2.json (issue 30:
@@ -9,7 +9,9 @@ replace / chain / different / refine), `--set r3` tests/graph/data/supersession_
 (issue 30, second round: 159 sequences written blind by another helper who had read only
 the brief, same categories), `--set r4` tests/graph/data/supersession_cases_r4.json (issue 30,
 third round: 158 sequences written blind by a third helper from the brief alone, same
-categories). All are sequences of
+categories), `--set r5` tests/graph/data/supersession_cases_r5.json (issue 30, fourth round:
+172 sequences written blind by a fourth helper asked for the phrasings of notes, chats,
+commit messages, ADR titles and PR descriptions). All are sequences of
 explicit decisions, each recorded through `consolidate.graph_apply` (the real
 consolidation transaction on a real SQLite file, offline embedder) as its own
 consolidation, the way `engram decide` or a stated decision reaches the graph. A case
@@ -39,7 +41,8 @@ sys.path.insert(0, str(REPO))
 CASES = REPO / "tests" / "graph" / "data" / "supersession_cases.json"
 SETS = {"r1": CASES, "r2": REPO / "tests" / "graph" / "data" / "supersession_cases_r2.json",
         "r3": REPO / "tests" / "graph" / "data" / "supersession_cases_r3.json",
-        "r4": REPO / "tests" / "graph" / "data" / "supersession_cases_r4.json"}
+        "r4": REPO / "tests" / "graph" / "data" / "supersession_cases_r4.json",
+        "r5": REPO / "tests" / "graph" / "data" / "supersession_cases_r5.json"}
 
 
 def load_cases(half: str = "all", path: Path = CASES) -> list[dict]:
