@@ -198,7 +198,7 @@ def _value(choice: str) -> bool:
 _MEASURES = (
     ("second seconds sec secs s ms minute minutes min mins hour hours hr hrs h day days week weeks month months "
      "quarter quarters year years", "retention retain retained duration length long period lifetime age window "
-     "expiry expire expires interval limit cap capped"),
+     "expiry expire expires interval limit cap capped cadence frequency"),
     ("b kb mb gb tb kib mib gib byte bytes kilobytes megabytes gigabytes",
      "size limit cap capped big large"),
     ("percent", "threshold bar target rate ratio share level limit minimum floor"),

@@ -387,10 +387,11 @@ rip ripping ripped sunset sunsetting decommission decommissioning phase phasing 
 deprecating retire retiring remove removing pin pins pinned pinning need needs require requires talk talks
 sit sits come comes flow flows decide decided deciding decision mind standardize standardized standardise
 standardised standardizing standardising settle settled make makes agree agreed
+swap swaps swapped swapping shut shutting
 """.split())
 # Words naming the kind of thing chosen, not what it is chosen for ("the test runner" is "the tests").
 CONCERN_KINDS = frozenset(("runner", "tool", "tooling", "framework", "library", "lib", "system", "setup", "solution",
-                   "stack", "scheme", "pattern", "manager", "provider", "vendor"))
+                   "stack", "scheme", "pattern", "manager", "provider", "vendor", "layer"))
 # Words saying a decision holds everywhere: no concern ("We're moving everything to Postgres").
 # "The main datastore" and "the primary database" are one concern: "main", "primary" rank a
 # concern, they do not name another one.

@@ -219,7 +219,10 @@ _DROPPED = [
     _Lazy(r"\b(?:drop|dropping|ditch|ditching|abandon|remove|removing|stop using|don'?t use|do not use|never use|"
           r"no longer use|no more|get rid of|rip out|ripping out|phase out|phasing out|sunset|sunsetting|"
           r"decommission|decommissioning|retire|retiring|scrap|scrapping|deprecate|deprecating)\s+" + _PHRASE + _END),
-    _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go)\s+away\b"),
+    _Lazy(r"^" + _PHRASE + r"\s+(?:goes|go|is going|are going)\s+away\b"),
+    # a product's end: "HockeyApp is shutting down", "Vue 2 is EOL", "jenkins gets shut down"
+    _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|gets?|got|will be|(?:is|are) being)\s+(?:shut(?:ting)? down|"
+          r"eol|end[ -]of[ -]life|retiring|sunsetting)\b"),
     _Lazy(r"^" + _PHRASE + r"\s+(?:is|are|was|were|gets?|got|ha(?:s|ve) been|will be|should be)\s+(?:now\s+)?"
           r"(?:replaced|retired|deprecated|gone|removed|out|dead|dropped|deleted|decommissioned|sunset|"
           r"phased out|ripped out|scrapped|abandoned)\b"),
@@ -292,7 +295,10 @@ _LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
                  r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run)\s)|"
-                 r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+")
+                 r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+|(?<!\s)\s+so\s+(?=(?:we|i|they)\s)")
+# Chat shorthand: "replace apollo w/ urql", "switch to godot bc of the fee".
+_SHORT = {"w/": "with", "w/o": "without", "bc": "because", "b/c": "because", "cuz": "because", "coz": "because"}
+_SHORTHAND = _Lazy(r"(?<![\w/])(?:w/o|w/|b/c|bc|cuz|coz)(?![\w/])")
 _ASIDES = _Lazy(r"\([^)]*\)|\b(?:from now on|going forward|for now|anymore|lts|after all)\b|\s+now\s*$"
                 r"|(?<=\d)\s+(?:and up|or later|or newer|or above|or higher)\b")  # "iOS 15 and up" is iOS 15
 
@@ -560,11 +566,14 @@ def _numerals(text: str) -> str:
 
 def _clauses(text: str) -> list[str]:
     t = _ASIDES.sub(" ", _numerals(" ".join(str(text).split()).casefold().rstrip(" .!"))).strip(" .!")
-    t = _LABEL.sub("", t)
+    t = _LABEL.sub("", _SHORTHAND.sub(lambda m: _SHORT[m.group(0)], t))
     if (m := _HEADED.match(t)) and not set(m.group(1).split()) & {"is", "are", "be", "should", "must", "use"}:
         rest = t[m.end():]
         # "i18n: use FormatJS instead" is "use FormatJS instead for i18n": a topic, then an instruction
-        t = f"{rest} for {m.group(1)}" if _instruction(rest) else f"{m.group(1)} is {rest}"
+        # (its first clause's: "docs: port to mkdocs, markdown is easier" is about the docs)
+        first = _CLAUSES.search(rest)
+        t = (f"{rest[:first.start()]} for {m.group(1)}{rest[first.start():]}" if first else f"{rest} for {m.group(1)}") \
+            if _instruction(rest) else f"{m.group(1)} is {rest}"
     clauses = (_LEAD.sub("", _FREQUENCY.sub(lambda m: f"every {_EVERY[m.group(0)]}", _ASIDES.sub(" ", c).strip(" .!:")))
                for c in _CLAUSES.split(t.replace(":", ";")))
     return [_reworded(c, " ".join(str(text).split())) for c in clauses if c]

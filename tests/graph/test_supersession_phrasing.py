@@ -78,6 +78,17 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     ("Use JSON for the event payloads.", "## Decision\nEvent payloads are encoded with Protobuf, replacing JSON."),
     # a clause that chose nothing gives way to the one that chooses
     ("Use Celery for background tasks.", "Celery is too heavy for us - use Dramatiq for background tasks."),
+    # chat shorthand ("w/", "bc") and a reason after "so we"
+    ("HTTP client: axios.", "replace axios w/ ky in the http client bc bundle size"),
+    ("Host the web app on Netlify.", "netlify pricing changed so we host the web app on cloudflare pages now"),
+    # a product's end said of the older choice, by a decision sharing a concern word
+    ("Crash reports for the iOS app go to Crashlytics.", "Crashlytics is being retired here, iOS crash reports go to Sentry"),
+    ("Bundle the app with Parcel.", "Parcel is EOL for us; the app bundles with Vite"),
+    # a commit-style topic before an instruction and a reason after it
+    ("Docs are generated with JSDoc.", "docs: move to typedoc, it reads the types"),
+    ("Cache layer: Memcached.", "we're swapping memcached for redis since we need pub/sub"),
+    # the measure a value sets, named as a cadence
+    ("We run the dependency audit every two weeks.", "Dependency audit cadence: weekly"),
     # a possessive and "&" in a name; one concern word said two ways
     ("Use Prettier with the Google config.", "Use the default Prettier config instead of Google's."),
     ("Track experiments in Neptune.", "Experiment tracking moves to Weights & Biases."),
@@ -163,6 +174,9 @@ def test_a_replacement_is_read_whatever_its_phrasing(old, new):
     ("Use MongoDB.", "Use Redis."),
     # a version said after its thing only adds detail to the thing
     ("Use Postgres for the main database.", "Pin Postgres at major version 16."),
+    # a choice said to be gone for another concern only
+    ("Run the nightly reports with cron.", "Don't use cron for the deploy hooks; use systemd timers."),
+    ("Uploads are stored in S3.", "Drop S3 for the static site, it is served from Netlify."),
 ])
 def test_choices_of_one_kind_for_different_concerns_are_not_replacements(old, new):
     assert _relation(old, new)[0] != "replaces", (statement(old), statement(new))
