@@ -61,7 +61,8 @@ _AFTER: dict[str, Callable[[Any], None]] = {"m002_engram_tables": _backfill_name
                                             "m011_observed_outcomes": _clear_observed_outcomes,
                                             "m013_decision_statements_r3": _backfill_statements,
                                             "m014_decision_statements_r4": _backfill_statements,
-                                            "m016_decision_statements_r5": _backfill_statements}
+                                            "m016_decision_statements_r5": _backfill_statements,
+                                            "m017_decision_statements_r6": _backfill_statements}
 
 
 def split_statements(sql: str) -> list[str]:

@@ -394,3 +394,9 @@ DROP INDEX IF EXISTS edges_to_node;
 -- 16"), "we're on X", "we've", a trailing "now." and "between" as the end of a choice, and
 -- counts "need", "require", "talk", "pin" as linking verbs, among the rest docs/graph.md lists
 -- ("Round 4 added"); the stemmer cuts "-ings" ("recordings" / "record"). No schema change.
+
+-- @migration m017_decision_statements_r6
+-- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
+-- round 5 reads chat shorthand ("w/", "bc"), a reason after "so we", a product's end ("X is
+-- shutting down", "X is EOL") as dropping it, a commit-style topic as its first clause's concern,
+-- "swap" as a decision verb and "layer" as a kind word (docs/graph.md, "Round 5"). No schema change.
