@@ -22,7 +22,10 @@ from typing import Iterator
 # Records in the user's place that no UserPromptSubmit carries: a slash command and its output,
 # bash mode's (`!cmd`) command and output, the harness's own notes.
 SKIP_PREFIXES = ("<command-name>", "<local-command-stdout>", "<local-command-stderr>", "<command-message>", "Caveat:",
-                 "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                 "<local-command-caveat>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                 # a skill's body, which the client adds in the user's place when the skill runs
+                 # (a meta record in a transcript; an export shows it as the user's turn)
+                 "Base directory for this skill:",
                  # a background task's end, which the client hands the model with no UserPromptSubmit
                  # (tests/realclis/test_claude_code.py)
                  "<task-notification>",
