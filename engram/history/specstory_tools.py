@@ -28,14 +28,26 @@ CODEX_OUTPUT = re.compile(r"^```[^\n]*\n(?=Chunk ID: |Wall time: )", re.M)
 GEMINI_OUTPUT = re.compile(r"^Result:[ \t]*$", re.M)
 
 
+# What Claude Code answers in a call's place when the command did not run to an end: a denial
+# (the user's, a permission rule's or a hook's), an interruption, a timeout, a background start,
+# the client's own refusal. None prints "Exit code N": its status is unknown.
+CLAUDE_NOT_RUN = re.compile(r"The user doesn't want to|Permission to use |.*\b(?:denied|blocked)\b|\[Request interrupted|"
+                            r"Command timed out|Command running in background|<tool_use_error>|Error: |"
+                            r"Hook \S+ (?:error|blocked)", re.I)
+
+
 def claude_bash(b: Block, out: CodexPayloads) -> None:
-    """A success prints no "Exit code" line, and neither does a denial or a timeout: unknown."""
+    """Claude Code puts "Exit code N" first in a failed call's result, which the export shows:
+    a result without it ran to an end with status 0 ("(Bash completed with no output)" too), as
+    a transcript's result without `is_error` did, unless it says the command did not run
+    (CLAUDE_NOT_RUN): unknown."""
     cmd, rest = command(b)
     text = markdown.outer(rest) or ""
     first, _, tail = text.partition("\n")
     m = re.fullmatch(r"Exit code (-?\d+)", first.strip())
+    code = int(m.group(1)) if m else None if CLAUDE_NOT_RUN.match(first.strip()) else 0
     if cmd.strip():
-        out.shell(cmd, tail if m else text, int(m.group(1)) if m else None)
+        out.shell(cmd, tail if m else text, code)
 
 
 def codex_exec(b: Block, out: CodexPayloads) -> None:

@@ -57,15 +57,14 @@ def test_specstory_codex(replayed):
 
 
 def test_specstory_claude_code(replayed):
-    """The first run printed "Exit code 1"; the second printed nothing of its status: unknown, and
-    the runner's own "1 passed" is what makes it a pass."""
+    """The first run printed "Exit code 1"; the second printed no "Exit code" line: it ended with 0."""
     assert replayed("04-specstory-claude-code") == [
         ("user_prompt", None, None, None), ("todos", True, None, None),
         ("search", None, None, "rg --files -g '**/*cart*.py'"), ("search", None, None, "rg -n 'def total'"),
         ("file_read", True, 0, "src/cart.py"),
         ("test_run", False, 1, "pytest -q tests/test_cart.py"), ("file_write", True, None, "src/cart.py"),
-        ("test_run", None, None, "pytest -q tests/test_cart.py")]
-    (second,) = [e for e in events(ROOT, "04-specstory-claude-code") if e["type"] == "test_run" and e["ok"] is None]
+        ("test_run", True, 0, "pytest -q tests/test_cart.py")]
+    (second,) = [e for e in events(ROOT, "04-specstory-claude-code") if e["type"] == "test_run" and e["ok"]]
     assert second["outcome"] == "pass"
 
 
