@@ -435,3 +435,11 @@ def test_a_gotchas_name_keeps_the_error_and_shortens_the_paths_in_it():
                                _shell(2, "gh pr create --title x --body-file /tmp/pr.md")])
     assert "[…/block-dangerous-commands.sh]: BLOCKED: Dangerous command" in p["name"]  # not a 60-character path
     assert "/Users/me/.claude/hooks/safety/block-dangerous-commands.sh" in p["description"]  # said whole there
+
+
+def test_a_line_the_shell_refused_a_part_of_failed_whatever_its_status():
+    """zsh skips a command whose glob matched nothing and runs the next: the line exits with
+    `git status`'s 0, and the rm never ran."""
+    ev = _shell(1, "rm -f /tmp/frame_*.png ; git status", 0, "(eval):1: no matches found: /tmp/frame_*.png\nOn branch main")
+    assert commands.failed(ev) and not commands.ran(ev)
+    assert commands.ran(_shell(2, "rm -f /tmp/out.png ; git status", 0, "On branch main"))

@@ -68,8 +68,12 @@ def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _output_failed(ev: dict[str, Any]) -> bool:
-    """A zero exit behind a filter pipe can hide a failure: look at what it printed."""
+    """A zero exit behind a filter pipe can hide a failure: look at what it printed. So can a
+    line the shell refused a part of (zsh's unmatched glob skips that command and runs the
+    next: `rm -f /tmp/x*; git status` exits with git's 0)."""
     out = str(ev.get("output") or "")
+    if cl.shell_syntax(str(ev.get("error_summary") or "") + "\n" + out):
+        return True
     return "|" in str(ev.get("command")) and (any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
                                               or bool(cl.blamed(str(ev["command"]), _signature(ev))))
 
@@ -88,7 +92,7 @@ def failed(ev: dict[str, Any]) -> bool:
     code = ev.get("exit_code")
     if ev.get("ok") is False or (isinstance(code, int) and not isinstance(code, bool) and code != 0):
         return True
-    if _output_failed(ev) and cl.blamed(str(ev["command"]), _signature(ev)):
+    if _output_failed(ev) and (cl.blamed(str(ev["command"]), _signature(ev)) or cl.shell_syntax(_signature(ev))):
         return True  # a pipeline's status is its last command's: an earlier one failed or refused its options
     return code is None and cl.refused(ev.get("error_summary") or ev.get("output") or "")
 
