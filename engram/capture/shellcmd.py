@@ -116,6 +116,9 @@ def _classify_words(words: list[str]) -> str:
 _TASK_RUNNERS = {"make", "gmake", "just", "task", "mise", "nx", "turbo", "sbt", "lein", "dune", "bazel", "bazelisk",
                  "flutter", "dart", "rails", "rake", "mvn", "./mvnw", "mvnw", "npm", "yarn", "pnpm", "bun", "composer"}
 _TEST_TASKS = {"test", "tests", "check", "verify", "spec", "unittest", "e2e"}
+# A package.json's "check" script lints, formats or type-checks (svelte-check, biome check,
+# `prettier --write . && eslint --fix`); make's and Gradle's `check` run the tests.
+_JS_RUNNERS = {"npm", "yarn", "pnpm", "bun"}
 _BUILD_TASKS = {"build", "compile", "assemble", "package", "archive", "typecheck", "type-check"}
 
 
@@ -132,7 +135,8 @@ def _tasks(first: str, args: list[str]) -> str:
     if program not in _TASK_RUNNERS:
         return ""
     names = [w.split(":")[-1] if ":" in w.strip(":") else w for w in words]  # `app:test`, `test:unit`
-    if any(w in _TEST_TASKS or w.startswith("test:") for w in words) or any(n in _TEST_TASKS for n in names):
+    tests = _TEST_TASKS - {"check"} if program in _JS_RUNNERS else _TEST_TASKS  # `bun run check`: a lint
+    if any(w in tests or w.startswith("test:") for w in words) or any(n in tests for n in names):
         return TEST
     maven = program in ("mvn", "mvnw") and "install" in words  # builds, tests and installs
     return BUILD if maven or any(w in _BUILD_TASKS or w.startswith("build:") for w in words) else ""

@@ -33,6 +33,8 @@ from engram.errors import ConfigError, UnsafeIdentifier
     ("python manage.py test accounts", "test"), ("php artisan test", "test"), ("npm run typecheck", "build"),
     ("cmake --build build", "build"), ("mvn clean install", "build"), ("npm install", "command"),
     ("mise run lint", "command"), ("bun install", "command"),
+    # a package.json's "check" script lints or type-checks; make's runs the tests
+    ("bun run check", "command"), ("npm run check", "command"), ("make check", "test"),
     ("make", "build"), ("cargo build --release", "build"), ("npm run build", "build"), ("tsc --noEmit", "build"),
     ("python -m build", "build"), ("pip install -e .", "build"), ("go build ./cmd/x", "build"),
     ('engram decide "Use X" --rationale y', "decision"),
