@@ -303,9 +303,12 @@ def discoveries(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # -- concepts -------------------------------------------------------------------------
 
-_IMPORT = re.compile(r"^\+\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*)"
-                     r"|.*\brequire\(\s*['\"]([^'\"./][^'\"]*)['\"]\s*\)"
-                     r"|import\s.*\bfrom\s+['\"]([^'\"./][^'\"]*)['\"])", re.M)
+# An import an added line makes: JavaScript's `import … from "m"` first (its `import React` and
+# `import type { X }` name no module), then Python's, then `require("m")`; a path alias
+# (`@/components`, `~/lib`) is the project's own.
+_IMPORT = re.compile(r"^\+\s*(?:import\s.*\bfrom\s+['\"]((?![@~#]/)[^'\"./][^'\"]*)['\"]"
+                     r"|from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*)(?!.*\bfrom\s+['\"])"
+                     r"|.*\brequire\(\s*['\"]((?![@~#]/)[^'\"./][^'\"]*)['\"]\s*\))", re.M)
 
 
 def _local_modules(events: list[dict[str, Any]]) -> set[str]:

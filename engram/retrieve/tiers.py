@@ -174,6 +174,7 @@ def body(node: dict, level: int) -> str:
         return _episode_body(node)
     if data_of(node).get("rules"):  # a file of the project's rules for the agent
         role = guarded(node, str(data_of(node).get("role") or ""))
+        role = "" if role.strip("# ").casefold() == str(node.get("name") or "").rsplit("/", 1)[-1].casefold() else role
         return inert(f"The project's rules for the agent are in {node.get('name')}" + (f": {role}" if role else ""),
                      MAX_DESCRIPTION)
     desc = " ".join(str(node.get("description") or "").split())

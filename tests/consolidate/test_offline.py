@@ -391,3 +391,12 @@ def test_a_run_the_harness_cancelled_is_no_error():
           "error": sibling, "output": sibling, "recognized": False}
     assert oe.errors([ev]) == []
     assert len(oe.errors([dict(ev, error="", output="1 failed", failed=1, recognized=True)])) == 1
+
+
+def test_a_javascript_import_names_its_module_not_its_binding():
+    """`import React from "react"` imports react; `import type {…}` names no library "type"; a
+    path alias (`@/lib/utils`) is the project's own."""
+    diff = ('+import React from "react"\n+import type { Route } from "@tanstack/react-start"\n'
+            '+import { cn } from "@/lib/utils"\n+import "./styles.css"\n+import numpy as np\n+from flask import Flask')
+    write = {"seq": 1, "type": "file_write", "path": "src/a.tsx", "ok": True, "diff": diff}
+    assert list(oe.libraries([write])) == ["react", "@tanstack/react-start", "numpy", "flask"]

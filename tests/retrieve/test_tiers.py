@@ -112,3 +112,8 @@ def test_the_last_sessions_requests_give_way_before_its_last_reply():
     body = tiers.body(n, tiers.FULL)
     assert body.endswith(reply + '"') and body.startswith("Last session (2026-03-18) asked: \"please fix")
     assert len(body) <= tiers.MAX_DESCRIPTION
+
+
+def test_a_rules_file_whose_heading_is_its_name_says_it_once():
+    n = _node(1, name="CLAUDE.md", data='{"rules": true, "role": "CLAUDE.md"}')
+    assert tiers.body(n, tiers.FULL) == "The project's rules for the agent are in CLAUDE.md"
