@@ -45,8 +45,15 @@ def write_config(home: str, settings: dict[str, Any]) -> None:
 def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterator[str]:
     """Point engram at `path` with `settings` as its config.json; restore everything after.
     SessionStart's context cache is off: a variant swaps retrieval's functions in this
-    process, which the cache's key (the code on disk) cannot see."""
+    process, which the cache's key (the code on disk) cannot see. Node ids are drawn from a
+    generator seeded by the home's name: ties in ranking fall back on ids, and two runs of one
+    history give the same texts."""
+    import random
+
+    from engram.graph import store
     from engram.retrieve.start import cache, gitstate, project_context
+
+    draw = random.Random(os.path.basename(os.path.normpath(path))).getrandbits
 
     write_config(path, settings)
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
@@ -62,6 +69,7 @@ def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterat
             stack.enter_context(patched(project_context, "gsd_plan_text", lambda *a, **k: ""))
             stack.enter_context(patched(cache, "load", lambda *a, **k: None))
             stack.enter_context(patched(cache, "store", lambda *a, **k: False))
+            stack.enter_context(patched(store, "new_id", lambda prefix: f"{prefix}_{draw(64):016x}"))
             yield path
     finally:
         for k, v in saved.items():
