@@ -31,9 +31,9 @@ GEMINI_OUTPUT = re.compile(r"^Result:[ \t]*$", re.M)
 # What Claude Code answers in a call's place when the command did not run to an end: a denial
 # (the user's, a permission rule's or a hook's), an interruption, a timeout, a background start,
 # the client's own refusal. None prints "Exit code N": its status is unknown.
-CLAUDE_NOT_RUN = re.compile(r"The user doesn't want to|Permission to use |.*\b(?:denied|blocked)\b|\[Request interrupted|"
-                            r"Command timed out|Command running in background|<tool_use_error>|Error: |"
-                            r"Hook \S+ (?:error|blocked)", re.I)
+CLAUDE_NOT_RUN = re.compile(r"^(?:The user doesn't want to|Permission to use |\[Request interrupted|Command timed out|"
+                            r"Command running in background|<tool_use_error>|Error: |Hook \S+ (?:error|blocked))|"
+                            r"\b(?:denied|blocked)\b", re.I)
 
 
 def claude_bash(b: Block, out: CodexPayloads) -> None:
@@ -45,7 +45,7 @@ def claude_bash(b: Block, out: CodexPayloads) -> None:
     text = markdown.outer(rest) or ""
     first, _, tail = text.partition("\n")
     m = re.fullmatch(r"Exit code (-?\d+)", first.strip())
-    code = int(m.group(1)) if m else None if CLAUDE_NOT_RUN.match(first.strip()) else 0
+    code = int(m.group(1)) if m else None if CLAUDE_NOT_RUN.search(first.strip()) else 0
     if cmd.strip():
         out.shell(cmd, tail if m else text, code)
 
