@@ -136,8 +136,8 @@ def _tasks(first: str, args: list[str]) -> str:
         return ""
     names = [w.split(":")[-1] if ":" in w.strip(":") else w for w in words]  # `app:test`, `test:unit`
     tests = _TEST_TASKS - {"check"} if program in _JS_RUNNERS else _TEST_TASKS  # `bun run check`: a lint
-    if any(w in tests or w.startswith("test:") for w in words) or any(n in tests for n in names):
-        return TEST
+    if any(w in tests or w.startswith(("test:", "test-", "test_")) for w in words) or any(n in tests for n in names):
+        return TEST  # `make test-race`, `just test_unit`
     maven = program in ("mvn", "mvnw") and "install" in words  # builds, tests and installs
     return BUILD if maven or any(w in _BUILD_TASKS or w.startswith("build:") for w in words) else ""
 

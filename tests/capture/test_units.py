@@ -35,6 +35,7 @@ from engram.errors import ConfigError, UnsafeIdentifier
     ("mise run lint", "command"), ("bun install", "command"),
     # a package.json's "check" script lints or type-checks; make's runs the tests
     ("bun run check", "command"), ("npm run check", "command"), ("make check", "test"),
+    ("make test-race", "test"), ("just test_unit", "test"),
     ("make", "build"), ("cargo build --release", "build"), ("npm run build", "build"), ("tsc --noEmit", "build"),
     ("python -m build", "build"), ("pip install -e .", "build"), ("go build ./cmd/x", "build"),
     ('engram decide "Use X" --rationale y', "decision"),

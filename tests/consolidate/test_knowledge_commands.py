@@ -122,11 +122,11 @@ def test_a_command_that_stopped_working_is_retired_by_the_variant_that_works():
 def test_a_task_that_stopped_working_is_retired_only_by_the_same_task():
     """"run" is any task: `./deploy.sh` failing is not undone by `go run ./cmd/app` working."""
     events = [_shell(1, "./deploy.sh release", 0, "deployed"), _shell(2, "./deploy.sh release", 1, "bash: xcrun: command not found"),
-              _shell(3, "go run ./cmd/app", 0, "ok"), _shell(4, "./deploy.sh release --dry-run", 0, "ok")]
+              _shell(3, "go run ./cmd/app", 0, "ok"), _shell(4, "./deploy.sh release --no-upload", 0, "ok")]
     working = commands.project_commands(events[:3])
     assert commands.retired_commands(events[:3], working) == {}
     working = commands.project_commands(events)
-    assert commands.retired_commands(events, working) == {"./deploy.sh release": "./deploy.sh release --dry-run"}
+    assert commands.retired_commands(events, working) == {"./deploy.sh release": "./deploy.sh release --no-upload"}
 
 
 def test_a_gotcha_is_a_failure_and_the_variant_that_worked_after_the_last_repeat():
@@ -443,3 +443,10 @@ def test_a_line_the_shell_refused_a_part_of_failed_whatever_its_status():
     ev = _shell(1, "rm -f /tmp/frame_*.png ; git status", 0, "(eval):1: no matches found: /tmp/frame_*.png\nOn branch main")
     assert commands.failed(ev) and not commands.ran(ev)
     assert commands.ran(_shell(2, "rm -f /tmp/out.png ; git status", 0, "On branch main"))
+
+
+def test_a_dry_run_is_no_evidence_a_command_works():
+    events = [_shell(1, "make -n watch", 0, "go tool air -c .air.toml", type="build"),
+              _shell(2, "npm publish --dry-run", 0, "npm notice Tarball Contents"),
+              _shell(3, "make build", 0, "go build -o bbs ./cmd/bbs", type="build")]
+    assert list(commands.project_commands(events)) == ["make build"]

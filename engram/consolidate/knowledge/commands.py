@@ -43,7 +43,9 @@ _CODE_ERRORS = ("error TS", "SyntaxError", "TypeError", "AssertionError", "error
 _LINT_FINDINGS = re.compile(r"\bFound \d+ errors?\b|\b\d+ (?:problems?|issues?|errors?) \(|^\S+:\d+:\d+: |--> \S+:\d+:\d+",
                             re.M)
 _UNSTAGE = (("git", "restore", "--staged"), ("git", "reset", "HEAD"), ("git", "reset"), ("git", "rm", "--cached"))
-_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version"}
+_NOT_A_RUN = {"--help", "-h", "--version", "-V", "help", "version", "--dry-run"}
+# make's dry runs print what they would do and do nothing: no evidence the target works
+_DRY_MAKE = {"-n", "--just-print", "--recon"}
 _RISKY = {("git", "stash"): {"drop", "clear"}, ("git", "branch"): {"-D"}, ("git", "reset"): {"--hard"},
           ("git", "clean"): {"-f", "-fd", "-df", "-fdx", "-xdf", "--force"}, ("git", "push"): {"--force", "-f"}}
 _KEEP_OUT_HINTS = ("log", "tmp", "temp", "cache", "dist", "build", "coverage", "backup", ".env", "node_modules")
@@ -199,9 +201,12 @@ def _signature(ev: dict[str, Any]) -> str:
 
 
 def _not_a_run(part: str) -> bool:
-    """Not a run of the command: a help or version screen, or a part sent to the background
-    (`go run main.go &`, commandline.parts), whose zero exit status is that of its launch."""
-    return bool(_NOT_A_RUN & set(part.split())) or part.endswith(" &")
+    """Not a run of the command: a help or version screen, a dry run (`--dry-run`, `make -n`),
+    or a part sent to the background (`go run main.go &`, commandline.parts), whose zero exit
+    status is that of its launch."""
+    words = part.split()
+    return bool(_NOT_A_RUN & set(words)) or part.endswith(" &") or (
+        words[:1] in (["make"], ["gmake"]) and bool(_DRY_MAKE & set(words)))
 
 
 def _program(part: str) -> str:
