@@ -41,6 +41,9 @@ def write_config(home: str, settings: dict[str, Any]) -> None:
         json.dump(settings, f)
 
 
+_DRAWS: dict[str, Any] = {}  # a home entered again goes on with its ids (its graph holds the first ones)
+
+
 @contextlib.contextmanager
 def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterator[str]:
     """Point engram at `path` with `settings` as its config.json; restore everything after.
@@ -53,7 +56,7 @@ def home(path: str, settings: dict[str, Any], *, offline: bool = True) -> Iterat
     from engram.graph import store
     from engram.retrieve.start import cache, gitstate, project_context
 
-    draw = random.Random(os.path.basename(os.path.normpath(path))).getrandbits
+    draw = _DRAWS.setdefault(path, random.Random(os.path.basename(os.path.normpath(path))).getrandbits)
 
     write_config(path, settings)
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
