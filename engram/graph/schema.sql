@@ -399,4 +399,5 @@ DROP INDEX IF EXISTS edges_to_node;
 -- Every decision's `data.statement` read again (migrations._backfill_statements): issue 30's
 -- round 5 reads chat shorthand ("w/", "bc"), a reason after "so we", a product's end ("X is
 -- shutting down", "X is EOL") as dropping it, a commit-style topic as its first clause's concern,
--- "swap" as a decision verb and "layer" as a kind word (docs/graph.md, "Round 5"). No schema change.
+-- "swap" as a decision verb, "layer" as a kind word, a clause joined by "and store / host / …"
+-- and "become" as a copula (docs/graph.md, "Round 5"). No schema change.

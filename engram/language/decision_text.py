@@ -259,7 +259,7 @@ _CHOICE = [
 # "S is X", "S should be X": a choice; after "should be" / "will be" only when X names a
 # thing or a value (_names_thing): "Background jobs should be idempotent" is a rule about
 # them, not a choice for them.
-_COPULA = _Lazy(r"\b(?:is|are|(?:should|will|shall|can|could)\s+be)\s+(?:now\s+)?(?:up to\s+|[a-z]+ed\s+(?:at|to)\s+(?=\d))?"
+_COPULA = _Lazy(r"\b(?:is|are|becomes?|(?:should|will|shall|can|could)\s+(?:be|become))\s+(?:now\s+)?(?:up to\s+|[a-z]+ed\s+(?:at|to)\s+(?=\d))?"
                 + _PHRASE
                 + r"(?=\s+(?:now|instead|rather|over)\b|\s*$)")
 # A sentence that opens with another verb says how something is done: "Hash passwords with
@@ -294,7 +294,8 @@ _LABEL = _Lazy(r"^(?:#+\s*(?:decision\b\s*)?|(?:(?:(?>\d[\w-]*|[a-z]+-\d[\w-]*)|
                r"|(?:feat|fix|chore|refactor|perf|style|revert)(?:\([^)]*\))?!?)\s*:\s*)")
 _HEADED = _Lazy(r"^([a-z][\w -]{1,40}?):\s+")  # "Message queue: RabbitMQ ..." is "message queue is ..."
 _CLAUSES = _Lazy(r"(?<=[.!?])\s+|(?:(?<!\s)\s+)?[;,\u2014\u2013]\s*|(?<!\s)\s+-+\s+|"
-                 r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run)\s)|"
+                 r"(?<!\s)\s+and\s+(?:then\s+)?(?=(?:use|switch|move|migrate|go|adopt|keep|stick|pick|choose|put|run|"
+                 r"store|host|deploy|serve|send|ship|build|write)\s)|"
                  r"(?<!\s)\s+(?:because|since|now that|so that|given that|but)\s+|(?<!\s)\s+so\s+(?=(?:we|i|they)\s)")
 # Chat shorthand: "replace apollo w/ urql", "switch to godot bc of the fee".
 _SHORT = {"w/": "with", "w/o": "without", "bc": "because", "b/c": "because", "cuz": "because", "coz": "because"}

@@ -87,6 +87,9 @@ def _relation(old: str, new: str) -> tuple[str, str]:
     # a commit-style topic before an instruction and a reason after it
     ("Docs are generated with JSDoc.", "docs: move to typedoc, it reads the types"),
     ("Cache layer: Memcached.", "we're swapping memcached for redis since we need pub/sub"),
+    # a drop joined to the new choice by "and <verb>"; "become" as a copula
+    ("Vector search runs on Weaviate.", "Decided to drop Weaviate and store vectors in pgvector"),
+    ("Nightly jobs run from crontab on the VM.", "Nightly jobs become Kubernetes CronJobs"),
     # the measure a value sets, named as a cadence
     ("We run the dependency audit every two weeks.", "Dependency audit cadence: weekly"),
     # a possessive and "&" in a name; one concern word said two ways
