@@ -450,3 +450,11 @@ def test_a_dry_run_is_no_evidence_a_command_works():
               _shell(2, "npm publish --dry-run", 0, "npm notice Tarball Contents"),
               _shell(3, "make build", 0, "go build -o bbs ./cmd/bbs", type="build")]
     assert list(commands.project_commands(events)) == ["make build"]
+
+
+def test_a_build_that_failed_behind_a_filter_pipe_does_not_work():
+    """`make docker-build 2>&1 | tail -30` exits with tail's 0; what it printed says it failed."""
+    out = ('#3 DONE 0.0s\nERROR: failed to build: failed to solve: failed to fetch oauth token: TLS handshake timeout\n'
+           'make: *** [docker-build] Error 1')
+    ev = _shell(1, "make docker-build 2>&1 | tail -30", 0, out, type="build")
+    assert not commands.ran(ev) and commands.project_commands([ev]) == {}

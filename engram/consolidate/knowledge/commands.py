@@ -69,6 +69,11 @@ def shell_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if isinstance(e.get("command"), str) and e.get("command") and not harness_refused(e)]
 
 
+# What a failed run prints that a filter pipe lets through: a line that opens with its verdict in
+# capitals ("ERROR: failed to build: …", docker's), make's "make: *** [docker-build] Error 1".
+_PIPED_FAILURE = re.compile(r"^\W{0,3}(?:ERROR|FATAL)\b|^\S*make(?:\[\d+\])?: \*\*\* .*Error \d+", re.M)
+
+
 def _output_failed(ev: dict[str, Any]) -> bool:
     """A zero exit behind a filter pipe can hide a failure: look at what it printed. So can a
     line the shell refused a part of (zsh's unmatched glob skips that command and runs the
@@ -77,6 +82,7 @@ def _output_failed(ev: dict[str, Any]) -> bool:
     if cl.shell_syntax(str(ev.get("error_summary") or "") + "\n" + out):
         return True
     return "|" in str(ev.get("command")) and (any(m in out for m in ("ERR!", "error:", "Error:", " error ", "FAIL"))
+                                              or bool(_PIPED_FAILURE.search(out[-4000:]))
                                               or bool(cl.blamed(str(ev["command"]), _signature(ev))))
 
 
