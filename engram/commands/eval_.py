@@ -96,8 +96,12 @@ def run_corpus(args: argparse.Namespace) -> int:
     unknown = sorted(set(names or []) - set(corpus_eval.records()))
     if unknown:
         raise EngramError(f"--projects: {unknown[0]} is not a corpus project ({', '.join(corpus_eval.records())})")
+    if args.provider != "offline":
+        stderr(f"{args.provider}: every session of the chosen projects is consolidated by the model once "
+               "(it costs tokens; the report says how many)")
     with tempfile.TemporaryDirectory(prefix="engram-corpus-") as base:
-        results = corpus_eval.evaluate(where, base, projects=names, split=args.split, say=stderr)
+        results = corpus_eval.evaluate(where, base, projects=names, split=args.split, provider=args.provider,
+                                       say=stderr)
     print("\n".join(corpus_eval.write_report(results, args.out)))
     return 0
 

@@ -178,21 +178,34 @@ def labels_of(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def evaluate(corpus_dir: str, base: str, *, projects: list[str] | None = None, split: str | None = None,
-             budget: int = knowledge.WORD_BUDGET, say: Say = lambda _: None) -> dict[str, Any]:
-    """{project: {"split", "score", "texts"}} for the chosen projects (default: all of `split`, or all)."""
+             provider: str = "offline", budget: int = knowledge.WORD_BUDGET,
+             say: Say = lambda _: None) -> dict[str, Any]:
+    """{project: {"split", "score", "texts", "consolidation"}} for the chosen projects (default: all
+    of `split`, or all), consolidated by `provider` (a model provider costs tokens: the run's
+    figures then measure the model path, which the offline rules cannot reach; docs/evaluation.md)."""
     recs = records()
     chosen = [n for n in (projects or recs) if n in recs and (split is None or recs[n]["split"] == split)]
     out: dict[str, Any] = {}
     for name in chosen:
         rec = recs[name]
         project = load_project(rec, corpus_dir)
-        replayed = knowledge.replay_project(project, base, {}, "offline", say)
+        replayed = knowledge.replay_project(project, base, {}, provider, say)
         texts = knowledge.texts_for(replayed, budget)
-        out[name] = {"split": rec["split"], "score": knowledge.score(labels_of(rec), texts), "texts": texts}
+        out[name] = {"split": rec["split"], "score": knowledge.score(labels_of(rec), texts), "texts": texts,
+                     "consolidation": consolidation(replayed, provider)}
         say(f"corpus: {name} ({rec['split']}): engram {knowledge.share(out[name]['score'], 'engram')}, "
             f"recency {knowledge.share(out[name]['score'], 'recency')}, "
             f"bm25 {knowledge.share(out[name]['score'], 'bm25')}")
     return out
+
+
+def consolidation(replayed: dict[str, dict[str, Any]], provider: str) -> dict[str, Any]:
+    """What consolidating a project's sessions took: the provider, its tokens, and the sessions
+    it failed (each then keeps only its events: a model run with failures scores less than it would)."""
+    runs = [r["consolidation"] for r in replayed.values()]
+    return {"provider": provider, **{k: sum(r[k] for r in runs) for k in knowledge.TOKENS},
+            "failed": [f"{sid}: {r['error']}" for sid, r in ((s, v["consolidation"]) for s, v in replayed.items())
+                       if r["status"] == "failed"]}
 
 
 def totals(results: dict[str, Any]) -> dict[str, Any]:
@@ -230,11 +243,22 @@ def table(tot: dict[str, Any], split: str) -> list[str]:
             f"| words per session | {words} |"]
 
 
+def cost(results: dict[str, Any]) -> list[str]:
+    """The line saying how the sessions were consolidated, what it cost, and what failed."""
+    runs = [r["consolidation"] for r in results.values()]
+    providers = sorted({r["provider"] for r in runs}) or ["offline"]
+    tokens = {k: sum(r[k] for r in runs) for k in knowledge.TOKENS}
+    failed = [f for r in runs for f in r["failed"]]
+    line = (f"Consolidated by {', '.join(providers)}: {tokens['input_tokens']} input / "
+            f"{tokens['output_tokens']} output tokens; {len(failed)} session(s) failed.")
+    return [line, *(f"- failed: {f}" for f in failed[:20])]
+
+
 def write_report(results: dict[str, Any], out: str) -> list[str]:
     """corpus.json (every item, every text) and corpus.md (the tables) in `out`; their paths."""
     os.makedirs(out, exist_ok=True)
     tot = totals(results)
-    lines = ["# The labelled corpus: what each later session started with", ""]
+    lines = ["# The labelled corpus: what each later session started with", "", *cost(results), ""]
     for split in SPLITS:
         if any(r["split"] == split for r in results.values()):
             names = ", ".join(n for n, r in results.items() if r["split"] == split)

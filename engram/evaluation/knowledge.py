@@ -33,6 +33,7 @@ SOURCES = ("engram", "engram+prompt", "recency", "bm25")
 KINDS = ("command", "gotcha", "unfinished", "instruction", "file", "decision")
 SPLITS = ("dev", "held-out")
 WORD_BUDGET = 800
+TOKENS = ("input_tokens", "output_tokens")  # what a model consolidation cost, per session
 _TEXT_FIELDS = ("prompt", "command", "output", "error", "error_summary", "content", "rationale", "agent_summary",
                 "user_summary", "query", "pattern", "url", "path", "text")
 
@@ -135,7 +136,8 @@ def bm25_text(earlier_events: list[dict[str, Any]], query: str, budget: int) -> 
 
 def replay_project(project: corpus.Project, base: str, settings: dict[str, Any], provider: str,
                     say: Say) -> dict[str, dict[str, Any]]:
-    """{session id: {"engram": SessionStart text, "events": its events, "payloads": ...}}, oldest first."""
+    """{session id: {"engram": SessionStart text, "events": its events, "payloads": ...,
+    "consolidation": {"status", "error", "input_tokens", "output_tokens"}}}, oldest first."""
     from engram import config
     from engram.capture.event_stream import read_events
     from engram.consolidate import worker
@@ -159,9 +161,11 @@ def replay_project(project: corpus.Project, base: str, settings: dict[str, Any],
                     shown.append(_context_of(printed))  # the first prompt's
 
             replay(payloads, project.root, observe, session.harness)
-            worker.consolidate_session(proj, session.id, cfg, models)
+            done = worker.consolidate_session(proj, session.id, cfg, models)
             out[session.id] = {"engram": shown[0] if shown else "", "engram+prompt": "\n".join(shown),
-                               "payloads": payloads, "events": read_events(proj.events_path(session.id))[0]}
+                               "payloads": payloads, "events": read_events(proj.events_path(session.id))[0],
+                               "consolidation": {"status": done.status, "error": done.error,
+                                                 **{k: int(done.usage.get(k) or 0) for k in TOKENS}}}
             say(f"  knowledge: {project.name} {session.id[:8]} replayed, SessionStart {words(out[session.id]['engram'])} words")
     return out
 

@@ -57,6 +57,41 @@ def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, mon
     assert json.load(open(js))["totals"]["items"]["held-out:engram:file"]["needed"] == 1
 
 
+def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(tmp_path, monkeypatch):
+    """--provider anthropic through the real SDK against the local model server: the model path
+    is what a run with a key measures (the offline rules' plateau, docs/evaluation.md)."""
+    from testing.servers.llm_server import LLMServer
+
+    from engram.cli import main
+
+    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
+    (tmp_path / "corpus" / "shop").mkdir(parents=True)
+    for f in files:
+        shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
+    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
+    monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
+    with LLMServer() as srv:
+        for k, v in srv.env("anthropic").items():
+            monkeypatch.setenv(k, v)
+        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--provider", "anthropic",
+                     "--out", str(tmp_path / "out")]) == 0
+        assert srv.calls  # the model was asked
+    used = json.loads((tmp_path / "out" / "corpus.json").read_text())["projects"]["shop"]["consolidation"]
+    assert used["provider"] == "anthropic" and used["input_tokens"] > 0 and used["failed"] == []
+    said = (tmp_path / "out" / "corpus.md").read_text()
+    assert re.search(r"Consolidated by anthropic: [1-9]\d* input / \d+ output tokens; 0 session\(s\) failed", said)
+
+
+def test_the_offline_corpus_run_says_it_cost_nothing(tmp_path, monkeypatch):
+    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
+    (tmp_path / "shop").mkdir()
+    for f in files:
+        shutil.copy(SHOP / f, tmp_path / "shop" / f)
+    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
+    results = corpus_eval.evaluate(str(tmp_path), str(tmp_path / "work"))
+    assert corpus_eval.cost(results) == ["Consolidated by offline: 0 input / 0 output tokens; 0 session(s) failed."]
+
+
 def test_a_transcript_that_is_not_the_labelled_one_is_one_line(tmp_path, monkeypatch):
     files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
     (tmp_path / "shop").mkdir()
