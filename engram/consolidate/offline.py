@@ -100,7 +100,14 @@ class _Graph:
         kept = {(n.get("data") or {}).get("key") for n in nodes} | keys
         retire = [r if r["by"] is None or r["by"] in kept else {**r, "by": None} for r in self.retire
                   if "name" in r or r["by"] is None or r["by"] in kept]  # a deleted file goes whatever is kept
-        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": retire[:MAX_RETIRE]}
+        return {"nodes": [n for n in self.nodes if n["key"] in keys], "edges": edges, "retire": bounded_retire(retire)}
+
+
+def bounded_retire(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The retire entries within the change request's bound, in their order: the knowledge
+    rules put the ones that only may close a fact (a program or an option that ran) last, so
+    those are what the bound cuts."""
+    return entries[:MAX_RETIRE]
 
 
 def _deleted(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, str | None]:
@@ -316,7 +323,7 @@ def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior:
         (n.get("data") or {}).get("key") for n in request["graph"]["nodes"]}
     retire = [r for r in g.retire if r["by"] is None or r["by"] in kept]
     graph = {**request["graph"], "nodes": request["graph"]["nodes"] + extra,
-             "retire": (request["graph"].get("retire") or []) + retire}
+             "retire": bounded_retire((request["graph"].get("retire") or []) + retire)}
     return {**request, "graph": schema.change_request(graph, None)}
 
 

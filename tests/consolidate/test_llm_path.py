@@ -256,6 +256,19 @@ def test_the_model_path_carries_the_same_knowledge_kinds(root, llm):
     assert "kind" in next(c["system"] for c in llm.calls if c["kind"] == "pass2")  # the prompt asks for the kinds
 
 
+def test_a_session_that_ran_many_programs_still_consolidates_on_the_model_path(root, llm):
+    """Every program and option that ran may close a `missing:` / `refused:` fact: the model's
+    answer plus those stay within the change request's bound (89 such entries had failed whole
+    sessions of a corpus project on the model path, as invalid)."""
+    s = fix_session(root)
+    for i in range(45):
+        s.command(f"tool{i} --opt{i} x", 0, "ok")
+    s.stop("")
+    o = _consolidate(s)
+    assert o.status == "consolidated" and not o.error
+    assert rows(s.project, "SELECT count(*) FROM nodes WHERE json_extract(data, '$.kind') = 'command'")[0][0] >= 1
+
+
 def _answer(goal: str, nodes: list[dict], retire: list[dict] = ()) -> dict:
     return {"text": json.dumps({
         "episode": {"goal": goal, "approach": "", "outcome": "success", "discoveries": [], "decisions": [],
