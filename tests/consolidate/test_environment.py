@@ -71,3 +71,18 @@ def test_a_refused_option_is_a_fact_until_the_option_runs():
     assert environment.refused_options([refused, _shell(2, "cat -A view.go", 0, "x$")]) == []
     assert environment.refused_options([refused], explained={1}) == []
     assert ("cat", "-A") in environment.options_that_ran([_shell(3, "cat -A view.go", 0, "x$")])
+
+
+def test_a_line_the_parser_cannot_split_names_no_program_and_no_option():
+    """Pieces of a line the parser cannot split (a sed script with `;` and `{}` inside a shell
+    function, a grep pattern of escaped quotes) are no program a `missing:` or `refused:` fact
+    could name (sshbbs: a 580-character "program" failed its session's change request)."""
+    function = ("render() {\n  local file=$1\n  uvx --quiet pyfiglet -f standard \"$w\" | "
+                "sed -e ':a;/^[[:space:]]*$/{$d;N;ba}' > \"$file\"\n  printf \"\\n%s\\n\" \"$t\" >> \"$file\"\n"
+                "  cat -An \"$file\"\n}\nrender Welcome")
+    grep = 'grep -rn "\\"推\\\\|\\"\\\\[箭\\\\|\\"\\\\[M\\\\]" internal/tui/ internal/store/ 2>/dev/null'
+    events = [_shell(1, function, 0, "ok"), _shell(2, grep, 0, "")]
+    from engram.capture import commandline as cl
+    assert any(" " in p for c in (function, grep) for p in cl.programs(c))  # what the parser yields
+    assert all(" " not in p and len(p) <= 100 for p in environment.found_programs(events))
+    assert all(" " not in p + o for p, o in environment.options_that_ran(events))

@@ -72,9 +72,16 @@ def missing_programs(events: list[dict[str, Any]], explained: set[int] = frozens
     return keep[:MAX_MISSING]
 
 
+# A program's or an option's name as a fact can be keyed by: one shell word, no quotes, no
+# metacharacters. A line the parser cannot split into commands (a heredoc's body, a quoted
+# multi-line script) yields "programs" such as `ba}' > "$file"\n  printf …`: none names one.
+_NAME = re.compile(r"[\w.+@/:,%=~-]{1,100}")
+
+
 def found_programs(events: list[dict[str, Any]]) -> set[str]:
     """Programs that ran without their shell missing them: a `missing:` fact of theirs is over."""
-    return {p for ev in shell_events(events) if ran(ev) for p in cl.programs(str(ev["command"])) if p != not_found(ev)}
+    return {p for ev in shell_events(events) if ran(ev) for p in cl.programs(str(ev["command"]))
+            if p != not_found(ev) and _NAME.fullmatch(p)}
 
 
 def refused_option(ev: dict[str, Any]) -> tuple[str, str] | None:
@@ -111,7 +118,7 @@ def options_run(ev: dict[str, Any]) -> set[tuple[str, str]]:
     for seg in cl.segments(str(ev.get("command") or "")):
         words = shellcmd.stripped(cl.split_words(seg))
         out |= {(words[0], w.split("=", 1)[0]) for w in words[1:] if w.startswith("-")} if words else set()
-    return out
+    return {(p, o) for p, o in out if _NAME.fullmatch(p) and _NAME.fullmatch(o)}
 
 
 def options_that_ran(events: list[dict[str, Any]]) -> set[tuple[str, str]]:
