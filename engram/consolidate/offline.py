@@ -45,7 +45,9 @@ class OfflineConsolidator:
              usage: Any, known: list[str] = ()) -> dict[str, Any]:
         # Knowledge is read off the whole session (an unfinished request, a check still failing):
         # a slice after a compaction may cite the session's earlier events.
-        return schema.pass2(consolidate(new, prior, known), {e["seq"] for e in prior + new})
+        dropped: list[str] = []  # what our own rules made out of bounds: left out, never the session
+        out = schema.pass2(consolidate(new, prior, known), {e["seq"] for e in prior + new}, dropped)
+        return {**out, "dropped": dropped} if dropped else out
 
     def discussion(self, new: list[dict[str, Any]], prior: list[dict[str, Any]], usage: Any) -> dict[str, Any]:
         d = schema.discussion(discussion(new), {e["seq"] for e in new})
@@ -327,7 +329,9 @@ def with_knowledge(request: dict[str, Any], events: list[dict[str, Any]], prior:
     retire = [r for r in g.retire if r["by"] is None or r["by"] in kept]
     graph = {**request["graph"], "nodes": request["graph"]["nodes"] + extra,
              "retire": bounded_retire((request["graph"].get("retire") or []) + retire)}
-    return {**request, "graph": schema.change_request(graph, None)}
+    dropped: list[str] = []  # the model's part was validated as it came; only ours can be left out here
+    out = {**request, "graph": schema.change_request(graph, None, dropped)}
+    return {**out, "dropped": dropped} if dropped else out
 
 
 # -- light discussion consolidation ----------------------------------------------------

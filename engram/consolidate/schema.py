@@ -52,14 +52,28 @@ def _enum(value: Any, where: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def _list(value: Any, where: str, limit: int, item: Callable[[Any, str], Any]) -> list[Any]:
+def _list(value: Any, where: str, limit: int, item: Callable[[Any, str], Any],
+          dropped: list[str] | None = None) -> list[Any]:
+    """The list's items validated; with `dropped` (our own rules' output, not a model's), an
+    item that fails and items past `limit` are left out and said there instead of raising."""
     if value is None:
         return []
     if not isinstance(value, list):
         raise Invalid(f"{where}: expected a list")
     if len(value) > limit:
-        raise Invalid(f"{where}: {len(value)} items, at most {limit} allowed")
-    return [item(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if dropped is None:
+            raise Invalid(f"{where}: {len(value)} items, at most {limit} allowed")
+        dropped.append(f"{where}: {len(value)} items, the last {len(value) - limit} left out")
+        value = value[:limit]
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(item(v, f"{where}[{i}]"))
+        except Invalid as exc:
+            if dropped is None:
+                raise
+            dropped.append(str(exc))
+    return out
 
 
 def _float01(value: Any, where: str, default: float) -> float:
@@ -213,21 +227,23 @@ def _edge(keys: set[str]) -> Callable[[Any, str], dict[str, Any]]:
     return check
 
 
-def change_request(value: Any, seqs: set[int] | None) -> dict[str, Any]:
+def change_request(value: Any, seqs: set[int] | None, dropped: list[str] | None = None) -> dict[str, Any]:
+    """The graph changes validated; `dropped` as in `_list` (an edge or a retire entry naming a
+    node left out goes too)."""
     o = _obj(value, "graph")
-    nodes = _list(o.get("nodes"), "graph.nodes", 40, _node(seqs))
+    nodes = _list(o.get("nodes"), "graph.nodes", 40, _node(seqs), dropped)
     keys = [n["key"] for n in nodes]
     if len(set(keys)) != len(keys):
         raise Invalid("graph.nodes: two nodes share a key")
-    edges = _list(o.get("edges"), "graph.edges", 80, _edge(set(keys) | {EPISODE_KEY}))
+    edges = _list(o.get("edges"), "graph.edges", 80, _edge(set(keys) | {EPISODE_KEY}), dropped)
     data_keys = {n["data"]["key"] for n in nodes if "key" in n.get("data", {})}
-    retire = _list(o.get("retire"), "graph.retire", 40, _retire(data_keys | set(keys)))
+    retire = _list(o.get("retire"), "graph.retire", 40, _retire(data_keys | set(keys)), dropped)
     return {"nodes": nodes, "edges": edges, "retire": retire}
 
 
-def pass2(value: Any, seqs: set[int] | None) -> dict[str, Any]:
+def pass2(value: Any, seqs: set[int] | None, dropped: list[str] | None = None) -> dict[str, Any]:
     o = _obj(value, "response")
-    return {"episode": episode(o.get("episode"), seqs), "graph": change_request(o.get("graph"), seqs)}
+    return {"episode": episode(o.get("episode"), seqs), "graph": change_request(o.get("graph"), seqs, dropped)}
 
 
 # -- discussion ----------------------------------------------------------------------

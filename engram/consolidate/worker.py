@@ -350,6 +350,9 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
         consolidator = _answers_unusable(project, session, consolidator.name, models.offline, exc)
         request = build_request(kind, consolidator, new, prior, cfg, usage, known)
     out.provider, out.why = consolidator.name, consolidator.why  # a model that became unusable handed over
+    if request.get("dropped"):
+        log(project.log_path, "worker", f"session={session} {len(request['dropped'])} item(s) of the rules' own "
+            f"out of bounds, left out: {'; '.join(request['dropped'][:3])}", "WARN")
     record = _record(session, kind, consolidator, new, request, usage)
     crash_at("worker:after_request")
     times = {e["seq"]: e.get("ts") for e in new}  # when each event happened: decisions are ordered by it

@@ -412,3 +412,32 @@ def test_retire_entries_past_the_bounds_are_cut_not_a_failed_session():
     assert len(kept) == offline.MAX_RETIRE and kept[0]["key"] == "check:make test"
     assert len(kept[0]["reason"]) <= schema.TEXT_MAX
     assert schema.change_request({"nodes": [], "edges": [], "retire": kept}, None)["retire"] == kept
+
+
+def test_a_command_line_longer_than_a_key_still_consolidates_and_is_remembered(root):
+    """A working command of 500 characters (flags of a build) is kept, its key cut to the
+    change request's bound, not a session failed as invalid and its memory never made."""
+    long = "npm run build -- " + " ".join(f"--flag{i}=value{i}" for i in range(30))
+    s = Session(root, "s1").start().prompt("Build it with all the flags.")
+    s.command(long, 0, "built").stop("Built.")
+    o = _offline(s)
+    assert o.status == "consolidated", o.error
+    (key,) = [k for (k,) in rows(s.project, "SELECT json_extract(data, '$.key') FROM nodes "
+                                           "WHERE json_extract(data, '$.kind') = 'command'")]
+    assert key.startswith("command:npm run build") and len(key) <= schema.KEY_MAX
+
+
+def test_our_own_rules_output_out_of_bounds_is_left_out_and_said_not_raised():
+    """A model's answer that breaks the schema is refused whole (it is repaired or the session
+    goes offline); the offline rules' own output leaves out only the items that break it."""
+    good = {"key": "c1", "op": "create", "name": "make test", "type": "concept", "description": "runs the tests",
+            "files": [], "evidence": [], "data": {"kind": "command", "key": "command:make test"}}
+    bad = {**good, "key": "c2", "name": "x", "data": {"kind": "command", "key": "command:" + "y" * 300}}
+    graph = {"nodes": [good, bad], "edges": [{"from": "c2", "to": "c1", "type": "relates_to"}],
+             "retire": [{"key": "missing:z", "by": "command:" + "y" * 300, "reason": "ran"}]}
+    with pytest.raises(schema.Invalid, match=r"graph.nodes\[1\].data.key: 308 characters"):
+        schema.change_request(graph, None)
+    dropped: list[str] = []
+    out = schema.change_request(graph, None, dropped)
+    assert [n["key"] for n in out["nodes"]] == ["c1"] and out["edges"] == [] and out["retire"] == []
+    assert len(dropped) == 3 and dropped[0].startswith("graph.nodes[1].data.key")

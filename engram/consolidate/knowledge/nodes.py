@@ -1,7 +1,8 @@
 """The knowledge records of a session as graph node proposals, and the keys they retire.
 
-Every proposal carries `data.kind` (command / gotcha / unfinished / instruction / mention) and a
-`data.key`; graph_apply lets a node replace the active nodes of its key and closes the
+Every proposal carries `data.kind` (command / gotcha / unfinished / instruction / mention) and,
+when it names one fact across sessions, a `data.key` (a gotcha of a failing command is merged by
+its name instead); graph_apply lets a node replace the active nodes of its key and closes the
 `retire` keys. Unfinished items are computed over the whole session so far (`prior` +
 `events`): what matters is the state the session ends in. Commands, gotchas and
 instructions come from the range alone, so a rerun over the same events and the same
@@ -15,6 +16,8 @@ from typing import Any
 from engram import jsonio
 from engram.capture import commandline as cl
 from engram.consolidate.knowledge import commands, environment, tool_errors, unfinished, user_words
+from engram.consolidate.schema import KEY_MAX
+from engram.hashing import sha256_hex
 from engram.text import clip_words, short_paths
 
 PURPOSES = {"test": "runs the tests", "build": "builds the project", "lint": "checks the code (lint / types)",
@@ -230,7 +233,17 @@ def proposals(events: list[dict[str, Any]], prior: list[dict[str, Any]],
            for prog in sorted(environment.found_programs(events))]
     ran += [{"key": f"refused:{prog} {opt}", "by": None, "reason": f"`{prog} {opt}` ran"}
             for prog, opt in sorted(environment.options_that_ran(events))]
-    return cmds + gotcha_nodes(events, carried) + todo + rules, retire + closed + ran
+    found = [{**p, "data": {**p["data"], "key": bounded_key(p["data"]["key"])}} if "key" in p["data"] else p
+             for p in cmds + gotcha_nodes(events, carried) + todo + rules]
+    return found, [{**r, "key": bounded_key(r["key"]), "by": r["by"] and bounded_key(r["by"])}
+                   for r in retire + closed + ran]
+
+
+def bounded_key(key: str) -> str:
+    """`key` within the change request's bound: a longer one (a 500-character command line)
+    keeps its start and a digest of the whole, so each still names one fact, the same every
+    session, and no session fails as invalid over it."""
+    return key if len(key) <= KEY_MAX else key[:KEY_MAX - 13] + "#" + sha256_hex(key)[:12]
 
 
 def _earlier(prior: list[dict[str, Any]], known: list[str]) -> dict[str, str]:
