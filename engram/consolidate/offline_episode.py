@@ -36,6 +36,7 @@ MAX_FILES = 15
 MAX_TOOLS = 5
 MAX_LIBS = 5
 MAX_ERRORS = 20
+ERROR_FILES = 20  # schema.episode's bound on an error's files (a refactor can touch 50)
 VERDICT_TYPES = ("test_run", "build")
 # Node.js core modules: importing them is not using a third-party library.
 NODE_BUILTINS = frozenset("""assert async_hooks buffer child_process cluster console crypto dgram dns events fs http
@@ -216,7 +217,7 @@ def _error_record(err: dict[str, Any], passed: dict[str, Any] | None) -> dict[st
     cause = list(dict.fromkeys(err["cause"]))
     root = clip_words(f"Regression: the check passed before changes to {', '.join(cause[:3])}", 400) if cause else ""
     return {"text": _failure_text(fail), "root_cause": root, "resolution": resolution,
-            "files": files or cause, "evidence": evidence, "cause_files": cause}
+            "files": (files or cause)[:ERROR_FILES], "evidence": evidence, "cause_files": cause}
 
 
 # -- decisions and discoveries ------------------------------------------------------

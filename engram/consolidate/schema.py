@@ -125,7 +125,9 @@ def window_summary(value: Any, seqs: set[int]) -> dict[str, Any]:
 # -- Pass 2 ------------------------------------------------------------------------
 
 
-def episode(value: Any, seqs: set[int] | None) -> dict[str, Any]:
+def episode(value: Any, seqs: set[int] | None, dropped: list[str] | None = None) -> dict[str, Any]:
+    """The episode validated; `dropped` as in `_list` (a discovery, decision or error that breaks
+    a bound is left out, not the session)."""
     o = _obj(value, "episode")
     ev_req, ev_opt = _evidence(seqs, required=True), _evidence(seqs, required=False)
     return {
@@ -136,7 +138,7 @@ def episode(value: Any, seqs: set[int] | None) -> dict[str, Any]:
             "text": _str(_obj(d, w).get("text"), w + ".text", TEXT_MAX),
             "evidence": ev_req(d.get("evidence"), w + ".evidence"),
             "confidence": _float01(d.get("confidence"), w + ".confidence", 0.5),
-        }),
+        }, dropped),
         "decisions": _list(o.get("decisions"), "episode.decisions", 20, lambda d, w: {
             "text": _str(_obj(d, w).get("text"), w + ".text", 300),
             "kind": _enum(d.get("kind"), w + ".kind", ("explicit", "implicit")),
@@ -144,14 +146,14 @@ def episode(value: Any, seqs: set[int] | None) -> dict[str, Any]:
             "alternatives": _strs(5, 200)(d.get("alternatives"), w + ".alternatives"),
             "files": _strs(20, 300)(d.get("files"), w + ".files"),
             "evidence": ev_opt(d.get("evidence"), w + ".evidence"),
-        }),
+        }, dropped),
         "errors": _list(o.get("errors"), "episode.errors", 20, lambda d, w: {
             "text": _str(_obj(d, w).get("text"), w + ".text", TEXT_MAX),
             "root_cause": _str(d.get("root_cause"), w + ".root_cause", TEXT_MAX, required=False),
             "resolution": _str(d.get("resolution"), w + ".resolution", TEXT_MAX, required=False),
             "files": _strs(20, 300)(d.get("files"), w + ".files"),
             "evidence": ev_req(d.get("evidence"), w + ".evidence"),
-        }),
+        }, dropped),
     }
 
 
@@ -243,7 +245,7 @@ def change_request(value: Any, seqs: set[int] | None, dropped: list[str] | None 
 
 def pass2(value: Any, seqs: set[int] | None, dropped: list[str] | None = None) -> dict[str, Any]:
     o = _obj(value, "response")
-    return {"episode": episode(o.get("episode"), seqs), "graph": change_request(o.get("graph"), seqs, dropped)}
+    return {"episode": episode(o.get("episode"), seqs, dropped), "graph": change_request(o.get("graph"), seqs, dropped)}
 
 
 # -- discussion ----------------------------------------------------------------------

@@ -441,3 +441,28 @@ def test_our_own_rules_output_out_of_bounds_is_left_out_and_said_not_raised():
     out = schema.change_request(graph, None, dropped)
     assert [n["key"] for n in out["nodes"]] == ["c1"] and out["edges"] == [] and out["retire"] == []
     assert len(dropped) == 3 and dropped[0].startswith("graph.nodes[1].data.key")
+
+
+def test_a_failure_fixed_across_fifty_files_still_consolidates(root):
+    """An error record lists at most the schema's 20 files (one held-out session had 51
+    written between a failure and its pass, and had never been consolidated)."""
+    s = Session(root, "s1").start().prompt("Rename the module everywhere.")
+    s.test(3, 1, ("tests/test_app.py::test_x",))
+    for i in range(51):
+        s.write(f"src/m{i}.py", f"x = {i}\n")
+    s.test(4, 0).stop("Renamed.")
+    o = _offline(s)
+    assert o.status == "consolidated", o.error
+    (err,) = episode_file(s.project, "s1")["episodes"][0]["errors"]
+    assert len(err["files"]) == 20 and err["resolution"].startswith("Fixed by changing src/m0.py")
+
+
+def test_an_episode_item_of_our_own_out_of_bounds_is_left_out_and_said():
+    ep = {"goal": "g", "outcome": "success", "errors": [
+        {"text": "tests failed", "files": [f"f{i}.py" for i in range(21)], "evidence": [1]},
+        {"text": "build failed", "files": ["a.py"], "evidence": [1]}]}
+    with pytest.raises(schema.Invalid, match=r"episode.errors\[0\].files: 21 items"):
+        schema.episode(ep, {1})
+    dropped: list[str] = []
+    assert [e["text"] for e in schema.episode(ep, {1}, dropped)["errors"]] == ["build failed"]
+    assert dropped == ["episode.errors[0].files: 21 items, at most 20 allowed"]
