@@ -23,7 +23,7 @@ from engram.consolidate import schema
 from engram.consolidate.knowledge import nodes as knowledge_nodes
 from engram.consolidate.knowledge import shell_files
 from engram.consolidate.knowledge.rules_files import rules_file, said_made, tool_file
-from engram.consolidate.schema import KEY_MAX, NAME_MAX, TEXT_MAX
+from engram.consolidate.schema import NAME_MAX, TEXT_MAX
 from engram.language import decision_text
 from engram.text import clip_tail, clip_words
 
@@ -108,11 +108,9 @@ class _Graph:
 def bounded_retire(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The retire entries within the change request's bounds, in their order: the knowledge
     rules put the ones that only may close a fact (a program or an option that ran) last, so
-    those are what the count cuts. A key or name longer than any node's can name none, and a
-    reason is clipped: one odd command line must not fail a whole session as invalid."""
-    fit = [r for r in entries if len(r.get("key") or "") <= KEY_MAX and len(r.get("name") or "") <= NAME_MAX]
+    those are what the count cuts; a reason made of a long command line is clipped."""
     return [{**r, "reason": clip_words(r["reason"], TEXT_MAX)} if len(r.get("reason") or "") > TEXT_MAX else r
-            for r in fit[:MAX_RETIRE]]
+            for r in entries[:MAX_RETIRE]]
 
 
 def _deleted(events: list[dict[str, Any]], prior: list[dict[str, Any]]) -> dict[str, str | None]:
