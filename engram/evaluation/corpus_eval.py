@@ -202,8 +202,11 @@ def evaluate(corpus_dir: str, base: str, *, projects: list[str] | None = None, s
 def consolidation(replayed: dict[str, dict[str, Any]], provider: str) -> dict[str, Any]:
     """What consolidating a project's sessions took: the provider, its tokens, and the sessions
     it failed (each then keeps only its events: a model run with failures scores less than it would)."""
+    from collections import Counter
+
     runs = [r["consolidation"] for r in replayed.values()]
-    return {"provider": provider, **{k: sum(r[k] for r in runs) for k in knowledge.TOKENS},
+    by = Counter(r["by"] for r in runs if r["status"] in ("consolidated", "recovered"))
+    return {"provider": provider, "by": dict(by), **{k: sum(r[k] for r in runs) for k in knowledge.TOKENS},
             "failed": [f"{sid}: {r['error']}" for sid, r in ((s, v["consolidation"]) for s, v in replayed.items())
                        if r["status"] == "failed"]}
 
@@ -244,12 +247,16 @@ def table(tot: dict[str, Any], split: str) -> list[str]:
 
 
 def cost(results: dict[str, Any]) -> list[str]:
-    """The line saying how the sessions were consolidated, what it cost, and what failed."""
+    """The line saying what consolidated the sessions (a model run whose budget or answers ran
+    out goes on offline: its figures are then partly the offline rules'), what it cost, and what failed."""
+    from collections import Counter
+
     runs = [r["consolidation"] for r in results.values()]
-    providers = sorted({r["provider"] for r in runs}) or ["offline"]
+    by = sum((Counter(r["by"]) for r in runs), Counter())
     tokens = {k: sum(r[k] for r in runs) for k in knowledge.TOKENS}
     failed = [f for r in runs for f in r["failed"]]
-    line = (f"Consolidated by {', '.join(providers)}: {tokens['input_tokens']} input / "
+    made = ", ".join(f"{name} {n}" for name, n in sorted(by.items())) or "none"
+    line = (f"Sessions consolidated by: {made}; {tokens['input_tokens']} input / "
             f"{tokens['output_tokens']} output tokens; {len(failed)} session(s) failed.")
     return [line, *(f"- failed: {f}" for f in failed[:20])]
 

@@ -137,7 +137,8 @@ def bm25_text(earlier_events: list[dict[str, Any]], query: str, budget: int) -> 
 def replay_project(project: corpus.Project, base: str, settings: dict[str, Any], provider: str,
                     say: Say) -> dict[str, dict[str, Any]]:
     """{session id: {"engram": SessionStart text, "events": its events, "payloads": ...,
-    "consolidation": {"status", "error", "input_tokens", "output_tokens"}}}, oldest first."""
+    "consolidation": {"status", "error", "by", "input_tokens", "output_tokens"}}}, oldest first
+    ("by": the consolidator that made it, offline when a model's budget or answers ran out)."""
     from engram import config
     from engram.capture.event_stream import read_events
     from engram.consolidate import worker
@@ -164,7 +165,7 @@ def replay_project(project: corpus.Project, base: str, settings: dict[str, Any],
             done = worker.consolidate_session(proj, session.id, cfg, models)
             out[session.id] = {"engram": shown[0] if shown else "", "engram+prompt": "\n".join(shown),
                                "payloads": payloads, "events": read_events(proj.events_path(session.id))[0],
-                               "consolidation": {"status": done.status, "error": done.error,
+                               "consolidation": {"status": done.status, "error": done.error, "by": done.provider,
                                                  **{k: int(done.usage.get(k) or 0) for k in TOKENS}}}
             say(f"  knowledge: {project.name} {session.id[:8]} replayed, SessionStart {words(out[session.id]['engram'])} words")
     return out

@@ -78,8 +78,10 @@ def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(tmp_path
         assert srv.calls  # the model was asked
     used = json.loads((tmp_path / "out" / "corpus.json").read_text())["projects"]["shop"]["consolidation"]
     assert used["provider"] == "anthropic" and used["input_tokens"] > 0 and used["failed"] == []
+    assert used["by"] == {"anthropic": 2}
     said = (tmp_path / "out" / "corpus.md").read_text()
-    assert re.search(r"Consolidated by anthropic: [1-9]\d* input / \d+ output tokens; 0 session\(s\) failed", said)
+    assert re.search(r"Sessions consolidated by: anthropic 2; [1-9]\d* input / \d+ output tokens; 0 session\(s\) "
+                     r"failed", said)
 
 
 def test_the_offline_corpus_run_says_it_cost_nothing(tmp_path, monkeypatch):
@@ -89,7 +91,8 @@ def test_the_offline_corpus_run_says_it_cost_nothing(tmp_path, monkeypatch):
         shutil.copy(SHOP / f, tmp_path / "shop" / f)
     monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
     results = corpus_eval.evaluate(str(tmp_path), str(tmp_path / "work"))
-    assert corpus_eval.cost(results) == ["Consolidated by offline: 0 input / 0 output tokens; 0 session(s) failed."]
+    assert corpus_eval.cost(results) == ["Sessions consolidated by: offline 2; 0 input / 0 output tokens; "
+                                         "0 session(s) failed."]
 
 
 def test_a_transcript_that_is_not_the_labelled_one_is_one_line(tmp_path, monkeypatch):
