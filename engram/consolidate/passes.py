@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable
 
-from engram.consolidate import offline, schema, windows
+from engram.consolidate import kept_answers, offline, schema, windows
 from engram.errors import LLMError
 from engram.text import fit
 
@@ -40,6 +40,7 @@ class Usage:
     """Every model call of one consolidation, thread-safe (Pass 1 windows run concurrently)."""
 
     calls: list[dict[str, Any]] = field(default_factory=list)
+    kept: str = ""  # where the answers are kept until the session is consolidated (kept_answers.py)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, record: dict[str, Any]) -> None:
@@ -93,13 +94,18 @@ def parse_json(text: str) -> Any:
 def call_json(provider: Chat, system: str, user: str, *, model: str, max_tokens: int,
               validate: Callable[[Any], dict[str, Any]], usage: Usage, step: str) -> dict[str, Any]:
     """One call whose answer must validate; one repair attempt, then LLMError("malformed")."""
-    reply = provider.complete(system, user, model=model, max_tokens=max_tokens, usage=usage, step=step)
+    def ask(text: str, at: str) -> Any:
+        if usage.kept:
+            return kept_answers.ask(provider, system, text, model=model, max_tokens=max_tokens, usage=usage,
+                                    step=at, folder=usage.kept)
+        return provider.complete(system, text, model=model, max_tokens=max_tokens, usage=usage, step=at)
+
+    reply = ask(user, step)
     try:
         return validate(parse_json(reply.text))
     except schema.Invalid as exc:
         repair = prompt("repair").format(error=exc, previous=reply.text[:6000])
-        second = provider.complete(system, user + "\n\n" + repair, model=model, max_tokens=max_tokens,
-                                   usage=usage, step=step + ":repair")
+        second = ask(user + "\n\n" + repair, step + ":repair")
         try:
             return validate(parse_json(second.text))
         except schema.Invalid as exc2:

@@ -18,7 +18,7 @@ from typing import Any
 
 from engram import jsonio, worker_use, workers
 from engram.capture import session_state
-from engram.consolidate import episode_file, trigger
+from engram.consolidate import episode_file, kept_answers, trigger
 from engram.consolidate.worker import UNUSABLE
 from engram.errors import EngramError
 from engram.fsio import read_file, write_atomic
@@ -143,9 +143,10 @@ def _episode_file(project: Any, session: str, terms: Terms, old_size: int,
 
 
 def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple[int, list[str]]:
-    """Log lines, fault records, unusable-answer marks, queued write checks (they hold a diff),
-    the file-to-decision cache, SessionStart's context cache (retrieve/start/cache.py) and the
-    worker's record (worker.json) that mention a term are removed; (how many, the files rewritten or deleted)."""
+    """Log lines, fault records, unusable-answer marks, a model's kept answers, queued write
+    checks (they hold a diff), the file-to-decision cache, SessionStart's context cache
+    (retrieve/start/cache.py) and the worker's record (worker.json) that mention a term are
+    removed; (how many, the files rewritten or deleted)."""
     lines_removed, rewritten = 0, []
     for path in (project.log_path, project.log_path + ".1"):
         try:
@@ -162,6 +163,9 @@ def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple
     dropped += _drop_files(os.path.join(project.dir, UNUSABLE), terms, dry_run)
     dropped += _drop_files(project.home, terms, dry_run, only=(worker_use.FILE,))
     dropped += _drop_files(os.path.join(project.dir, "checks"), terms, dry_run)
+    answers = os.path.join(project.dir, kept_answers.FOLDER)
+    for session in sorted(os.listdir(answers)) if os.path.isdir(answers) else []:
+        dropped += _drop_files(os.path.join(answers, session), terms, dry_run)
     dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json", "session_start.cache"))
     return lines_removed + len(dropped), rewritten + dropped
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engram import jsonio, workers
-from engram.consolidate import background, episode_file, gotcha_index, graph_apply, passes, trigger
+from engram.consolidate import background, episode_file, gotcha_index, graph_apply, kept_answers, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.knowledge import replies
@@ -334,7 +334,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
                  new: list[dict[str, Any]], prior: list[dict[str, Any]], size: int, say: Progress) -> Outcome:
     consolidator = _for_session(project, session, models)
     kind = kind_of(new, int(cfg["minEventsForFullConsolidation"]))
-    usage = passes.Usage()
+    usage = passes.Usage(kept=kept_answers.folder(project, session))  # a rerun does not pay again
     out = Outcome(session, "failed", kind, consolidator.name, consolidator.why, new[0]["seq"],
                   max(e["seq"] for e in new))
     say(f"{session}: {len(new)} new events (seq {out.from_seq}-{out.to_seq}), {kind} consolidation, "
@@ -365,6 +365,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
     clear_fault(project, session)
+    kept_answers.clear(project, session)
     out.status = "consolidated" if applied else "recovered"
     out.usage = record["usage"]
     log(project.log_path, "worker", f"session={session} {out.status} seq {out.from_seq}-{out.to_seq} "

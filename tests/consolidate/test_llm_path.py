@@ -354,3 +354,26 @@ def test_the_resolution_bench_puts_the_ambiguous_band_to_the_adjudicator(llm, pr
     llm.script("adjudicate", {"text": '{"decision": "merge", "reason": "the server is what the short name names"}'})
     assert cal.similarities(LocalEmbedder(), [pair], judge) == ["merge"]
     assert llm.counts["adjudicate"] == 1 and "Attio MCP" in llm.calls[-1]["user"]
+
+
+def test_a_worker_killed_after_paying_does_not_pay_again(root, llm):
+    """SIGKILL after the model answered (crashpoint worker:after_request): the next run reads
+    the kept answers back (kept_answers.py), asks nothing, consolidates, and drops them."""
+    import os
+    import subprocess
+    import sys
+
+    from testing.helpers import project_dir
+
+    s = fix_session(root)
+    env = {**os.environ, "ENGRAM_CRASH_AT": "worker:after_request"}
+    done = subprocess.run([sys.executable, "-m", "engram", "consolidate", "--session", "s1", "--project", str(root)],
+                          env=env, capture_output=True, timeout=120)
+    assert done.returncode == -9  # killed at the point
+    paid = len(llm.calls)
+    kept = project_dir(root) / "answers" / "s1"
+    assert paid >= 2 and len(list(kept.glob("*.json"))) == paid
+    o = _consolidate(s)
+    assert o.status == "consolidated" and len(llm.calls) == paid
+    assert {c.get("kept") for c in o.usage["calls"]} == {True} and o.usage["input_tokens"] == 0
+    assert not kept.exists()

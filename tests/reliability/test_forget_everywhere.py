@@ -251,3 +251,14 @@ def test_dry_run_names_every_node_scrubbed_and_every_file_the_real_run_changes(p
     scrubbed = [ln for ln in dry.stdout.splitlines() if ln.startswith("would scrub the text of: ")]
     count = int(dry.stdout.split(" scrubbed, ")[0].rsplit(" ", 1)[1])
     assert bool(scrubbed) == bool(count) and (not count or scrubbed[0].count("', '") == count - 1)
+
+
+def test_a_models_kept_answers_are_scrubbed(proj, engram_home):
+    """Answers kept for a session not yet consolidated (consolidate/kept_answers.py) quote its events."""
+    kept = project_dir(proj) / "answers" / "s9"
+    kept.mkdir(parents=True)
+    (kept / "a1.json").write_text(json.dumps({"model": "m", "step": "pass1[1]", "text": f"ran the {PHRASE}"}))
+    (kept / "a2.json").write_text(json.dumps({"model": "m", "step": "pass2", "text": "{}"}))
+    res = engram("forget", PHRASE, cwd=proj)
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in kept.iterdir()) == ["a2.json"] and copies(engram_home, PHRASE) == []
