@@ -12,19 +12,24 @@ session offline instead (consolidate/worker.py). Prompts are package files
 from __future__ import annotations
 
 import json
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable
 
-from engram.consolidate import kept_answers, offline, schema, windows
+from engram import jsonio
+from engram.consolidate import offline, schema, windows
 from engram.errors import LLMError
+from engram.fsio import private_dir, write_atomic
+from engram.hashing import sha256_hex
 from engram.text import fit
 
 PASS1_MAX_TOKENS = 600
 PASS2_MAX_TOKENS = 4000
 DISCUSSION_MAX_TOKENS = 800
+KEPT_MAX_BYTES = 4 * 1024 * 1024  # a kept answer's file: far above any output cap
 MAX_PARALLEL = 4
 # Input caps, in characters (~4 per token): a window's event lines whatever `windowSize`
 # says, Pass 2's summaries however long the session, a discussion's lines. Events are
@@ -40,7 +45,7 @@ class Usage:
     """Every model call of one consolidation, thread-safe (Pass 1 windows run concurrently)."""
 
     calls: list[dict[str, Any]] = field(default_factory=list)
-    kept: str = ""  # where the answers are kept until the session is consolidated (kept_answers.py)
+    kept: str = ""  # where its answers are kept until the session is consolidated (`answer`)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, record: dict[str, Any]) -> None:
@@ -94,22 +99,39 @@ def parse_json(text: str) -> Any:
 def call_json(provider: Chat, system: str, user: str, *, model: str, max_tokens: int,
               validate: Callable[[Any], dict[str, Any]], usage: Usage, step: str) -> dict[str, Any]:
     """One call whose answer must validate; one repair attempt, then LLMError("malformed")."""
-    def ask(text: str, at: str) -> Any:
-        if usage.kept:
-            return kept_answers.ask(provider, system, text, model=model, max_tokens=max_tokens, usage=usage,
-                                    step=at, folder=usage.kept)
-        return provider.complete(system, text, model=model, max_tokens=max_tokens, usage=usage, step=at)
-
-    reply = ask(user, step)
+    first = answer(provider, system, user, model=model, max_tokens=max_tokens, usage=usage, step=step)
     try:
-        return validate(parse_json(reply.text))
+        return validate(parse_json(first))
     except schema.Invalid as exc:
-        repair = prompt("repair").format(error=exc, previous=reply.text[:6000])
-        second = ask(user + "\n\n" + repair, step + ":repair")
+        repair = prompt("repair").format(error=exc, previous=first[:6000])
+        second = answer(provider, system, user + "\n\n" + repair, model=model, max_tokens=max_tokens, usage=usage,
+                        step=step + ":repair")
         try:
-            return validate(parse_json(second.text))
+            return validate(parse_json(second))
         except schema.Invalid as exc2:
             raise LLMError("malformed", f"{step}: unusable answer after one repair attempt: {exc2}") from None
+
+
+def answer(provider: Chat, system: str, user: str, *, model: str, max_tokens: int, usage: Usage, step: str) -> str:
+    """The model's text for this call. With `usage.kept` (the worker's folder for the session),
+    each answer is written there before it is used, named by a digest of what was asked, and
+    read back instead of calling when the same is asked again: a worker killed or failed after
+    paying (a crash, a fault while applying the answer) does not pay again on the rerun. What
+    is read back is parsed and validated like a fresh answer: the file is data, not trusted."""
+    if not usage.kept:
+        return provider.complete(system, user, model=model, max_tokens=max_tokens, usage=usage, step=step).text
+    path = os.path.join(usage.kept, sha256_hex(json.dumps([model, max_tokens, system, user]))[:32] + ".json")
+    kept = jsonio.read_object(path, KEPT_MAX_BYTES)
+    if isinstance(kept.get("text"), str) and kept.get("model") == model:
+        usage.add({"step": step, "model": model, "attempts": 0, "ok": True, "kept": True})
+        return kept["text"]
+    text = provider.complete(system, user, model=model, max_tokens=max_tokens, usage=usage, step=step).text
+    try:
+        private_dir(usage.kept)
+        write_atomic(path, jsonio.dumps({"model": model, "step": step, "text": text}).encode(), durable=False)
+    except OSError:
+        pass  # not kept: a rerun pays again
+    return text
 
 
 def seq_ranges(seqs: list[int]) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 from engram import jsonio, worker_use, workers
 from engram.capture import session_state
-from engram.consolidate import episode_file, kept_answers, trigger
-from engram.consolidate.worker import UNUSABLE
+from engram.consolidate import episode_file, trigger
+from engram.consolidate.worker import ANSWERS, UNUSABLE
 from engram.errors import EngramError
 from engram.fsio import read_file, write_atomic
 from engram.graph.privacy import Terms, contains, scrub
@@ -163,7 +163,7 @@ def purge_text_files(project: Any, terms: Terms, dry_run: bool = False) -> tuple
     dropped += _drop_files(os.path.join(project.dir, UNUSABLE), terms, dry_run)
     dropped += _drop_files(project.home, terms, dry_run, only=(worker_use.FILE,))
     dropped += _drop_files(os.path.join(project.dir, "checks"), terms, dry_run)
-    answers = os.path.join(project.dir, kept_answers.FOLDER)
+    answers = os.path.join(project.dir, ANSWERS)
     for session in sorted(os.listdir(answers)) if os.path.isdir(answers) else []:
         dropped += _drop_files(os.path.join(answers, session), terms, dry_run)
     dropped += _drop_files(project.dir, terms, dry_run, only=("decision_files.json", "session_start.cache"))

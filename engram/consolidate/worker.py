@@ -29,12 +29,13 @@ One run, under the session's lock (`episodes/<session>.lock`, one worker per ses
 from __future__ import annotations
 
 import os
+import shutil
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engram import jsonio, workers
-from engram.consolidate import background, episode_file, gotcha_index, graph_apply, kept_answers, passes, trigger
+from engram.consolidate import background, episode_file, gotcha_index, graph_apply, passes, trigger
 from engram.consolidate.crashpoints import crash_at
 from engram.consolidate.entity_resolution import Resolver
 from engram.consolidate.knowledge import replies
@@ -49,6 +50,7 @@ from engram.errors import LLMError
 
 Progress = Callable[[str], None]
 UNUSABLE = "unusable"  # unusable/<session>.json: the model's answers for it were unusable
+ANSWERS = "answers"  # answers/<session>/: a model's answers, kept until the session is consolidated
 
 
 class Consolidator(Protocol):
@@ -224,6 +226,11 @@ def clear_fault(project: Any, session: str) -> None:
         pass
 
 
+def answers_folder(project: Any, session: str) -> str:
+    """Where a model's answers for `session` are kept until it is consolidated (passes.answer)."""
+    return os.path.join(project.dir, ANSWERS, safe_name(session))
+
+
 def _unusable_path(project: Any, session: str) -> str:
     return os.path.join(project.dir, UNUSABLE, safe_name(session) + ".json")
 
@@ -334,7 +341,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
                  new: list[dict[str, Any]], prior: list[dict[str, Any]], size: int, say: Progress) -> Outcome:
     consolidator = _for_session(project, session, models)
     kind = kind_of(new, int(cfg["minEventsForFullConsolidation"]))
-    usage = passes.Usage(kept=kept_answers.folder(project, session))  # a rerun does not pay again
+    usage = passes.Usage(kept=answers_folder(project, session))  # a rerun does not pay again
     out = Outcome(session, "failed", kind, consolidator.name, consolidator.why, new[0]["seq"],
                   max(e["seq"] for e in new))
     say(f"{session}: {len(new)} new events (seq {out.from_seq}-{out.to_seq}), {kind} consolidation, "
@@ -365,7 +372,7 @@ def _consolidate(conn: Any, project: Any, session: str, cfg: dict[str, Any], mod
     write_episode_file(conn, project, session, episode_file.Mark(out.to_seq, size))
     crash_at("worker:after_episode_file")
     clear_fault(project, session)
-    kept_answers.clear(project, session)
+    shutil.rmtree(answers_folder(project, session), ignore_errors=True)  # consolidated: not needed again
     out.status = "consolidated" if applied else "recovered"
     out.usage = record["usage"]
     log(project.log_path, "worker", f"session={session} {out.status} seq {out.from_seq}-{out.to_seq} "

@@ -358,7 +358,7 @@ def test_the_resolution_bench_puts_the_ambiguous_band_to_the_adjudicator(llm, pr
 
 def test_a_worker_killed_after_paying_does_not_pay_again(root, llm):
     """SIGKILL after the model answered (crashpoint worker:after_request): the next run reads
-    the kept answers back (kept_answers.py), asks nothing, consolidates, and drops them."""
+    the kept answers back (passes.answer), asks nothing, consolidates, and drops them."""
     import os
     import subprocess
     import sys

@@ -254,7 +254,7 @@ def test_dry_run_names_every_node_scrubbed_and_every_file_the_real_run_changes(p
 
 
 def test_a_models_kept_answers_are_scrubbed(proj, engram_home):
-    """Answers kept for a session not yet consolidated (consolidate/kept_answers.py) quote its events."""
+    """Answers kept for a session not yet consolidated (consolidate/passes.answer) quote its events."""
     kept = project_dir(proj) / "answers" / "s9"
     kept.mkdir(parents=True)
     (kept / "a1.json").write_text(json.dumps({"model": "m", "step": "pass1[1]", "text": f"ran the {PHRASE}"}))
