@@ -21,7 +21,8 @@ never interleave):
 * params neither absent nor an object, or nested deeper than MAX_DEPTH: -32602.
 
 A notification (no id) is never answered (JSON-RPC): one that fails is dropped with a line
-on stderr. stdout carries the wire only: fd 0 and 1 are pointed at /dev/null and stderr
+on stderr. At the end of the input, the requests already read are answered before the end
+is passed on (bounded by DRAIN_SECONDS), since the SDK drops what it has not yet sent. stdout carries the wire only: fd 0 and 1 are pointed at /dev/null and stderr
 while the server runs, as the SDK's transport does, so nothing a tool or a child prints
 reaches the client.
 """
@@ -38,10 +39,20 @@ from typing import Any, BinaryIO, Callable
 MAX_REQUEST_BYTES = 1 << 20  # one JSON-RPC line: a question or a decision is a few KB
 MAX_DEPTH = 32  # params nesting: MCP's deepest (initialize's capabilities) is under 10
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+DRAIN_SECONDS = 30.0  # at the input's end, how long the answers still being made are waited for
 _HEAD, _TAIL = 1 << 16, 1 << 12  # where an id is looked for in a line that is not parsed
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
 _LAST_ID = re.compile(r'[{,]\s*"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")\s*'
                       r'(?:,\s*"[a-z]{1,10}"\s*:\s*"(?:[^"\\]|\\.){0,200}"\s*)*}\s*$')
+
+
+def _reply_id(line: str) -> Any:
+    """The id a line the server writes answers (a result or an error), or None."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    return msg.get("id") if isinstance(msg, dict) and ("result" in msg or "error" in msg) else None
 
 
 def error(code: int, message: str, rid: Any = None) -> dict:
@@ -162,11 +173,14 @@ def triage(text: str, accepts: Callable[[str], bool] | None = None) -> tuple[boo
 
 
 class Writer:
-    """The wire's output: whole lines, one writer at a time (the SDK's replies and ours)."""
+    """The wire's output: whole lines, one writer at a time (the SDK's replies and ours), and
+    the ids it has answered, for the reader to wait on at the end of the input."""
 
     def __init__(self, fd: int):
         self.fd = fd
         self.lock = threading.Lock()
+        self.answered: set[Any] = set()
+        self._said = threading.Condition()
 
     def write(self, text: str) -> int:
         data = text.encode("utf-8")
@@ -174,7 +188,17 @@ class Writer:
             view = memoryview(data)
             while view:
                 view = view[os.write(self.fd, view):]
+        rid = _reply_id(text)
+        if rid is not None:
+            with self._said:
+                self.answered.add(rid)
+                self._said.notify_all()
         return len(text)
+
+    def wait_for(self, ids: set[Any], timeout: float) -> bool:
+        """Whether every request of `ids` was answered within `timeout` seconds."""
+        with self._said:
+            return self._said.wait_for(lambda: ids <= self.answered, timeout)
 
     def flush(self) -> None:
         """Every write is whole already (the SDK calls this after each)."""
@@ -191,11 +215,16 @@ class Reader:
         self.raw = raw
         self.out = out
         self.accepts = accepts
+        self.asked: set[Any] = set()
 
     def readline(self) -> str:
         while True:
             line = self.raw.readline(MAX_REQUEST_BYTES + 1)
             if not line:
+                # The SDK ends the session at the input's end and drops the answers still being
+                # made (modelcontextprotocol/python-sdk#2678: `engram mcp < requests.jsonl` lost
+                # its last tools/call): the end is told only once they are out, or after DRAIN_SECONDS.
+                self.out.wait_for(self.asked, DRAIN_SECONDS)
                 return ""
             if len(line) > MAX_REQUEST_BYTES and not line.endswith(b"\n"):
                 self.out.send(self._too_large(line))
@@ -205,6 +234,9 @@ class Reader:
                 continue
             forward, reply = triage(text, self.accepts)
             if forward:
+                msg = json.loads(text)
+                if "method" in msg and "id" in msg:
+                    self.asked.add(msg["id"])
                 return text
             if reply is not None:
                 self.out.send(reply)

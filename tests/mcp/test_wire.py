@@ -159,3 +159,17 @@ def test_an_unknown_method_and_missing_tool_arguments_are_the_sdks_errors(server
     assert server.reply(5.0)["error"]["code"] == -32601
     server.send({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {}})
     assert server.reply(5.0)["error"]["code"] == -32602
+
+
+def test_requests_sent_before_the_input_ends_are_all_answered(facts, root):
+    """`engram mcp < requests.jsonl`: the SDK ended the session at EOF and dropped the
+    answers still being made (modelcontextprotocol/python-sdk#2678); each now comes out."""
+    env = {k: os.environ[k] for k in ("ENGRAM_HOME", "HOME", "ENGRAM_OFFLINE", "PATH") if k in os.environ}
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             _ask(1, "retry client timeouts"), _ask(2, "what runs the tests")]
+    done = subprocess.run([sys.executable, "-P", "-m", "engram", "mcp"], cwd=root, env=env, timeout=90,
+                          input="".join(json.dumps(x) + "\n" for x in lines).encode(), capture_output=True)
+    replies = [json.loads(x) for x in done.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [0, 1, 2] and "retry client" in replies[1]["result"]["content"][0]["text"]
