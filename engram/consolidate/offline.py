@@ -376,4 +376,6 @@ def discussion_request(d: dict[str, Any], events: list[dict[str, Any]], prior: l
     episode = {"goal": oe.goal(events, prior), "approach": f"Discussion (no tools) about: {topic_list}.",
                "outcome": "success", "discoveries": [], "decisions": decisions, "errors": [],
                "topics": d["topics"]}
-    return {"episode": episode, "graph": g.trimmed()}
+    dropped: list[str] = []  # the graph is the rules' own (the model's part was validated): checked like a full one's
+    out = {"episode": episode, "graph": schema.change_request(g.trimmed(), None, dropped)}
+    return {**out, "dropped": dropped} if dropped else out
