@@ -44,6 +44,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--split", choices=("dev", "held-out"), default=None,
                    help="with --corpus: only the projects of this split (default: both)")
     p.add_argument("--projects", metavar="NAME,...", default=None, help="with --corpus: only these projects")
+    p.add_argument("--daily-budget", metavar="TOKENS", type=int, default=None,
+                   help="with --corpus and a model provider: each replayed project's daily token budget (default: "
+                        "dailyTokenBudget's default); sessions past it are consolidated offline, and the report "
+                        "says how many")
     p.set_defaults(func=run)
 
 
@@ -96,12 +100,15 @@ def run_corpus(args: argparse.Namespace) -> int:
     unknown = sorted(set(names or []) - set(corpus_eval.records()))
     if unknown:
         raise EngramError(f"--projects: {unknown[0]} is not a corpus project ({', '.join(corpus_eval.records())})")
+    if args.daily_budget is not None and args.daily_budget < 0:
+        raise EngramError(f"--daily-budget {args.daily_budget}: give a number of tokens, 0 or more")
+    settings = {} if args.daily_budget is None else {"dailyTokenBudget": args.daily_budget}
     if args.provider != "offline":
         stderr(f"{args.provider}: every session of the chosen projects is consolidated by the model once "
                "(it costs tokens; the report says how many)")
     with tempfile.TemporaryDirectory(prefix="engram-corpus-") as base:
         results = corpus_eval.evaluate(where, base, projects=names, split=args.split, provider=args.provider,
-                                       say=stderr)
+                                       settings=settings, say=stderr)
     print("\n".join(corpus_eval.write_report(results, args.out)))
     return 0
 

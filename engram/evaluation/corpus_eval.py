@@ -178,18 +178,19 @@ def labels_of(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def evaluate(corpus_dir: str, base: str, *, projects: list[str] | None = None, split: str | None = None,
-             provider: str = "offline", budget: int = knowledge.WORD_BUDGET,
-             say: Say = lambda _: None) -> dict[str, Any]:
+             provider: str = "offline", settings: dict[str, Any] | None = None,
+             budget: int = knowledge.WORD_BUDGET, say: Say = lambda _: None) -> dict[str, Any]:
     """{project: {"split", "score", "texts", "consolidation"}} for the chosen projects (default: all
     of `split`, or all), consolidated by `provider` (a model provider costs tokens: the run's
-    figures then measure the model path, which the offline rules cannot reach; docs/evaluation.md)."""
+    figures then measure the model path, which the offline rules cannot reach; docs/evaluation.md);
+    `settings` go into each replay home's config (`dailyTokenBudget`)."""
     recs = records()
     chosen = [n for n in (projects or recs) if n in recs and (split is None or recs[n]["split"] == split)]
     out: dict[str, Any] = {}
     for name in chosen:
         rec = recs[name]
         project = load_project(rec, corpus_dir)
-        replayed = knowledge.replay_project(project, base, {}, provider, say)
+        replayed = knowledge.replay_project(project, base, settings or {}, provider, say)
         texts = knowledge.texts_for(replayed, budget)
         out[name] = {"split": rec["split"], "score": knowledge.score(labels_of(rec), texts), "texts": texts,
                      "consolidation": consolidation(replayed, provider)}

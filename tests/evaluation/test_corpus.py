@@ -84,6 +84,28 @@ def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(tmp_path
                      r"failed", said)
 
 
+def test_a_model_run_past_its_daily_budget_says_the_sessions_went_offline(tmp_path, monkeypatch, capsys):
+    from testing.servers.llm_server import LLMServer
+
+    from engram.cli import main
+
+    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
+    (tmp_path / "corpus" / "shop").mkdir(parents=True)
+    for f in files:
+        shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
+    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
+    monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
+    with LLMServer() as srv:
+        for k, v in srv.env("anthropic").items():
+            monkeypatch.setenv(k, v)
+        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--provider", "anthropic", "--daily-budget", "1",
+                     "--out", str(tmp_path / "out")]) == 0
+        assert srv.calls == []
+        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--daily-budget", "-5"]) == 1
+    assert (tmp_path / "out" / "corpus.md").read_text().splitlines()[2].startswith("Sessions consolidated by: offline 2;")
+    assert "--daily-budget -5: give a number of tokens, 0 or more" in capsys.readouterr().err
+
+
 def test_the_offline_corpus_run_says_it_cost_nothing(tmp_path, monkeypatch):
     files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
     (tmp_path / "shop").mkdir()
