@@ -69,7 +69,7 @@ def _pass1(user: str) -> dict[str, Any]:
     if tests:
         outcome = "completed" if tests[-1].strip().startswith("PASS") else "debugging"
     links = causal_links(evs)
-    return {"intent": (prompts[0][:200] if prompts else "Continue the task"),
+    return {"intent": (prompts[0][:200].strip() if prompts else "") or "Continue the task",
             "what_happened": ("; ".join(links) or f"{len(evs)} events")[:1100],
             "files_modified": files, "decisions": [], "outcome": outcome,
             "evidence": [s for s, _, _ in evs][:50]}
@@ -85,7 +85,8 @@ def _pass2(user: str) -> dict[str, Any]:
     files = list(dict.fromkeys(f for s in sums for f in s.get("files_modified", [])))
     last = sums[-1]["outcome"] if sums else "progress"
     first_ev = [s["evidence"][0] for s in sums if s.get("evidence")]
-    nodes = [{"key": f"f{i}", "op": "create", "name": f, "type": "concept",
+    # a long path is named by its end, within the schema's 80 characters (as a model is told)
+    nodes = [{"key": f"f{i}", "op": "create", "name": f if len(f) <= 80 else "\u2026" + f[-79:], "type": "concept",
               "description": f"Source file {f}", "files": [f]} for i, f in enumerate(files[:10])]
     nodes.append({"key": "d1", "op": "create", "name": "Use pytest for tests", "type": "decision",
                   "description": "The agent ran pytest", "explicit": False, "rationale": "it was already set up",
