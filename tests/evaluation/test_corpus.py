@@ -42,13 +42,20 @@ def shop_record(files: list[str]) -> dict:
             "sessions": sessions, "labels": {second: {"split": "held-out", "needs": [need]}}}
 
 
-def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, monkeypatch):
+def shop_corpus(tmp_path, monkeypatch) -> str:
+    """A corpus folder of the shop samples, its record the only one."""
     files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
     (tmp_path / "corpus" / "shop").mkdir(parents=True)
     for f in files:
         shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
     monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
-    results = corpus_eval.evaluate(str(tmp_path / "corpus"), str(tmp_path / "work"))
+    return str(tmp_path / "corpus")
+
+
+def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, monkeypatch):
+    results = corpus_eval.evaluate(shop_corpus(tmp_path, monkeypatch), str(tmp_path / "work"))
+    assert corpus_eval.cost(results) == ["Sessions consolidated by: offline 2; 0 input / 0 output tokens; "
+                                         "0 session(s) failed."]
     (row,) = results["shop"]["score"]["items"]
     assert set(row) >= {"engram", "engram+prompt", "recency", "bm25"} and row["kind"] == "file"
     assert "Project memory from earlier sessions" in results["shop"]["texts"]["02-codex-rollout"]["engram"]
@@ -57,25 +64,27 @@ def test_the_runner_replays_a_corpus_folder_and_scores_each_source(tmp_path, mon
     assert json.load(open(js))["totals"]["items"]["held-out:engram:file"]["needed"] == 1
 
 
-def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(tmp_path, monkeypatch):
-    """--provider anthropic through the real SDK against the local model server: the model path
-    is what a run with a key measures (the offline rules' plateau, docs/evaluation.md)."""
+@pytest.fixture
+def shop_on_a_model(tmp_path, monkeypatch):
+    """The shop samples as a corpus folder, and the local model server as anthropic (real SDK)."""
     from testing.servers.llm_server import LLMServer
 
-    from engram.cli import main
-
-    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
-    (tmp_path / "corpus" / "shop").mkdir(parents=True)
-    for f in files:
-        shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
-    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
+    corpus = shop_corpus(tmp_path, monkeypatch)
     monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
     with LLMServer() as srv:
         for k, v in srv.env("anthropic").items():
             monkeypatch.setenv(k, v)
-        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--provider", "anthropic",
-                     "--out", str(tmp_path / "out")]) == 0
-        assert srv.calls  # the model was asked
+        yield srv, corpus
+
+
+def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(shop_on_a_model, tmp_path):
+    """--provider anthropic: the model path is what a run with a key measures (the offline
+    rules' plateau, docs/evaluation.md)."""
+    from engram.cli import main
+
+    srv, corpus = shop_on_a_model
+    assert main(["eval", "--corpus", corpus, "--provider", "anthropic", "--out", str(tmp_path / "out")]) == 0
+    assert srv.calls  # the model was asked
     used = json.loads((tmp_path / "out" / "corpus.json").read_text())["projects"]["shop"]["consolidation"]
     assert used["provider"] == "anthropic" and used["input_tokens"] > 0 and used["failed"] == []
     assert used["by"] == {"anthropic": 2}
@@ -84,37 +93,16 @@ def test_the_corpus_consolidated_by_a_model_provider_reports_its_tokens(tmp_path
                      r"failed", said)
 
 
-def test_a_model_run_past_its_daily_budget_says_the_sessions_went_offline(tmp_path, monkeypatch, capsys):
-    from testing.servers.llm_server import LLMServer
-
+def test_a_model_run_past_its_daily_budget_says_the_sessions_went_offline(shop_on_a_model, tmp_path, capsys):
     from engram.cli import main
 
-    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
-    (tmp_path / "corpus" / "shop").mkdir(parents=True)
-    for f in files:
-        shutil.copy(SHOP / f, tmp_path / "corpus" / "shop" / f)
-    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
-    monkeypatch.delenv("ENGRAM_OFFLINE", raising=False)
-    with LLMServer() as srv:
-        for k, v in srv.env("anthropic").items():
-            monkeypatch.setenv(k, v)
-        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--provider", "anthropic", "--daily-budget", "1",
-                     "--out", str(tmp_path / "out")]) == 0
-        assert srv.calls == []
-        assert main(["eval", "--corpus", str(tmp_path / "corpus"), "--daily-budget", "-5"]) == 1
+    srv, corpus = shop_on_a_model
+    assert main(["eval", "--corpus", corpus, "--provider", "anthropic", "--daily-budget", "1",
+                 "--out", str(tmp_path / "out")]) == 0
+    assert srv.calls == []
+    assert main(["eval", "--corpus", corpus, "--daily-budget", "-5"]) == 1
     assert (tmp_path / "out" / "corpus.md").read_text().splitlines()[2].startswith("Sessions consolidated by: offline 2;")
     assert "--daily-budget -5: give a number of tokens, 0 or more" in capsys.readouterr().err
-
-
-def test_the_offline_corpus_run_says_it_cost_nothing(tmp_path, monkeypatch):
-    files = ["01-claude-code.jsonl", "02-codex-rollout.jsonl"]
-    (tmp_path / "shop").mkdir()
-    for f in files:
-        shutil.copy(SHOP / f, tmp_path / "shop" / f)
-    monkeypatch.setattr(corpus_eval, "records", lambda: {"shop": shop_record(files)})
-    results = corpus_eval.evaluate(str(tmp_path), str(tmp_path / "work"))
-    assert corpus_eval.cost(results) == ["Sessions consolidated by: offline 2; 0 input / 0 output tokens; "
-                                         "0 session(s) failed."]
 
 
 def test_a_transcript_that_is_not_the_labelled_one_is_one_line(tmp_path, monkeypatch):
